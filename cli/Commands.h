@@ -1,0 +1,29 @@
+//===- cli/Commands.h - The loom subcommands -------------------------------===//
+//
+// Each subcommand owns its llvm::cl::SubCommand and options in its own file;
+// main() dispatches to the run function of the one that was selected.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_CLI_COMMANDS_H
+#define LOOM_CLI_COMMANDS_H
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+
+namespace loom::cli {
+
+/// Every loom option is in this category; --help hides LLVM's own options.
+extern llvm::cl::OptionCategory LoomCategory;
+
+extern llvm::cl::SubCommand InspectCommand;
+int runInspect();
+
+extern llvm::cl::SubCommand DisasmCommand;
+int runDisasm();
+
+/// Prints "loom <command>: <message>" to stderr and returns exit code 1.
+int reportError(llvm::StringRef Command, llvm::Error E);
+
+} // namespace loom::cli
+
+#endif // LOOM_CLI_COMMANDS_H

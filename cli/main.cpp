@@ -1,0 +1,43 @@
+//===- cli/main.cpp - The loom command -------------------------------------===//
+
+#include "Commands.h"
+
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace loom::cli {
+
+cl::OptionCategory LoomCategory("loom options");
+
+int reportError(StringRef Command, Error E) {
+  std::string Msg = toString(std::move(E));
+  errs() << "loom " << Command << ": " << Msg << "\n";
+  return 1;
+}
+
+} // namespace loom::cli
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  // libLLVM registers hundreds of its own options; show only Loom's.
+  cl::HideUnrelatedOptions(loom::cli::LoomCategory);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "Loom: inspect, disassemble, run and instrument AMD GPU code "
+          "objects\n\n"
+          "  loom inspect FILE [--json]   what a code object or HIP binary "
+          "holds\n"
+          "  loom disasm FILE [--kernel NAME | --function NAME]\n"
+          "\nRun 'loom <command> --help' for a command's options.\n",
+          &errs()))
+    return 1;
+  if (loom::cli::InspectCommand)
+    return loom::cli::runInspect();
+  if (loom::cli::DisasmCommand)
+    return loom::cli::runDisasm();
+  errs() << "loom: no command given; run 'loom --help'\n";
+  return 1;
+}

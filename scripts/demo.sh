@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds Loom and shows its main job on the sample HIP
+# program (tests/fixtures/hip/two_kernels.hip, built by Debian's hipcc).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/build.sh"
+build=${LOOM_BUILD_DIR:-$root/build}
+app="$build/tests/fixtures/hip_two_kernels"
+loom="$build/bin/loom"
+set -x
+"$loom" inspect "$app"
+"$loom" disasm "$app" --kernel _Z6saxpyfPKfPfi
