@@ -8,6 +8,8 @@
 
 #include "loom/codeobj/CodeObject.h"
 
+#include "ErrorText.h"
+
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Object/ELFObjectFile.h"
@@ -95,7 +97,8 @@ Expected<unsigned> abiVersionOf(uint8_t EIAbiVersion) {
     return 6;
   default:
     return fail("unsupported code object ABI version (EI_ABIVERSION " +
-                Twine(EIAbiVersion) + "); Loom reads code objects v3 to v6");
+                Twine(unsigned(EIAbiVersion)) +
+                "); Loom reads code objects v3 to v6");
   }
 }
 
@@ -108,7 +111,7 @@ Expected<std::unique_ptr<CodeObject>> CodeObject::create(ArrayRef<uint8_t> Bytes
   CO->Bytes.assign(Bytes.begin(), Bytes.end());
   if (Error E = CO->parse())
     return createStringError(inconvertibleErrorCode(),
-                             Name + ": " + toString(std::move(E)));
+                             Name + ": " + oneLine(toString(std::move(E))));
   return std::move(CO);
 }
 
@@ -134,7 +137,7 @@ Error CodeObject::parse() {
     return fail("e_machine is " + Twine(Hdr.e_machine) +
                 ", not EM_AMDGPU (" + Twine(ELF::EM_AMDGPU) + ")");
   if (Ident[ELF::EI_OSABI] != ELF::ELFOSABI_AMDGPU_HSA)
-    return fail("EI_OSABI is " + Twine(Ident[ELF::EI_OSABI]) +
+    return fail("EI_OSABI is " + Twine(unsigned(Ident[ELF::EI_OSABI])) +
                 ", not ELFOSABI_AMDGPU_HSA");
   Expected<unsigned> Abi = abiVersionOf(Ident[ELF::EI_ABIVERSION]);
   if (!Abi)
@@ -143,6 +146,16 @@ Error CodeObject::parse() {
   ElfFlags = Hdr.e_flags;
 
   // The processor name comes from LLVM's table of EF_AMDGPU_MACH values.
+  // That table (ELFObjectFileBase::getAMDGPUCPUName) ends in
+  // llvm_unreachable for values outside it, so only AMDGCN values reach it;
+  // unassigned values inside the AMDGCN range give an empty name.
+  unsigned Mach = ElfFlags & ELF::EF_AMDGPU_MACH;
+  if (Mach < ELF::EF_AMDGPU_MACH_AMDGCN_FIRST ||
+      Mach > ELF::EF_AMDGPU_MACH_AMDGCN_LAST)
+    return fail(formatv("e_flags names no AMDGCN processor (EF_AMDGPU_MACH "
+                        "{0:x})",
+                        Mach)
+                    .str());
   {
     MemoryBufferRef Ref(Data, Name);
     Expected<ELFObjectFile<ELFT>> Obj = ELFObjectFile<ELFT>::create(Ref);
@@ -194,8 +207,10 @@ Error CodeObject::parse() {
       ArrayRef<uint8_t> Desc = N.getDesc(P.p_align);
       Expected<Metadata> Parsed = Metadata::parse(
           StringRef(reinterpret_cast<const char *>(Desc.data()), Desc.size()));
-      if (!Parsed)
+      if (!Parsed) {
+        consumeError(std::move(Err)); // still Error::success() here
         return Parsed.takeError();
+      }
       MD = std::move(*Parsed);
     }
     if (Err)
@@ -274,6 +289,10 @@ Error CodeObject::parse() {
     if (Type == ELF::STT_FUNC || Type == ELF::STT_AMDGPU_HSA_KERNEL)
       FuncsByName[Info.Name] = &Info;
   std::map<std::string, bool> KernelCode;
+  // Metadata entry of each descriptor symbol (the last one, if repeated).
+  std::map<std::string, size_t> MetadataBySymbol;
+  for (size_t I = 0; I < MD.Kernels.size(); ++I)
+    MetadataBySymbol[MD.Kernels[I].Symbol] = I;
   for (auto &[Info, Type] : Defined) {
     if (Type != ELF::STT_OBJECT || !StringRef(Info.Name).ends_with(".kd"))
       continue;
@@ -301,9 +320,9 @@ Error CodeObject::parse() {
       K.Code.Binding = Info.Binding;
       K.Code.Visibility = Info.Visibility;
     }
-    for (size_t I = 0; I < MD.Kernels.size(); ++I)
-      if (MD.Kernels[I].Symbol == Info.Name)
-        K.MetadataIndex = I;
+    if (auto It = MetadataBySymbol.find(Info.Name);
+        It != MetadataBySymbol.end())
+      K.MetadataIndex = It->second;
     Kernels.push_back(std::move(K));
   }
   for (auto &[Info, Type] : Defined) {
@@ -335,7 +354,14 @@ Error CodeObject::parse() {
     Expected<Elf::Elf_Rela_Range> Relas = File.relas(S);
     if (!Relas)
       return Relas.takeError();
-    Expected<const ELFT::Shdr *> LinkedSymTab = File.getSection(S.sh_link);
+    // sh_link only matters if a relocation names a symbol: a bad one is an
+    // error then, and ignored otherwise.
+    const ELFT::Shdr *LinkedSymTab = nullptr;
+    std::string LinkError;
+    if (Expected<const ELFT::Shdr *> L = File.getSection(S.sh_link))
+      LinkedSymTab = *L;
+    else
+      LinkError = toString(L.takeError());
     for (const ELFT::Rela &R : *Relas) {
       DynamicRelocation DR;
       DR.Offset = R.r_offset;
@@ -345,13 +371,14 @@ Error CodeObject::parse() {
       uint32_t SymIdx = R.getSymbol(/*isMips64EL=*/false);
       if (SymIdx != 0) {
         if (!LinkedSymTab)
-          return LinkedSymTab.takeError();
+          return fail("dynamic relocation section links to no symbol "
+                      "table: " + LinkError);
         Expected<const ELFT::Sym *> Sym =
-            File.getRelocationSymbol(R, *LinkedSymTab);
+            File.getRelocationSymbol(R, LinkedSymTab);
         if (!Sym)
           return Sym.takeError();
         Expected<StringRef> StrTab =
-            File.getStringTableForSymtab(**LinkedSymTab);
+            File.getStringTableForSymtab(*LinkedSymTab);
         if (!StrTab)
           return StrTab.takeError();
         Expected<StringRef> SymName = (*Sym)->getName(*StrTab);

@@ -9,6 +9,8 @@
 
 #include "loom/codeobj/Input.h"
 
+#include "ErrorText.h"
+
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/ELFObjectFile.h"
@@ -49,6 +51,42 @@ Error fail(const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Msg);
 }
 
+/// Walks the header of the uncompressed bundle at the start of \p Bundle
+/// (magic, entry count, then offset, size, id length and id of each entry)
+/// and returns where it ends. LLVM's reader makes the same walk but only
+/// says "parse failed"; walking first names what is wrong, and bounds the
+/// entry count by the bytes present before anything is read or allocated.
+Expected<uint64_t> bundleHeaderEnd(StringRef Bundle) {
+  constexpr uint64_t EntryFields = 3 * sizeof(uint64_t); // offset, size, id len
+  uint64_t Pos = BundleMagic.size();
+  if (Bundle.size() < Pos + sizeof(uint64_t))
+    return fail(formatv("truncated offload bundle header: {0} bytes leave no "
+                        "room for the entry count",
+                        Bundle.size()));
+  uint64_t Count = support::endian::read64le(Bundle.data() + Pos);
+  Pos += sizeof(uint64_t);
+  if (Count > (Bundle.size() - Pos) / EntryFields)
+    return fail(formatv("offload bundle header claims {0} entries, more than "
+                        "its {1} bytes can describe",
+                        Count, Bundle.size()));
+  for (uint64_t I = 0; I < Count; ++I) {
+    if (Bundle.size() - Pos < EntryFields)
+      return fail(formatv("truncated offload bundle header: entry {0} of {1} "
+                          "is cut off at byte {2}",
+                          I, Count, Bundle.size()));
+    uint64_t IdLength =
+        support::endian::read64le(Bundle.data() + Pos + 2 * sizeof(uint64_t));
+    Pos += EntryFields;
+    if (IdLength > Bundle.size() - Pos)
+      return fail(formatv("truncated offload bundle header: the id of entry "
+                          "{0} ({1} bytes at byte {2}) extends past the end "
+                          "({3} bytes)",
+                          I, IdLength, Pos, Bundle.size()));
+    Pos += IdLength;
+  }
+  return Pos;
+}
+
 /// True for bundle entries that hold AMDGPU code objects
 /// ("hip-amdgcn-...", "hipv4-amdgcn-...", "openmp-amdgcn-...").
 bool isAmdgpuEntry(StringRef Id) {
@@ -63,19 +101,43 @@ public:
   /// objects are reported at file offset \p BaseOffset + entry offset.
   /// Returns the bundle's extent (end of its last entry).
   Expected<uint64_t> readBundle(StringRef Bundle, uint64_t BaseOffset) {
+    Expected<uint64_t> HeaderEnd = bundleHeaderEnd(Bundle);
+    if (!HeaderEnd)
+      return fail(formatv("malformed offload bundle at offset {0}: {1}",
+                          BaseOffset, toString(HeaderEnd.takeError())));
     MemoryBufferRef Ref(Bundle, Path);
     auto FatBin = OffloadBundleFatBin::create(Ref, /*SectionOffset=*/0, Path);
     if (!FatBin)
       return fail(formatv("malformed offload bundle at offset {0}: {1}",
                           BaseOffset, toString(FatBin.takeError())));
-    uint64_t Extent = 0;
-    for (const OffloadBundleEntry &E : (*FatBin)->getEntries()) {
+    SmallVector<OffloadBundleEntry> Entries = (*FatBin)->getEntries();
+    uint64_t Extent = *HeaderEnd;
+    // Code objects are copied out of their entries, so entries that overlap
+    // could make a small file cost memory quadratic in its size. A bundler
+    // never writes them.
+    std::vector<const OffloadBundleEntry *> CodeEntries;
+    for (const OffloadBundleEntry &E : Entries) {
       if (E.Offset > Bundle.size() || E.Size > Bundle.size() - E.Offset)
         return fail(formatv("offload bundle entry '{0}' (offset {1}, size "
                             "{2}) extends past the end of its bundle ({3} "
                             "bytes)",
                             E.ID, E.Offset, E.Size, Bundle.size()));
       Extent = std::max(Extent, E.Offset + E.Size);
+      if (isAmdgpuEntry(E.ID) && E.Size != 0)
+        CodeEntries.push_back(&E);
+    }
+    llvm::sort(CodeEntries, [](const OffloadBundleEntry *A,
+                               const OffloadBundleEntry *B) {
+      return A->Offset < B->Offset;
+    });
+    for (size_t I = 1; I < CodeEntries.size(); ++I) {
+      const OffloadBundleEntry &A = *CodeEntries[I - 1], &B = *CodeEntries[I];
+      if (B.Offset < A.Offset + A.Size)
+        return fail(formatv("offload bundle entries '{0}' (offset {1}, size "
+                            "{2}) and '{3}' (offset {4}) overlap",
+                            A.ID, A.Offset, A.Size, B.ID, B.Offset));
+    }
+    for (const OffloadBundleEntry &E : Entries) {
       uint64_t FileOffset = BaseOffset + E.Offset;
       if (!isAmdgpuEntry(E.ID) || E.Size == 0) {
         Out.OtherEntries.push_back({E.ID, FileOffset, E.Size});
@@ -186,8 +248,10 @@ public:
         return E;
     }
     if (!Found)
-      return fail("host ELF has no .hip_fatbin section (no embedded AMDGPU "
-                  "code objects)");
+      return fail(formatv("host ELF (e_machine {0}, not EM_AMDGPU) has no "
+                          ".hip_fatbin section (no embedded AMDGPU code "
+                          "objects)",
+                          cast<ELFObjectFileBase>(**Obj).getEMachine()));
     return Error::success();
   }
 
@@ -233,8 +297,8 @@ private:
 Error withPath(StringRef Path, Error E) {
   std::string Msg = toString(std::move(E));
   if (StringRef(Msg).starts_with(Path))
-    return fail(Msg);
-  return fail(Path + ": " + Msg);
+    return fail(Path + oneLine(StringRef(Msg).drop_front(Path.size())));
+  return fail(Path + ": " + oneLine(Msg));
 }
 
 } // namespace

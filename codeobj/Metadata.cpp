@@ -8,7 +8,9 @@
 
 #include "loom/codeobj/Metadata.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/BinaryFormat/MsgPackReader.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
@@ -216,9 +218,58 @@ Error parseKernel(DocNode N, const std::string &Path, KernelMetadata &K) {
   return Error::success();
 }
 
+/// Walks the msgpack objects of \p Blob the way msgpack::Document reads them,
+/// without building anything, and rejects what the Document cannot take:
+/// it orders map keys with DocNode::operator<, which reaches llvm_unreachable
+/// when two keys of one map are both arrays or both maps. Every key of the
+/// metadata is a string, so any array or map key is an error here.
+Error checkMsgpackShape(StringRef Blob) {
+  struct Level {
+    uint64_t Remaining; // entries (key-value pairs for maps) still to read
+    bool IsMap;
+    bool AtKey;
+  };
+  msgpack::Reader R(Blob);
+  SmallVector<Level, 8> Stack;
+  do {
+    msgpack::Object Obj;
+    Expected<bool> Read = R.read(Obj);
+    if (!Read)
+      return createStringError(inconvertibleErrorCode(),
+                               "malformed msgpack in NT_AMDGPU_METADATA: " +
+                                   toString(Read.takeError()));
+    if (!*Read)
+      return createStringError(inconvertibleErrorCode(),
+                               "malformed msgpack in NT_AMDGPU_METADATA: "
+                               "truncated");
+    bool IsContainer = Obj.Kind == Type::Map || Obj.Kind == Type::Array;
+    if (!Stack.empty()) {
+      Level &L = Stack.back();
+      if (L.IsMap && L.AtKey) {
+        if (IsContainer)
+          return createStringError(
+              inconvertibleErrorCode(),
+              "malformed msgpack in NT_AMDGPU_METADATA: a map key is an "
+              "array or a map");
+        L.AtKey = false;
+      } else {
+        L.AtKey = true;
+        --L.Remaining;
+      }
+    }
+    if (IsContainer)
+      Stack.push_back({Obj.Length, Obj.Kind == Type::Map, true});
+    while (!Stack.empty() && Stack.back().AtKey && Stack.back().Remaining == 0)
+      Stack.pop_back();
+  } while (!Stack.empty());
+  return Error::success();
+}
+
 } // namespace
 
 Expected<Metadata> Metadata::parse(StringRef Blob) {
+  if (Error E = checkMsgpackShape(Blob))
+    return std::move(E);
   msgpack::Document Doc;
   if (!Doc.readFromBlob(Blob, /*Multi=*/false))
     return createStringError(inconvertibleErrorCode(),

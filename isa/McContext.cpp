@@ -16,10 +16,12 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/MCTargetOptions.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -40,6 +42,26 @@ void initializeAmdgpuTarget() {
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUDisassembler();
   });
+}
+
+static std::atomic<bool> CrashRecoveryEnabled{false};
+
+void enableCrashRecovery() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    CrashRecoveryContext::Enable();
+    CrashRecoveryEnabled = true;
+  });
+}
+
+/// Runs \p F, under a CrashRecoveryContext if enabled. False if F crashed.
+static bool runGuarded(function_ref<void()> F) {
+  if (!CrashRecoveryEnabled) {
+    F();
+    return true;
+  }
+  CrashRecoveryContext CRC;
+  return CRC.RunSafely(F);
 }
 
 std::string featureString(const codeobj::TargetId &Target) {
@@ -129,17 +151,16 @@ Expected<std::unique_ptr<McContext>> McContext::create(StringRef Processor,
   I->MII.reset(T.createMCInstrInfo());
   if (!I->MII)
     return mcError("instruction info", Processor);
-  I->Ctx = std::make_unique<MCContext>(I->TheTriple, I->MAI.get(),
-                                       I->MRI.get(), I->STI.get());
+  I->Ctx = std::make_unique<MCContext>(I->TheTriple, I->MAI.get(), I->MRI.get(),
+                                       I->STI.get());
   I->MOFI.reset(T.createMCObjectFileInfo(*I->Ctx, /*PIC=*/false));
   I->Ctx->setObjectFileInfo(I->MOFI.get());
   I->DisAsm.reset(T.createMCDisassembler(*I->STI, *I->Ctx));
   if (!I->DisAsm)
     return mcError("disassembler", Processor);
   I->MIA.reset(T.createMCInstrAnalysis(I->MII.get()));
-  I->Printer.reset(T.createMCInstPrinter(I->TheTriple,
-                                         I->MAI->getAssemblerDialect(),
-                                         *I->MAI, *I->MII, *I->MRI));
+  I->Printer.reset(T.createMCInstPrinter(
+      I->TheTriple, I->MAI->getAssemblerDialect(), *I->MAI, *I->MII, *I->MRI));
   if (!I->Printer)
     return mcError("instruction printer", Processor);
   // The settings llvm-objdump uses, so our text matches its text.
@@ -182,15 +203,22 @@ McContext::DecodeResult McContext::decode(ArrayRef<uint8_t> Bytes,
   DecodeResult R;
   if (Bytes.empty())
     return R;
-  MCDisassembler::DecodeStatus S =
-      P->DisAsm->getInstruction(Inst, R.Size, Bytes, Address, nulls());
+  MCDisassembler::DecodeStatus S = MCDisassembler::Fail;
+  if (!runGuarded([&] {
+        S = P->DisAsm->getInstruction(Inst, R.Size, Bytes, Address, nulls());
+      })) {
+    // Skip one word, as the decoder does for bytes it rejects.
+    Inst = MCInst();
+    S = MCDisassembler::Fail;
+    R.Size = std::min<uint64_t>(4, Bytes.size());
+  }
   // SoftFail still names an instruction (with an unusual encoding), and
   // llvm-objdump prints it like any other.
   R.Valid = S != MCDisassembler::Fail;
   // The skip rule of llvm-objdump, so undecodable bytes line up with it.
   if (R.Size == 0)
-    R.Size = std::min<uint64_t>(
-        Bytes.size(), P->DisAsm->suggestBytesToSkip(Bytes, Address));
+    R.Size = std::min<uint64_t>(Bytes.size(),
+                                P->DisAsm->suggestBytesToSkip(Bytes, Address));
   if (R.Size == 0)
     R.Size = 1;
   R.Size = std::min<uint64_t>(R.Size, Bytes.size());
@@ -200,7 +228,9 @@ McContext::DecodeResult McContext::decode(ArrayRef<uint8_t> Bytes,
 std::string McContext::print(const MCInst &Inst, uint64_t Address) {
   std::string Text;
   raw_string_ostream OS(Text);
-  P->Printer->printInst(&Inst, Address, "", *P->STI, OS);
+  if (!runGuarded(
+          [&] { P->Printer->printInst(&Inst, Address, "", *P->STI, OS); }))
+    return "";
   OS.flush();
   return StringRef(Text).trim().str();
 }

@@ -49,8 +49,12 @@ enum class TargetSource : uint8_t {
   None,       ///< Not known.
   Immediate,  ///< The instruction's PC-relative immediate.
   PcRelative, ///< s_getpc_b64 plus s_add_u32/s_addc_u32 of constants.
-  Got,        ///< A 64-bit load from a GOT entry with a dynamic relocation.
+  Constant,   ///< A register pair holding constants not derived from the PC.
+  Got,        ///< A 64-bit load from a GOT entry (its dynamic relocation, or
+              ///< else its link-time contents, gives the target).
 };
+
+llvm::StringRef targetSourceName(TargetSource S);
 
 struct Instruction {
   uint64_t Address = 0;
@@ -129,7 +133,8 @@ std::vector<Instruction> decodeInstructions(McContext &MC,
 /// Splits \p Instructions (one function, in address order) into basic
 /// blocks. Leaders: the first instruction, direct branch targets inside the
 /// range, and the instruction after one that ends a block.
-std::vector<BasicBlock> buildBasicBlocks(llvm::ArrayRef<Instruction> Instructions);
+std::vector<BasicBlock>
+buildBasicBlocks(llvm::ArrayRef<Instruction> Instructions);
 
 class Disassembler {
 public:
@@ -138,8 +143,7 @@ public:
   Disassembler(McContext &MC, const codeobj::CodeObject &CO);
 
   llvm::Expected<DisassembledFunction> disassemble(const codeobj::Kernel &K);
-  llvm::Expected<DisassembledFunction>
-  disassemble(const codeobj::Function &F);
+  llvm::Expected<DisassembledFunction> disassemble(const codeobj::Function &F);
   /// The kernel or device function named \p Name.
   llvm::Expected<DisassembledFunction> disassemble(llvm::StringRef Name);
   /// Disassembles the code at \p Sym's address and size.
@@ -154,20 +158,18 @@ public:
 
 private:
   struct Symbol {
-    std::string_view Name;
+    llvm::StringRef Name;
     uint64_t Address;
     uint64_t Size;
     bool IsCode;
   };
 
-  void resolveRegisterTargets(DisassembledFunction &F) const;
-  void symbolizeTargets(DisassembledFunction &F) const;
   const Symbol *findSymbol(uint64_t Address, bool CodeOnly) const;
-  bool isFunctionEntry(uint64_t Address) const;
 
   McContext &MC;
   const codeobj::CodeObject &CO;
   std::vector<Symbol> Symbols; // by address
+  uint64_t MaxSymbolSize = 0;
   unsigned SccReg = 0;
 };
 

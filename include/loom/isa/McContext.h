@@ -50,6 +50,17 @@ inline constexpr llvm::StringLiteral AmdhsaTriple = "amdgcn-amd-amdhsa";
 /// thread-safe; McContext::create calls it.
 void initializeAmdgpuTarget();
 
+/// LLVM 22's AMDGPU decoder and printer crash on some invalid encodings
+/// (found with random bytes; e.g. SDWA with reserved sel values, some
+/// MTBUF words), as llvm-objdump-22 itself does. Once this is called,
+/// McContext::decode and McContext::print run under
+/// llvm::CrashRecoveryContext, so such bytes come back as undecodable
+/// instead of killing the process. It installs process-wide signal handlers
+/// (a signal outside a decode goes back to the previous handlers), so
+/// libraries leave the choice to programs: the loom CLI and the tests call
+/// it. Idempotent and thread-safe.
+void enableCrashRecovery();
+
 class McContext {
 public:
   /// Sets up the MC layer for \p Target (processor plus xnack/sramecc).
@@ -67,12 +78,7 @@ public:
   McContext &operator=(const McContext &) = delete;
 
   llvm::StringRef processor() const;
-  /// Drops the encoding suffix of an MC opcode name: "S_ADD_U32_vi" ->
-/// "S_ADD_U32", "S_GETPC_B64_gfx6_gfx7" -> "S_GETPC_B64". Operand-size
-/// variants such as "_e32" stay.
-llvm::StringRef stripEncodingSuffix(llvm::StringRef OpcodeName);
-
-/// The LLVM feature string the subtarget was created with.
+  /// The LLVM feature string the subtarget was created with.
   llvm::StringRef features() const;
 
   const llvm::Triple &triple() const;
@@ -102,7 +108,8 @@ llvm::StringRef stripEncodingSuffix(llvm::StringRef OpcodeName);
                       llvm::MCInst &Inst) const;
 
   /// The instruction text exactly as llvm-objdump prints it, without its
-  /// leading tab and padding ("s_cbranch_scc1 13").
+  /// leading tab and padding ("s_cbranch_scc1 13"). Empty only if LLVM's
+  /// printer crashed on it (see enableCrashRecovery).
   std::string print(const llvm::MCInst &Inst, uint64_t Address);
 
   /// Encodes \p Inst, appending its bytes to \p Out.

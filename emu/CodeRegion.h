@@ -1,0 +1,79 @@
+//===- emu/CodeRegion.h - The decoded code of one loaded code object -----===//
+//
+// Every executable byte of a registered code object, decoded once by a
+// linear sweep (AMDGPU code holds no data), with a dense index from address
+// to instruction, branch targets resolved to indices, basic-block leaders
+// marked, and the kernels and functions that name addresses in messages.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_EMU_CODEREGION_H
+#define LOOM_EMU_CODEREGION_H
+
+#include "Inst.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::codeobj {
+class CodeObject;
+}
+
+namespace loom::emu {
+
+class Decoder;
+
+inline constexpr uint32_t NoInstruction = ~0u;
+
+class CodeRegion {
+public:
+  struct Symbol {
+    std::string Name;
+    uint64_t Address = 0; // host address
+    uint64_t Size = 0;
+    bool IsKernel = false;
+  };
+
+  /// Decodes the executable segments of \p CO loaded at \p LoadBase.
+  /// Instruction ids start at \p FirstId.
+  static llvm::Expected<std::unique_ptr<CodeRegion>>
+  create(Decoder &Dec, const codeobj::CodeObject &CO, uint64_t LoadBase,
+         llvm::StringRef Name, uint32_t FirstId);
+
+  llvm::StringRef name() const { return Name; }
+  uint64_t loadBase() const { return LoadBase; }
+  uint64_t begin() const { return Begin; }
+  uint64_t end() const { return End; }
+  bool contains(uint64_t Addr) const { return Addr >= Begin && Addr < End; }
+
+  const DecodedInst *insts() const { return Insts.data(); }
+  /// Real instructions; Insts[size()] is a sentinel that faults (running
+  /// off the end of the code).
+  uint32_t size() const { return static_cast<uint32_t>(Insts.size() - 1); }
+  uint32_t firstId() const { return FirstId; }
+  const std::string &text(uint32_t Index) const { return Texts[Index]; }
+
+  /// Index of the instruction starting at \p Addr, or NoInstruction.
+  uint32_t indexOf(uint64_t Addr) const;
+  /// The kernel or function containing \p Addr.
+  const Symbol *symbolAt(uint64_t Addr) const;
+
+private:
+  CodeRegion() = default;
+
+  std::string Name;
+  uint64_t LoadBase = 0, Begin = 0, End = 0;
+  uint32_t FirstId = 0;
+  std::vector<DecodedInst> Insts;
+  std::vector<std::string> Texts;
+  std::vector<uint32_t> IndexOfWord; // (Addr - Begin) / 4 -> index
+  std::vector<Symbol> Symbols;       // by address
+};
+
+} // namespace loom::emu
+
+#endif // LOOM_EMU_CODEREGION_H

@@ -1,0 +1,108 @@
+//===- emu/Decoder.h - MCInst -> DecodedInst ------------------------------===//
+//
+// Turns LLVM's decoded instructions into the emulator's pre-decoded form.
+// Operand roles come from the public MCInstrDesc: definitions, then uses
+// whose operand type is a register or register-or-constant (sources, each
+// preceded by its input-modifier operand when the encoding has one), then
+// plain immediates. The operand-type value LLVM uses for input modifiers is
+// private to the AMDGPU backend, so it is learned at start-up from an
+// instruction known to have them.
+//
+// Handlers are found by operation name: the MC opcode name with its
+// encoding suffixes removed ("V_ADD_F32_e64_vi" -> "V_ADD_F32"); the
+// encoding becomes flags (FlagE64, FlagSdwa, FlagDpp, FlagSaddr, ...).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_EMU_DECODER_H
+#define LOOM_EMU_DECODER_H
+
+#include "Inst.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class MCInst;
+}
+
+namespace loom::isa {
+class McContext;
+}
+
+namespace loom::emu {
+
+/// What a handler needs to know about an operation beyond its operands.
+struct OpInfo {
+  Handler Fn = nullptr;
+  uint32_t Flags = 0; // FlagMemory, FlagVector, FlagEndsBlock...
+};
+
+/// Operation name -> handler. Each semantics file adds its operations.
+class HandlerTable {
+public:
+  void add(llvm::StringRef OpName, Handler Fn, uint32_t Flags = 0);
+  const OpInfo *find(llvm::StringRef OpName) const;
+  /// Every registered operation name (for coverage reports).
+  std::vector<std::string> names() const;
+
+private:
+  llvm::StringMap<OpInfo> Ops;
+};
+
+/// The table every device uses, built once.
+const HandlerTable &handlers();
+
+/// An operation name and the encoding facts its MC opcode name carries.
+/// Addressing variants stay in the name ("BUFFER_LOAD_DWORD_OFFEN",
+/// "S_LOAD_DWORD_IMM"): their operands differ.
+struct OpName {
+  std::string Name;   // "V_ADD_F32", "GLOBAL_LOAD_DWORD", "S_LOAD_DWORD_IMM"
+  uint32_t Flags = 0; // FlagE64, FlagSdwa, FlagDpp, FlagSaddr
+};
+
+/// Splits an MC opcode name ("GLOBAL_LOAD_DWORD_SADDR_vi") into the
+/// operation name and its encoding flags.
+OpName operationName(llvm::StringRef McOpcodeName);
+
+class Decoder {
+public:
+  explicit Decoder(isa::McContext &MC);
+  ~Decoder();
+
+  isa::McContext &mc() { return MC; }
+
+  /// Decodes one instruction of \p Bytes at host address \p Address into
+  /// \p Out. Bytes that decode to no instruction, or to one without a
+  /// handler, get the handler that reports an illegal instruction; Out.Size
+  /// is then the bytes to skip. Returns the instruction's text.
+  std::string decode(llvm::ArrayRef<uint8_t> Bytes, uint64_t Address,
+                     DecodedInst &Out);
+
+  /// Name of \p NameId (see DecodedInst::NameId).
+  llvm::StringRef nameOf(uint16_t NameId) const { return Names[NameId]; }
+
+private:
+  void convert(const llvm::MCInst &Inst, DecodedInst &Out);
+  bool convertRegister(unsigned Reg, Operand &Op) const;
+  uint16_t internName(llvm::StringRef Name);
+
+  isa::McContext &MC;
+  /// Register number -> operand, precomputed from register names.
+  std::vector<Operand> RegOperands;
+  int InputModsType = -1;
+  llvm::StringMap<uint16_t> NameIds;
+  std::vector<std::string> Names;
+};
+
+/// Handler of instructions Loom does not implement (and of bytes that are
+/// no instruction): stops the dispatch with an IllegalInstruction fault.
+void illegalInstruction(Wave &W, const DecodedInst &I);
+
+} // namespace loom::emu
+
+#endif // LOOM_EMU_DECODER_H

@@ -1,0 +1,631 @@
+//===- emu/Device.cpp - Dispatches: set-up, scheduling, interpretation ----===//
+//
+// A dispatch is split into work-groups that worker threads take from a
+// shared counter. A worker runs the waves of its work-group round-robin in
+// slices, so s_barrier works and a spinning wave lets its siblings run. The
+// initial register state follows AMDGPUUsage "Initial Kernel Execution
+// State" for gfx90a.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceImpl.h"
+#include "Dispatch.h"
+
+#include "loom/codeobj/Target.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Threading.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdlib>
+#include <thread>
+
+using namespace llvm;
+
+namespace loom::emu {
+
+StringRef dispatchStatusName(DispatchStatus S) {
+  switch (S) {
+  case DispatchStatus::Completed:
+    return "completed";
+  case DispatchStatus::MemoryFault:
+    return "memory fault";
+  case DispatchStatus::IllegalInstruction:
+    return "illegal instruction";
+  case DispatchStatus::Trap:
+    return "trap";
+  case DispatchStatus::InvalidDispatch:
+    return "invalid dispatch";
+  case DispatchStatus::Cancelled:
+    return "cancelled";
+  }
+  return "unknown";
+}
+
+//===----------------------------------------------------------------------===//
+// Services for handlers
+//===----------------------------------------------------------------------===//
+
+uint64_t Wave::pc() const { return Region->insts()[Index].Address; }
+
+void DispatchState::stop(Fault F) {
+  std::lock_guard<std::mutex> G(FaultLock);
+  if (Status == DispatchStatus::Completed) {
+    Status = F.Status;
+    First = std::move(F);
+  }
+  Stop.store(true, std::memory_order_relaxed);
+}
+
+void raiseFault(Wave &W, DispatchStatus Status, uint64_t Address, bool IsWrite,
+                const std::string &What) {
+  Fault F;
+  F.Status = Status;
+  F.Address = Address;
+  F.IsWrite = IsWrite;
+  const CodeRegion *R = W.Region;
+  F.Pc = W.pc();
+  F.Code = R->name().str();
+  if (const CodeRegion::Symbol *S = R->symbolAt(F.Pc)) {
+    F.Function = S->Name;
+    F.Offset = F.Pc - S->Address;
+  }
+  F.Instruction = R->text(W.Index);
+  std::string Where =
+      F.Function.empty()
+          ? formatv("pc {0:x}", F.Pc).str()
+          : formatv("{0}+{1:x}", F.Function, F.Offset).str();
+  F.Message = formatv("{0} in kernel '{1}' at {2} ({3}: {4})", What,
+                      W.D->KernelName, Where, F.Code, F.Instruction)
+                  .str();
+  W.State = WaveState::Faulted;
+  W.D->stop(std::move(F));
+}
+
+const CodeRegion *Device::Impl::regionFor(uint64_t Addr) const {
+  std::shared_lock<std::shared_mutex> G(CodeLock);
+  for (const auto &R : Regions)
+    if (R->contains(Addr))
+      return R.get();
+  return nullptr;
+}
+
+void jumpTo(Wave &W, uint64_t Address) {
+  const CodeRegion *R = W.Region;
+  if (!R->contains(Address))
+    R = W.D->Dev->regionFor(Address);
+  uint32_t Idx = R ? R->indexOf(Address) : NoInstruction;
+  if (Idx == NoInstruction) {
+    raiseFault(W, DispatchStatus::IllegalInstruction, Address, false,
+               formatv("jump to {0:x}, where no instruction starts", Address)
+                   .str());
+    return;
+  }
+  W.Region = R;
+  W.NextIndex = Idx;
+}
+
+bool checkMemory(Wave &W, uint64_t Addr, uint32_t Bytes, bool IsWrite) {
+  uint8_t Need = IsWrite ? AccessWrite : AccessRead;
+  if (Addr >= W.CachedBase && Bytes <= W.CachedSize &&
+      Addr - W.CachedBase <= W.CachedSize - Bytes &&
+      (W.CachedAccess & Need) == Need)
+    return true;
+  MemoryRange R;
+  if (W.D->Dev->Memory.find(Addr, R) && R.contains(Addr, Bytes) &&
+      (R.Access & Need) == Need) {
+    W.CachedBase = R.Base;
+    W.CachedSize = R.Size;
+    W.CachedAccess = R.Access;
+    return true;
+  }
+  raiseFault(W, DispatchStatus::MemoryFault, Addr, IsWrite,
+             formatv("memory fault: {0} of {1} bytes at {2:x}",
+                     IsWrite ? "write" : "read", Bytes, Addr)
+                 .str());
+  return false;
+}
+
+uint64_t specialValue(const Wave &W, uint16_t Which) {
+  switch (static_cast<SpecialValue>(Which)) {
+  case SpecialValue::SharedBase:
+    return SharedApertureBase;
+  case SpecialValue::SharedLimit:
+    return SharedApertureBase + ApertureSize - 1;
+  case SpecialValue::PrivateBase:
+    return PrivateApertureBase;
+  case SpecialValue::PrivateLimit:
+    return PrivateApertureBase + ApertureSize - 1;
+  case SpecialValue::PopsExitingWaveId:
+    return 0;
+  case SpecialValue::Vccz:
+    return W.vcc() == 0;
+  case SpecialValue::Execz:
+    return W.exec() == 0;
+  case SpecialValue::Scc:
+    return W.SCC;
+  }
+  return 0;
+}
+
+void illegalInstruction(Wave &W, const DecodedInst &I) {
+  raiseFault(W, DispatchStatus::IllegalInstruction, 0, false,
+             I.Opcode ? "instruction not implemented by Loom"
+                      : "bytes that are no gfx90a instruction");
+}
+
+//===----------------------------------------------------------------------===//
+// Device
+//===----------------------------------------------------------------------===//
+
+Device::Device(std::unique_ptr<Impl> I) : P(std::move(I)) {}
+Device::~Device() = default;
+
+Expected<std::unique_ptr<Device>> Device::create(const DeviceOptions &Options) {
+  auto I = std::make_unique<Impl>();
+  I->Options = Options;
+  StringRef Target = Options.Target;
+  auto [Processor, FeatureText] = Target.split(':');
+  codeobj::TargetId Id;
+  Id.Processor = Processor.str();
+  for (StringRef F : split(FeatureText, ':')) {
+    codeobj::FeatureSetting S = F.ends_with("+") ? codeobj::FeatureSetting::On
+                                                 : codeobj::FeatureSetting::Off;
+    if (F.starts_with("xnack"))
+      Id.Xnack = S;
+    else if (F.starts_with("sramecc"))
+      Id.Sramecc = S;
+  }
+  auto MC = isa::McContext::create(Id);
+  if (!MC)
+    return MC.takeError();
+  I->MC = std::move(*MC);
+  I->Dec = std::make_unique<Decoder>(*I->MC);
+  I->Threads = Options.Threads ? Options.Threads
+                               : std::max(1u, std::thread::hardware_concurrency());
+  if (I->Threads > 1)
+    I->Pool = std::make_unique<StdThreadPool>(hardware_concurrency(I->Threads));
+  I->Memory.add(I->PacketStorage, sizeof(I->PacketStorage), AccessRead);
+  I->Memory.add(I->QueueStorage, sizeof(I->QueueStorage), AccessReadWrite);
+  // amd_queue_t's group/private_segment_aperture_base_hi (offsets 64 and
+  // 68 in amd_hsa_queue.h), for code that reads the apertures there.
+  uint32_t SharedHi = SharedApertureBase >> 32,
+           PrivateHi = PrivateApertureBase >> 32;
+  std::memcpy(I->QueueStorage + 64, &SharedHi, 4);
+  std::memcpy(I->QueueStorage + 68, &PrivateHi, 4);
+  return std::unique_ptr<Device>(new Device(std::move(I)));
+}
+
+const DeviceOptions &Device::options() const { return P->Options; }
+StringRef Device::processor() const { return P->MC->processor(); }
+MemoryMap &Device::memory() { return P->Memory; }
+
+Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
+                           StringRef Name) {
+  std::unique_lock<std::shared_mutex> G(P->CodeLock);
+  auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId);
+  if (!R)
+    return R.takeError();
+  P->NextInstructionId += (*R)->size() + 1;
+  P->Regions.push_back(std::move(*R));
+  return Error::success();
+}
+
+void Device::unregisterCode(uint64_t LoadBase) {
+  std::unique_lock<std::shared_mutex> G(P->CodeLock);
+  llvm::erase_if(P->Regions, [&](const std::unique_ptr<CodeRegion> &R) {
+    return R->loadBase() == LoadBase;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Running work-groups
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Instructions a wave runs before its siblings get a turn.
+constexpr unsigned SliceLength = 512;
+
+/// Per worker thread, reused across dispatches: the register files of the
+/// waves it runs and its counters.
+struct WorkerResources {
+  std::vector<std::unique_ptr<Wave>> Waves;
+  std::vector<std::unique_ptr<uint32_t[]>> Vgprs;
+  std::vector<uint8_t> Lds;
+  WorkerCounters Counters;
+
+  Wave &wave(unsigned I) {
+    while (Waves.size() <= I) {
+      Waves.push_back(std::make_unique<Wave>());
+      Vgprs.push_back(std::make_unique<uint32_t[]>(size_t(MaxVgprs) * WaveSize));
+    }
+    Wave &W = *Waves[I];
+    W = Wave();
+    W.V = Vgprs[I].get();
+    return W;
+  }
+};
+
+WorkerResources &workerResources() {
+  thread_local WorkerResources R;
+  return R;
+}
+
+template <bool Count> void runSlice(Wave &W, unsigned Budget) {
+  DispatchState &D = *W.D;
+  WorkerCounters &C = *W.Counters;
+  while (Budget-- && W.State == WaveState::Running) {
+    const DecodedInst &I = W.Region->insts()[W.Index];
+    W.NextIndex = W.Index + 1;
+    if constexpr (Count) {
+      C.Executions[I.Id]++;
+      if (I.Flags & FlagVector)
+        C.Lanes[I.Id] += std::popcount(W.exec());
+    }
+    I.Fn(W, I);
+    if (W.State == WaveState::Faulted)
+      return;
+    W.Index = W.NextIndex;
+    if (W.Yield) {
+      W.Yield = false;
+      return;
+    }
+  }
+  (void)D;
+}
+
+void initWave(Wave &W, DispatchState &D, Workgroup &G, unsigned WaveInGroup,
+              WorkerCounters &C, uint64_t ScratchSlot) {
+  const codeobj::KernelDescriptor &KD = D.KD;
+  W.D = &D;
+  W.WG = &G;
+  W.Counters = &C;
+  W.WaveInGroup = WaveInGroup;
+  W.Region = D.EntryRegion;
+  W.Index = D.EntryIndex;
+  W.AccumOffset = KD.accumOffsetInVgprs();
+  W.ScratchBytesPerLane = D.ScratchBytesPerLane;
+  uint64_t WaveOffset = ScratchSlot * D.ScratchBytesPerWave;
+  W.ScratchBase = D.ScratchBase + WaveOffset;
+
+  // MODE from COMPUTE_PGM_RSRC1.
+  W.Mode = KD.Rsrc1.FloatRoundMode32 | (KD.Rsrc1.FloatRoundMode16_64 << 2) |
+           (KD.Rsrc1.FloatDenormMode32 << 4) |
+           (KD.Rsrc1.FloatDenormMode16_64 << 6) |
+           (uint32_t(KD.Rsrc1.EnableDx10Clamp) << 8) |
+           (uint32_t(KD.Rsrc1.EnableIeeeMode) << 9);
+
+  // User SGPRs, in ABI order.
+  unsigned S = 0;
+  const codeobj::KernelCodeProperties &P = KD.Properties;
+  if (P.EnableSgprPrivateSegmentBuffer) {
+    // V#: base = the dispatch's scratch, swizzled by lane with 4-byte
+    // elements and an index stride of 64 (ADD_TID_ENABLE), as ROCr sets it.
+    uint64_t Base = D.ScratchBase;
+    W.S[S + 0] = uint32_t(Base);
+    W.S[S + 1] = uint32_t(Base >> 32) & 0xffff;
+    W.S[S + 2] = 0xffffffffu;
+    W.S[S + 3] = (3u << 21) | (1u << 23) | (1u << 19); // stride 64, add tid
+    S += 4;
+  }
+  if (P.EnableSgprDispatchPtr) {
+    W.write64(S, D.DispatchPacket);
+    S += 2;
+  }
+  if (P.EnableSgprQueuePtr) {
+    W.write64(S, D.Queue);
+    S += 2;
+  }
+  if (P.EnableSgprKernargSegmentPtr) {
+    W.write64(S, D.Params.Kernarg);
+    S += 2;
+  }
+  if (P.EnableSgprDispatchId) {
+    W.write64(S, D.Params.DispatchId);
+    S += 2;
+  }
+  if (P.EnableSgprFlatScratchInit) {
+    W.write64(S, D.ScratchBase);
+    S += 2;
+  }
+  if (P.EnableSgprPrivateSegmentSize) {
+    W.S[S] = D.ScratchBytesPerLane;
+    S += 1;
+  }
+  // System SGPRs follow the USER_SGPR_COUNT user SGPRs.
+  S = std::max(S, KD.Rsrc2.UserSgprCount);
+  if (KD.Rsrc2.EnableSgprWorkgroupIdX)
+    W.S[S++] = G.Id[0];
+  if (KD.Rsrc2.EnableSgprWorkgroupIdY)
+    W.S[S++] = G.Id[1];
+  if (KD.Rsrc2.EnableSgprWorkgroupIdZ)
+    W.S[S++] = G.Id[2];
+  if (KD.Rsrc2.EnableSgprWorkgroupInfo)
+    W.S[S++] = 0; // first-wave bit and wave count: not modelled
+  if (KD.Rsrc2.EnablePrivateSegment)
+    W.S[S++] = uint32_t(WaveOffset);
+  W.S[SgprM0] = 0xffffffffu;
+
+  // Work-item ids, packed into v0 (gfx90a): x | y << 10 | z << 20.
+  const uint16_t *WG = D.Params.WorkgroupSize;
+  uint32_t Items = D.WorkgroupItems;
+  // Partial work-groups at the grid's edge hold fewer items.
+  uint32_t Size[3];
+  for (int Dim = 0; Dim < 3; ++Dim) {
+    uint32_t Start = G.Id[Dim] * WG[Dim];
+    Size[Dim] = std::min<uint32_t>(WG[Dim], D.Params.GridSize[Dim] - Start);
+  }
+  Items = Size[0] * Size[1] * Size[2];
+  uint64_t Exec = 0;
+  uint32_t *V0 = W.vgpr(0);
+  for (unsigned L = 0; L < WaveSize; ++L) {
+    uint32_t Flat = WaveInGroup * WaveSize + L;
+    if (Flat >= Items) {
+      V0[L] = 0;
+      continue;
+    }
+    uint32_t X = Flat % Size[0], Y = (Flat / Size[0]) % Size[1],
+             Z = Flat / (Size[0] * Size[1]);
+    V0[L] = X | (Y << 10) | (Z << 20);
+    Exec |= uint64_t(1) << L;
+  }
+  W.setExec(Exec);
+  W.State = WaveState::Running;
+}
+
+void runWorkgroup(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
+                  WorkerResources &Res) {
+  Workgroup G;
+  G.Id[0] = GroupIndex % D.NumGroups[0];
+  G.Id[1] = (GroupIndex / D.NumGroups[0]) % D.NumGroups[1];
+  G.Id[2] = GroupIndex / (uint64_t(D.NumGroups[0]) * D.NumGroups[1]);
+  uint32_t Items = 1;
+  for (int Dim = 0; Dim < 3; ++Dim)
+    Items *= std::min<uint32_t>(D.Params.WorkgroupSize[Dim],
+                                D.Params.GridSize[Dim] -
+                                    G.Id[Dim] * D.Params.WorkgroupSize[Dim]);
+  unsigned NumWaves = (Items + WaveSize - 1) / WaveSize;
+  Res.Lds.assign(D.LdsBytes, 0);
+  for (unsigned I = 0; I < NumWaves; ++I) {
+    Wave &W = Res.wave(I);
+    initWave(W, D, G, I, Res.Counters,
+             uint64_t(Worker) * D.MaxWavesPerWorker + I);
+    W.Lds = Res.Lds.data();
+    W.LdsSize = D.LdsBytes;
+    W.WaveId = GroupIndex * D.WavesPerGroup + I;
+    G.Waves.push_back(&W);
+  }
+  G.Live = NumWaves;
+  Res.Counters.Waves += NumWaves;
+  Res.Counters.Workgroups += 1;
+
+  while (G.Live && !D.Stop.load(std::memory_order_relaxed)) {
+    unsigned AtBarrier = 0;
+    for (Wave *W : G.Waves) {
+      if (W->State == WaveState::Running) {
+        if (D.Count)
+          runSlice<true>(*W, SliceLength);
+        else
+          runSlice<false>(*W, SliceLength);
+        if (W->State == WaveState::Ended)
+          --G.Live;
+        else if (W->State == WaveState::Faulted)
+          return;
+      }
+      AtBarrier += W->State == WaveState::AtBarrier;
+    }
+    // s_barrier releases when every wave still running has arrived.
+    if (AtBarrier && AtBarrier == G.Live)
+      for (Wave *W : G.Waves)
+        if (W->State == WaveState::AtBarrier)
+          W->State = WaveState::Running;
+    if (D.cancelled()) {
+      Fault F;
+      F.Status = DispatchStatus::Cancelled;
+      F.Message = "dispatch of kernel '" + D.KernelName + "' cancelled";
+      D.stop(std::move(F));
+    }
+  }
+}
+
+void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
+               WorkerCounters &Merged, std::mutex &MergeLock) {
+  WorkerResources &Res = workerResources();
+  if (D.Count)
+    Res.Counters.reset(NumIds);
+  while (!D.Stop.load(std::memory_order_relaxed)) {
+    uint64_t G = D.NextGroup.fetch_add(1, std::memory_order_relaxed);
+    if (G >= D.TotalGroups)
+      break;
+    runWorkgroup(D, G, Worker, Res);
+  }
+  if (!D.Count)
+    return;
+  std::lock_guard<std::mutex> L(MergeLock);
+  for (size_t I = 0; I < NumIds; ++I) {
+    Merged.Executions[I] += Res.Counters.Executions[I];
+    Merged.Lanes[I] += Res.Counters.Lanes[I];
+    Merged.Bytes[I] += Res.Counters.Bytes[I];
+  }
+  Merged.Waves += Res.Counters.Waves;
+  Merged.Workgroups += Res.Counters.Workgroups;
+  for (MemoryAccessRecord &A : Res.Counters.Accesses)
+    Merged.Accesses.push_back(std::move(A));
+}
+
+DispatchResult invalid(const std::string &Msg) {
+  DispatchResult R;
+  R.Status = DispatchStatus::InvalidDispatch;
+  R.FirstFault.Status = R.Status;
+  R.FirstFault.Message = Msg;
+  return R;
+}
+
+} // namespace
+
+DispatchResult Device::dispatch(const DispatchParams &Params) {
+  Impl &I = *P;
+  std::lock_guard<std::mutex> Serial(I.DispatchLock);
+  DispatchState D;
+  D.Dev = &I;
+  D.Params = Params;
+
+  // The kernel descriptor must be readable device memory.
+  if (!I.Memory.check(Params.KernelObject, codeobj::KernelDescriptor::Size,
+                      AccessRead))
+    return invalid(formatv("kernel object {0:x} is not in registered memory",
+                           Params.KernelObject)
+                       .str());
+  D.KD = codeobj::KernelDescriptor::decode(
+      reinterpret_cast<const uint8_t *>(Params.KernelObject));
+  uint64_t Entry = Params.KernelObject + D.KD.KernelCodeEntryByteOffset;
+  D.EntryRegion = I.regionFor(Entry);
+  D.EntryIndex = D.EntryRegion ? D.EntryRegion->indexOf(Entry) : NoInstruction;
+  if (D.EntryIndex == NoInstruction)
+    return invalid(formatv("kernel entry {0:x} is not registered code", Entry)
+                       .str());
+  D.KernelName = Params.KernelName;
+  if (const CodeRegion::Symbol *S = D.EntryRegion->symbolAt(Entry))
+    if (D.KernelName.empty())
+      D.KernelName = S->Name;
+  if (D.KD.Properties.EnableWavefrontSize32)
+    return invalid("wave32 kernels are not supported on gfx90a");
+
+  uint64_t Items = 1;
+  for (int Dim = 0; Dim < 3; ++Dim) {
+    if (Params.GridSize[Dim] == 0 || Params.WorkgroupSize[Dim] == 0)
+      return invalid("grid and work-group sizes must be non-zero");
+    D.NumGroups[Dim] = (Params.GridSize[Dim] + Params.WorkgroupSize[Dim] - 1) /
+                       Params.WorkgroupSize[Dim];
+    D.TotalGroups *= D.NumGroups[Dim];
+    Items *= Params.WorkgroupSize[Dim];
+  }
+  if (Items > 1024)
+    return invalid(formatv("work-group of {0} items exceeds 1024", Items).str());
+  D.WorkgroupItems = static_cast<uint32_t>(Items);
+  D.WavesPerGroup = (D.WorkgroupItems + WaveSize - 1) / WaveSize;
+  D.LdsBytes = std::max(Params.GroupSegmentSize, D.KD.GroupSegmentFixedSize);
+  if (D.LdsBytes > I.Options.LdsSize)
+    return invalid(formatv("{0} bytes of LDS exceed the device's {1}",
+                           D.LdsBytes, I.Options.LdsSize)
+                       .str());
+  D.ScratchBytesPerLane =
+      alignTo(std::max(Params.PrivateSegmentSize, D.KD.PrivateSegmentFixedSize),
+              4);
+  D.ScratchBytesPerWave = uint64_t(D.ScratchBytesPerLane) * WaveSize;
+  D.MaxWavesPerWorker = D.WavesPerGroup;
+  D.DispatchPacket = Params.DispatchPacket;
+  D.Queue = Params.Queue ? Params.Queue
+                         : reinterpret_cast<uint64_t>(I.QueueStorage);
+  if (!D.DispatchPacket) {
+    // A packet as the command processor would have read it.
+    uint8_t *Pk = I.PacketStorage;
+    std::memset(Pk, 0, 64);
+    uint16_t Setup = static_cast<uint16_t>(Params.Dimensions);
+    std::memcpy(Pk + 2, &Setup, 2);
+    std::memcpy(Pk + 4, Params.WorkgroupSize, 6);
+    std::memcpy(Pk + 12, Params.GridSize, 12);
+    std::memcpy(Pk + 24, &D.ScratchBytesPerLane, 4);
+    std::memcpy(Pk + 28, &D.LdsBytes, 4);
+    std::memcpy(Pk + 32, &Params.KernelObject, 8);
+    std::memcpy(Pk + 40, &Params.Kernarg, 8);
+    D.DispatchPacket = reinterpret_cast<uint64_t>(Pk);
+  }
+
+  unsigned Workers =
+      static_cast<unsigned>(std::min<uint64_t>(I.Threads, D.TotalGroups));
+  std::unique_ptr<uint8_t[]> Scratch;
+  uint64_t ScratchSize = D.ScratchBytesPerWave * D.MaxWavesPerWorker * Workers;
+  if (ScratchSize) {
+    Scratch.reset(new uint8_t[ScratchSize]());
+    D.ScratchBase = reinterpret_cast<uint64_t>(Scratch.get());
+    I.Memory.add(D.ScratchBase, ScratchSize);
+  }
+
+  D.Count = I.Options.CollectCounters;
+  D.Record = I.Options.RecordMemoryAccesses;
+  size_t NumIds;
+  {
+    std::shared_lock<std::shared_mutex> G(I.CodeLock);
+    NumIds = I.NextInstructionId;
+  }
+  WorkerCounters Merged;
+  if (D.Count)
+    Merged.reset(NumIds);
+  std::mutex MergeLock;
+  if (Workers <= 1 || !I.Pool) {
+    runWorker(D, 0, NumIds, Merged, MergeLock);
+  } else {
+    for (unsigned W = 0; W < Workers; ++W)
+      I.Pool->async([&, W] { runWorker(D, W, NumIds, Merged, MergeLock); });
+    I.Pool->wait();
+  }
+  if (ScratchSize)
+    I.Memory.remove(D.ScratchBase);
+  I.Memory.reclaim();
+
+  DispatchResult R;
+  R.Status = D.Status;
+  R.FirstFault = std::move(D.First);
+  if (D.Count) {
+    DispatchCounters &C = R.Counters;
+    C.Waves = Merged.Waves;
+    C.Workgroups = Merged.Workgroups;
+    C.Accesses = std::move(Merged.Accesses);
+    std::shared_lock<std::shared_mutex> G(I.CodeLock);
+    for (const auto &Region : I.Regions) {
+      for (uint32_t Idx = 0; Idx < Region->size(); ++Idx) {
+        const DecodedInst &Inst = Region->insts()[Idx];
+        uint64_t N = Inst.Id < NumIds ? Merged.Executions[Inst.Id] : 0;
+        if (!N)
+          continue;
+        InstructionCount IC;
+        IC.Code = Region->name().str();
+        IC.Pc = Inst.Address;
+        if (const CodeRegion::Symbol *S = Region->symbolAt(Inst.Address)) {
+          IC.Function = S->Name;
+          IC.Offset = Inst.Address - S->Address;
+        }
+        IC.Opcode = I.Dec->nameOf(Inst.NameId).str();
+        IC.WaveExecutions = N;
+        IC.ActiveLanes = Merged.Lanes[Inst.Id];
+        IC.MemoryBytes = Merged.Bytes[Inst.Id];
+        IC.IsMemory = Inst.Flags & FlagMemory;
+        IC.StartsBlock = Inst.Flags & FlagStartsBlock;
+        C.WaveInstructions += N;
+        if (Inst.Flags & FlagVector)
+          C.ActiveLaneInstructions += IC.ActiveLanes;
+        if (IC.IsMemory) {
+          C.MemoryInstructions += N;
+          C.MemoryBytes += IC.MemoryBytes;
+        }
+        C.Instructions.push_back(std::move(IC));
+      }
+    }
+  }
+  return R;
+}
+
+//===----------------------------------------------------------------------===//
+// Counters
+//===----------------------------------------------------------------------===//
+
+std::map<std::string, uint64_t> DispatchCounters::byOpcode() const {
+  std::map<std::string, uint64_t> Out;
+  for (const InstructionCount &I : Instructions)
+    Out[I.Opcode] += I.WaveExecutions;
+  return Out;
+}
+
+std::map<std::string, uint64_t> DispatchCounters::blockEntries() const {
+  std::map<std::string, uint64_t> Out;
+  for (const InstructionCount &I : Instructions)
+    if (I.StartsBlock)
+      Out[formatv("{0}+{1:x}", I.Function, I.Offset).str()] += I.WaveExecutions;
+  return Out;
+}
+
+} // namespace loom::emu

@@ -1,0 +1,47 @@
+//===- emu/DeviceImpl.h - The device's shared state -----------------------===//
+#ifndef LOOM_EMU_DEVICEIMPL_H
+#define LOOM_EMU_DEVICEIMPL_H
+
+#include "CodeRegion.h"
+#include "Decoder.h"
+
+#include "loom/emu/Device.h"
+#include "loom/isa/McContext.h"
+
+#include "llvm/Support/ThreadPool.h"
+
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
+
+namespace loom::emu {
+
+struct Device::Impl {
+  DeviceOptions Options;
+  unsigned Threads = 1;
+  std::unique_ptr<isa::McContext> MC;
+  std::unique_ptr<Decoder> Dec;
+  MemoryMap Memory;
+
+  /// Registered code, sorted by address; readers (jumps between code
+  /// objects, dispatch set-up) take the lock shared.
+  mutable std::shared_mutex CodeLock;
+  std::vector<std::unique_ptr<CodeRegion>> Regions;
+  uint32_t NextInstructionId = 0;
+
+  /// Dispatches run one at a time on the pool.
+  std::mutex DispatchLock;
+  std::unique_ptr<llvm::StdThreadPool> Pool;
+
+  /// Device-owned stand-ins for the AQL packet and queue when the caller
+  /// passes none (registered memory, one per concurrent dispatch slot).
+  alignas(64) uint8_t PacketStorage[64] = {};
+  alignas(64) uint8_t QueueStorage[256] = {};
+
+  const CodeRegion *regionFor(uint64_t Addr) const;
+};
+
+} // namespace loom::emu
+
+#endif // LOOM_EMU_DEVICEIMPL_H

@@ -1,0 +1,99 @@
+//===- emu/Dispatch.h - State shared by the waves of one dispatch ---------===//
+//
+// What a running dispatch shares between its worker threads (kernel, sizes,
+// scratch, first fault, stop flag), what a work-group shares between its
+// waves (LDS, barrier), and the services handlers call: faults, jumps to
+// addresses, and memory checks.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_EMU_DISPATCH_H
+#define LOOM_EMU_DISPATCH_H
+
+#include "CodeRegion.h"
+#include "Wave.h"
+
+#include "loom/codeobj/KernelDescriptor.h"
+#include "loom/emu/Device.h"
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace loom::emu {
+
+class DeviceImplAccess;
+
+/// Per worker thread, per dispatch: indexed by instruction id.
+struct WorkerCounters {
+  std::vector<uint64_t> Executions, Lanes, Bytes;
+  std::vector<MemoryAccessRecord> Accesses;
+  uint64_t Waves = 0, Workgroups = 0;
+  void reset(size_t NumIds) {
+    Executions.assign(NumIds, 0);
+    Lanes.assign(NumIds, 0);
+    Bytes.assign(NumIds, 0);
+    Accesses.clear();
+    Waves = Workgroups = 0;
+  }
+};
+
+struct Workgroup {
+  uint32_t Id[3] = {0, 0, 0};
+  std::vector<Wave *> Waves;
+  uint32_t Live = 0; ///< waves not yet ended
+};
+
+struct DispatchState {
+  Device::Impl *Dev = nullptr;
+  DispatchParams Params;
+  codeobj::KernelDescriptor KD;
+  std::string KernelName;
+  const CodeRegion *EntryRegion = nullptr;
+  uint32_t EntryIndex = 0;
+
+  uint32_t NumGroups[3] = {1, 1, 1};
+  uint64_t TotalGroups = 1;
+  uint32_t WorkgroupItems = 1;
+  uint32_t WavesPerGroup = 1;
+  uint32_t LdsBytes = 0;
+  uint32_t ScratchBytesPerLane = 0;
+  uint64_t ScratchBytesPerWave = 0;
+  uint64_t ScratchBase = 0; ///< host address of the dispatch's scratch
+  uint32_t MaxWavesPerWorker = 0;
+  uint64_t DispatchPacket = 0, Queue = 0;
+
+  bool Count = false;
+  bool Record = false;
+
+  std::atomic<uint64_t> NextGroup{0};
+  std::atomic<bool> Stop{false};
+  std::mutex FaultLock;
+  DispatchStatus Status = DispatchStatus::Completed;
+  Fault First;
+
+  /// Stops every worker; the first caller's fault is the one reported.
+  void stop(Fault F);
+  bool cancelled() const {
+    return Params.Cancel && Params.Cancel->load(std::memory_order_relaxed);
+  }
+};
+
+/// Records a fault at the wave's current instruction and stops the dispatch.
+void raiseFault(Wave &W, DispatchStatus Status, uint64_t Address,
+                bool IsWrite, const std::string &What);
+
+/// Continues execution at \p Address (s_setpc/s_swappc and calls into
+/// other code objects). Faults if no instruction starts there.
+void jumpTo(Wave &W, uint64_t Address);
+
+/// Checks that [Addr, Addr + Bytes) is registered device memory with the
+/// given access; raises a memory fault and returns false if not.
+bool checkMemory(Wave &W, uint64_t Addr, uint32_t Bytes, bool IsWrite);
+
+/// Value of a SpecialValue operand (apertures, vccz, execz, scc).
+uint64_t specialValue(const Wave &W, uint16_t Which);
+
+} // namespace loom::emu
+
+#endif // LOOM_EMU_DISPATCH_H

@@ -1,0 +1,296 @@
+//===- emu/Module.cpp - Place a code object in memory and run kernels -----===//
+
+#include "loom/emu/Module.h"
+
+#include "loom/codeobj/Input.h"
+
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cstdlib>
+#include <set>
+
+using namespace llvm;
+
+namespace loom::emu {
+
+static Error fail(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
+
+//===----------------------------------------------------------------------===//
+// DeviceBuffer
+//===----------------------------------------------------------------------===//
+
+DeviceBuffer::DeviceBuffer(Device &Dev, size_t Bytes, size_t Align)
+    : Dev(&Dev), Bytes(Bytes) {
+  size_t Rounded = alignTo(std::max<size_t>(Bytes, 1), Align);
+  Ptr = std::aligned_alloc(Align, Rounded);
+  std::memset(Ptr, 0, Rounded);
+  Dev.memory().add(Ptr, Bytes);
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (!Ptr)
+    return;
+  Dev->memory().remove(Ptr);
+  std::free(Ptr);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer &&O) noexcept
+    : Dev(O.Dev), Ptr(O.Ptr), Bytes(O.Bytes) {
+  O.Ptr = nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+Module::Module(Device &Dev, std::shared_ptr<const codeobj::CodeObject> CO,
+               StringRef Name)
+    : Dev(Dev), CO(std::move(CO)), Name(Name.str()) {}
+
+Module::~Module() {
+  if (!Image)
+    return;
+  Dev.unregisterCode(Base);
+  Dev.memory().remove(Base);
+  std::free(Image);
+}
+
+Expected<std::unique_ptr<Module>>
+Module::load(Device &Dev, std::shared_ptr<const codeobj::CodeObject> CO,
+             StringRef Name) {
+  std::unique_ptr<Module> M(new Module(Dev, std::move(CO), Name));
+  if (Error E = M->place())
+    return std::move(E);
+  return std::move(M);
+}
+
+Expected<std::unique_ptr<Module>> Module::loadFile(Device &Dev,
+                                                   StringRef Path) {
+  Expected<codeobj::Input> In = codeobj::readInputFile(Path);
+  if (!In)
+    return In.takeError();
+  if (In->CodeObjects.size() != 1)
+    return fail(Path + ": holds " + Twine(In->CodeObjects.size()) +
+                " code objects; Module::loadFile needs exactly one");
+  std::shared_ptr<const codeobj::CodeObject> CO =
+      std::move(In->CodeObjects[0].Object);
+  auto M = load(Dev, std::move(CO), Path);
+  if (!M)
+    return M.takeError();
+  // A lone code object can only use what it defines.
+  if (Error E = (*M)->resolve([](StringRef) { return std::nullopt; }))
+    return std::move(E);
+  return M;
+}
+
+Error Module::place() {
+  Size = CO->loadedSize();
+  if (Size == 0)
+    return fail(Name + ": no loadable segments");
+  size_t Rounded = alignTo(Size, 4096);
+  Image = static_cast<uint8_t *>(std::aligned_alloc(4096, Rounded));
+  std::memset(Image, 0, Rounded);
+  Base = reinterpret_cast<uint64_t>(Image);
+  for (const codeobj::LoadSegment &S : CO->loadSegments()) {
+    Expected<ArrayRef<uint8_t>> Bytes = CO->contents(S.VAddr, S.FileSize);
+    if (!Bytes)
+      return Bytes.takeError();
+    std::memcpy(Image + S.VAddr, Bytes->data(), Bytes->size());
+  }
+  // Relocations that need no symbol: the image is position independent.
+  for (const codeobj::DynamicRelocation &R : CO->dynamicRelocations()) {
+    if (R.Type != ELF::R_AMDGPU_RELATIVE64)
+      continue;
+    if (R.Offset + 8 > Size)
+      return fail(Name + ": relocation outside the image");
+    uint64_t V = Base + R.Addend;
+    std::memcpy(Image + R.Offset, &V, 8);
+  }
+  Dev.memory().add(Image, Size);
+  if (Error E = Dev.registerCode(*CO, Base, Name)) {
+    Dev.memory().remove(Image);
+    return E;
+  }
+  return Error::success();
+}
+
+std::optional<uint64_t> Module::symbolAddress(StringRef Sym) const {
+  for (const codeobj::Kernel &K : CO->kernels()) {
+    if (K.Code.Name == Sym)
+      return Base + K.Code.Address;
+    if (K.Descriptor.Name == Sym)
+      return Base + K.Descriptor.Address;
+  }
+  if (const codeobj::Function *F = CO->findFunction(Sym))
+    return Base + F->Sym.Address;
+  if (const codeobj::Variable *V = CO->findVariable(Sym))
+    return Base + V->Sym.Address;
+  return std::nullopt;
+}
+
+std::optional<uint64_t> Module::kernelObject(StringRef Kernel) const {
+  if (const codeobj::Kernel *K = CO->findKernel(Kernel))
+    return Base + K->Descriptor.Address;
+  return std::nullopt;
+}
+
+Error Module::resolve(SymbolResolver Resolve) {
+  std::set<std::string> Missing;
+  for (const codeobj::DynamicRelocation &R : CO->dynamicRelocations()) {
+    if (R.Type == ELF::R_AMDGPU_RELATIVE64 || R.Type == ELF::R_AMDGPU_NONE)
+      continue;
+    std::optional<uint64_t> S;
+    if (!R.Symbol.empty()) {
+      S = symbolAddress(R.Symbol);
+      if (!S)
+        S = Resolve(R.Symbol);
+    }
+    if (!S) {
+      Missing.insert(R.Symbol.empty() ? "<no symbol>" : R.Symbol);
+      continue;
+    }
+    uint64_t V = *S + R.Addend;
+    unsigned Bytes;
+    switch (R.Type) {
+    case ELF::R_AMDGPU_ABS64:
+      Bytes = 8;
+      break;
+    case ELF::R_AMDGPU_ABS32:
+    case ELF::R_AMDGPU_ABS32_LO:
+      Bytes = 4;
+      break;
+    case ELF::R_AMDGPU_ABS32_HI:
+      V >>= 32;
+      Bytes = 4;
+      break;
+    default:
+      return fail(Name + ": unsupported dynamic relocation " + R.TypeName);
+    }
+    if (R.Offset + Bytes > Size)
+      return fail(Name + ": relocation outside the image");
+    std::memcpy(Image + R.Offset, &V, Bytes);
+  }
+  if (!Missing.empty()) {
+    std::string List;
+    for (const std::string &M : Missing)
+      List += (List.empty() ? "" : ", ") + M;
+    return fail(Name + ": undefined symbols: " + List);
+  }
+  Resolved = true;
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Launching
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Default scratch per work-item for kernels with a dynamic stack
+/// (recursion, calls to unknown functions), as HIP's default stack size.
+constexpr uint32_t DefaultDynamicStack = 1024;
+
+template <typename T> void put(uint8_t *Kernarg, uint64_t Offset, T V) {
+  std::memcpy(Kernarg + Offset, &V, sizeof(T));
+}
+
+} // namespace
+
+Expected<DispatchResult> Module::launch(StringRef Kernel,
+                                        const LaunchConfig &C,
+                                        const KernelArgs &Args) {
+  if (!Resolved)
+    return fail(Name + ": launch before its symbols are resolved");
+  const codeobj::Kernel *K = CO->findKernel(Kernel);
+  if (!K)
+    return fail(Name + ": no kernel named '" + Kernel + "'");
+  const codeobj::KernelMetadata *MD = CO->metadataOf(*K);
+  if (!MD)
+    return fail(Name + ": kernel '" + Kernel + "' has no metadata");
+
+  uint64_t KernargSize =
+      std::max<uint64_t>({MD->KernargSegmentSize, K->KD.KernargSize, 16});
+  DeviceBuffer Kernarg(Dev, alignTo(KernargSize, 64), 64);
+  uint8_t *KA = Kernarg.data<uint8_t>();
+
+  uint32_t NumGroups[3], Remainder[3];
+  for (int D = 0; D < 3; ++D) {
+    NumGroups[D] = C.Grid[D] / C.Workgroup[D];
+    Remainder[D] = C.Grid[D] % C.Workgroup[D];
+  }
+  uint32_t GroupSize = static_cast<uint32_t>(MD->GroupSegmentFixedSize) +
+                       C.DynamicLdsBytes;
+
+  size_t Explicit = 0;
+  for (const codeobj::KernelArgMetadata &A : MD->Args) {
+    if (A.Offset + A.Size > KernargSize)
+      return fail(Name + ": argument outside the kernarg segment");
+    const std::string &VK = A.ValueKind;
+    if (!A.isHidden()) {
+      if (Explicit >= Args.args().size())
+        return fail(formatv("{0}: kernel '{1}' takes more than the {2} "
+                            "arguments given",
+                            Name, Kernel, Args.args().size()));
+      const std::vector<uint8_t> &V = Args.args()[Explicit++];
+      if (V.size() != A.Size)
+        return fail(formatv("{0}: argument {1} of '{2}' is {3} bytes, "
+                            "{4} given",
+                            Name, Explicit - 1, Kernel, A.Size, V.size()));
+      std::memcpy(KA + A.Offset, V.data(), V.size());
+      continue;
+    }
+    if (VK == "hidden_block_count_x")
+      put<uint32_t>(KA, A.Offset, NumGroups[0]);
+    else if (VK == "hidden_block_count_y")
+      put<uint32_t>(KA, A.Offset, NumGroups[1]);
+    else if (VK == "hidden_block_count_z")
+      put<uint32_t>(KA, A.Offset, NumGroups[2]);
+    else if (VK == "hidden_group_size_x")
+      put<uint16_t>(KA, A.Offset, C.Workgroup[0]);
+    else if (VK == "hidden_group_size_y")
+      put<uint16_t>(KA, A.Offset, C.Workgroup[1]);
+    else if (VK == "hidden_group_size_z")
+      put<uint16_t>(KA, A.Offset, C.Workgroup[2]);
+    else if (VK == "hidden_remainder_x")
+      put<uint16_t>(KA, A.Offset, Remainder[0]);
+    else if (VK == "hidden_remainder_y")
+      put<uint16_t>(KA, A.Offset, Remainder[1]);
+    else if (VK == "hidden_remainder_z")
+      put<uint16_t>(KA, A.Offset, Remainder[2]);
+    else if (VK == "hidden_grid_dims")
+      put<uint16_t>(KA, A.Offset, C.Dimensions);
+    else if (VK == "hidden_dynamic_lds_size")
+      put<uint32_t>(KA, A.Offset, C.DynamicLdsBytes);
+    else if (VK == "hidden_shared_base")
+      put<uint32_t>(KA, A.Offset, SharedApertureBase >> 32);
+    else if (VK == "hidden_private_base")
+      put<uint32_t>(KA, A.Offset, PrivateApertureBase >> 32);
+    // Global offsets are zero; buffers Loom does not provide here (printf,
+    // hostcall, heap, queues) are null.
+  }
+  if (Explicit != Args.args().size())
+    return fail(formatv("{0}: kernel '{1}' takes {2} arguments, {3} given",
+                        Name, Kernel, Explicit, Args.args().size()));
+
+  DispatchParams P;
+  P.KernelObject = Base + K->Descriptor.Address;
+  for (int D = 0; D < 3; ++D) {
+    P.GridSize[D] = C.Grid[D];
+    P.WorkgroupSize[D] = C.Workgroup[D];
+  }
+  P.Dimensions = C.Dimensions;
+  P.Kernarg = Kernarg.address();
+  P.GroupSegmentSize = GroupSize;
+  P.PrivateSegmentSize =
+      K->KD.PrivateSegmentFixedSize + C.ExtraPrivateBytes +
+      (K->KD.Properties.UsesDynamicStack ? DefaultDynamicStack : 0);
+  P.Cancel = C.Cancel;
+  P.KernelName = K->name().str();
+  return Dev.dispatch(P);
+}
+
+} // namespace loom::emu
