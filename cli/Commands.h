@@ -21,6 +21,9 @@ int runInspect();
 extern llvm::cl::SubCommand DisasmCommand;
 int runDisasm();
 
+extern llvm::cl::SubCommand CoverageCommand;
+int runCoverage();
+
 /// Prints "loom <command>: <message>" to stderr and returns exit code 1.
 int reportError(llvm::StringRef Command, llvm::Error E);
 

@@ -31,6 +31,7 @@ int main(int argc, char **argv) {
           "  loom inspect FILE [--json]   what a code object or HIP binary "
           "holds\n"
           "  loom disasm FILE [--kernel NAME | --function NAME]\n"
+          "  loom coverage FILE...        operations used vs. emulated\n"
           "\nRun 'loom <command> --help' for a command's options.\n",
           &errs()))
     return 1;
@@ -38,6 +39,8 @@ int main(int argc, char **argv) {
     return loom::cli::runInspect();
   if (loom::cli::DisasmCommand)
     return loom::cli::runDisasm();
+  if (loom::cli::CoverageCommand)
+    return loom::cli::runCoverage();
   errs() << "loom: no command given; run 'loom --help'\n";
   return 1;
 }

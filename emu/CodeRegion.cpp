@@ -76,6 +76,8 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
     I.Target = R->indexOf(Target);
     if (I.Target == NoInstruction)
       I.Target = static_cast<uint32_t>(R->Insts.size()); // the sentinel
+    else if (Target <= I.Address)
+      I.Flags |= FlagBackwardBranch;
   }
 
   // Kernels and functions, and their basic blocks as `loom disasm` sees

@@ -108,6 +108,7 @@ void jumpTo(Wave &W, uint64_t Address) {
 }
 
 bool checkMemory(Wave &W, uint64_t Addr, uint32_t Bytes, bool IsWrite) {
+  (IsWrite ? W.StoredMemory : W.LoadedMemory) = true;
   uint8_t Need = IsWrite ? AccessWrite : AccessRead;
   if (Addr >= W.CachedBase && Bytes <= W.CachedSize &&
       Addr - W.CachedBase <= W.CachedSize - Bytes &&
@@ -228,13 +229,28 @@ namespace {
 
 /// Instructions a wave runs before its siblings get a turn.
 constexpr unsigned SliceLength = 512;
+/// Consecutive taken backward branches with loads but no stores after
+/// which a wave is considered to be spinning on memory.
+constexpr unsigned SpinIterations = 8;
+/// Most work-groups one worker keeps resident (interleaved) at once.
+constexpr unsigned MaxResidentGroups = 32;
+/// Cap on the scratch a dispatch reserves (virtual; pages are touched
+/// only where waves write).
+constexpr uint64_t MaxScratchBytes = uint64_t(1) << 30;
+
+/// A work-group resident on a worker: its waves' slots and its LDS.
+struct Resident {
+  Workgroup G;
+  unsigned Slot = 0; // resident slot: waves use Slot * WavesPerGroup + i
+  std::vector<uint8_t> Lds;
+};
 
 /// Per worker thread, reused across dispatches: the register files of the
-/// waves it runs and its counters.
+/// waves it runs, its resident work-groups and its counters.
 struct WorkerResources {
   std::vector<std::unique_ptr<Wave>> Waves;
   std::vector<std::unique_ptr<uint32_t[]>> Vgprs;
-  std::vector<uint8_t> Lds;
+  std::vector<std::unique_ptr<Resident>> Residents;
   WorkerCounters Counters;
 
   Wave &wave(unsigned I) {
@@ -247,6 +263,11 @@ struct WorkerResources {
     W.V = Vgprs[I].get();
     return W;
   }
+  Resident &resident(unsigned Slot) {
+    while (Residents.size() <= Slot)
+      Residents.push_back(std::make_unique<Resident>());
+    return *Residents[Slot];
+  }
 };
 
 WorkerResources &workerResources() {
@@ -255,7 +276,6 @@ WorkerResources &workerResources() {
 }
 
 template <bool Count> void runSlice(Wave &W, unsigned Budget) {
-  DispatchState &D = *W.D;
   WorkerCounters &C = *W.Counters;
   while (Budget-- && W.State == WaveState::Running) {
     const DecodedInst &I = W.Region->insts()[W.Index];
@@ -268,13 +288,24 @@ template <bool Count> void runSlice(Wave &W, unsigned Budget) {
     I.Fn(W, I);
     if (W.State == WaveState::Faulted)
       return;
+    // A loop that only re-reads memory is waiting for another wave or the
+    // host: let them run rather than burn the slice.
+    if ((I.Flags & FlagBackwardBranch) && W.NextIndex == I.Target) {
+      bool OnlyLoads = W.LoadedMemory && !W.StoredMemory;
+      W.LoadedMemory = W.StoredMemory = false;
+      W.SpinCount = OnlyLoads ? W.SpinCount + 1 : 0;
+      if (W.SpinCount >= SpinIterations) {
+        W.SpinCount = 0;
+        W.Spinning = true;
+        W.Yield = true;
+      }
+    }
     W.Index = W.NextIndex;
     if (W.Yield) {
       W.Yield = false;
       return;
     }
   }
-  (void)D;
 }
 
 void initWave(Wave &W, DispatchState &D, Workgroup &G, unsigned WaveInGroup,
@@ -376,9 +407,13 @@ void initWave(Wave &W, DispatchState &D, Workgroup &G, unsigned WaveInGroup,
   W.State = WaveState::Running;
 }
 
-void runWorkgroup(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
-                  WorkerResources &Res) {
-  Workgroup G;
+/// Makes work-group \p GroupIndex resident in slot \p Slot of this worker.
+void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
+           unsigned Slot, WorkerResources &Res) {
+  Resident &R = Res.resident(Slot);
+  Workgroup &G = R.G;
+  G = Workgroup();
+  R.Slot = Slot;
   G.Id[0] = GroupIndex % D.NumGroups[0];
   G.Id[1] = (GroupIndex / D.NumGroups[0]) % D.NumGroups[1];
   G.Id[2] = GroupIndex / (uint64_t(D.NumGroups[0]) * D.NumGroups[1]);
@@ -388,12 +423,14 @@ void runWorkgroup(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
                                 D.Params.GridSize[Dim] -
                                     G.Id[Dim] * D.Params.WorkgroupSize[Dim]);
   unsigned NumWaves = (Items + WaveSize - 1) / WaveSize;
-  Res.Lds.assign(D.LdsBytes, 0);
+  // LDS starts zeroed so results never depend on a previous group's data.
+  R.Lds.assign(D.LdsBytes, 0);
   for (unsigned I = 0; I < NumWaves; ++I) {
-    Wave &W = Res.wave(I);
+    unsigned WaveSlot = Slot * D.WavesPerGroup + I;
+    Wave &W = Res.wave(WaveSlot);
     initWave(W, D, G, I, Res.Counters,
-             uint64_t(Worker) * D.MaxWavesPerWorker + I);
-    W.Lds = Res.Lds.data();
+             uint64_t(Worker) * D.MaxWavesPerWorker + WaveSlot);
+    W.Lds = R.Lds.data();
     W.LdsSize = D.LdsBytes;
     W.WaveId = GroupIndex * D.WavesPerGroup + I;
     G.Waves.push_back(&W);
@@ -401,46 +438,90 @@ void runWorkgroup(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
   G.Live = NumWaves;
   Res.Counters.Waves += NumWaves;
   Res.Counters.Workgroups += 1;
+}
 
-  while (G.Live && !D.Stop.load(std::memory_order_relaxed)) {
-    unsigned AtBarrier = 0;
-    for (Wave *W : G.Waves) {
-      if (W->State == WaveState::Running) {
-        if (D.Count)
-          runSlice<true>(*W, SliceLength);
-        else
-          runSlice<false>(*W, SliceLength);
-        if (W->State == WaveState::Ended)
-          --G.Live;
-        else if (W->State == WaveState::Faulted)
-          return;
-      }
-      AtBarrier += W->State == WaveState::AtBarrier;
+/// Gives every running wave of \p G one slice and releases a barrier all
+/// live waves reached. Returns false if every wave that ran was spinning.
+bool runRound(DispatchState &D, Workgroup &G) {
+  bool Progress = false;
+  unsigned AtBarrier = 0;
+  for (Wave *W : G.Waves) {
+    if (W->State == WaveState::Running) {
+      W->Spinning = false;
+      if (D.Count)
+        runSlice<true>(*W, SliceLength);
+      else
+        runSlice<false>(*W, SliceLength);
+      if (W->State == WaveState::Faulted)
+        return true;
+      if (W->State == WaveState::Ended)
+        --G.Live;
+      Progress |= !W->Spinning;
     }
-    // s_barrier releases when every wave still running has arrived.
-    if (AtBarrier && AtBarrier == G.Live)
-      for (Wave *W : G.Waves)
-        if (W->State == WaveState::AtBarrier)
-          W->State = WaveState::Running;
+    AtBarrier += W->State == WaveState::AtBarrier;
+  }
+  // s_barrier releases when every wave still running has arrived.
+  if (AtBarrier && AtBarrier == G.Live) {
+    for (Wave *W : G.Waves)
+      if (W->State == WaveState::AtBarrier)
+        W->State = WaveState::Running;
+    Progress = true;
+  }
+  return Progress;
+}
+
+/// Runs work-groups until none are left. A worker interleaves the
+/// work-groups resident on it; when all of them are spinning (waiting for
+/// a work-group not yet started, or for the host), it admits another, up
+/// to MaxResidentGroups, and lets other host threads run.
+void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
+               WorkerCounters &Merged, std::mutex &MergeLock) {
+  WorkerResources &Res = workerResources();
+  if (D.Count)
+    Res.Counters.reset(NumIds);
+  std::vector<Resident *> Active;
+  std::vector<unsigned> FreeSlots;
+  for (unsigned S = D.MaxResidentGroups; S-- > 0;)
+    FreeSlots.push_back(S);
+  bool Exhausted = false;
+  bool Stalled = false;
+  while (!D.Stop.load(std::memory_order_relaxed)) {
+    if ((Active.empty() || Stalled) && !Exhausted && !FreeSlots.empty()) {
+      uint64_t G = D.NextGroup.fetch_add(1, std::memory_order_relaxed);
+      if (G >= D.TotalGroups) {
+        Exhausted = true;
+      } else {
+        unsigned Slot = FreeSlots.back();
+        FreeSlots.pop_back();
+        admit(D, G, Worker, Slot, Res);
+        Active.push_back(&Res.resident(Slot));
+      }
+    }
+    if (Active.empty())
+      break;
+    bool Progress = false;
+    for (size_t I = 0; I < Active.size();) {
+      Resident *R = Active[I];
+      Progress |= runRound(D, R->G);
+      if (D.Stop.load(std::memory_order_relaxed))
+        break;
+      if (R->G.Live == 0) {
+        FreeSlots.push_back(R->Slot);
+        Active.erase(Active.begin() + I);
+        Progress = true;
+        continue;
+      }
+      ++I;
+    }
+    Stalled = !Progress;
+    if (Stalled && (Exhausted || FreeSlots.empty()))
+      std::this_thread::yield();
     if (D.cancelled()) {
       Fault F;
       F.Status = DispatchStatus::Cancelled;
       F.Message = "dispatch of kernel '" + D.KernelName + "' cancelled";
       D.stop(std::move(F));
     }
-  }
-}
-
-void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
-               WorkerCounters &Merged, std::mutex &MergeLock) {
-  WorkerResources &Res = workerResources();
-  if (D.Count)
-    Res.Counters.reset(NumIds);
-  while (!D.Stop.load(std::memory_order_relaxed)) {
-    uint64_t G = D.NextGroup.fetch_add(1, std::memory_order_relaxed);
-    if (G >= D.TotalGroups)
-      break;
-    runWorkgroup(D, G, Worker, Res);
   }
   if (!D.Count)
     return;
@@ -516,7 +597,15 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
       alignTo(std::max(Params.PrivateSegmentSize, D.KD.PrivateSegmentFixedSize),
               4);
   D.ScratchBytesPerWave = uint64_t(D.ScratchBytesPerLane) * WaveSize;
-  D.MaxWavesPerWorker = D.WavesPerGroup;
+  unsigned Workers =
+      static_cast<unsigned>(std::min<uint64_t>(I.Threads, D.TotalGroups));
+  // Resident work-groups per worker, bounded by the scratch they reserve.
+  uint64_t ScratchPerGroup = D.ScratchBytesPerWave * D.WavesPerGroup;
+  D.MaxResidentGroups = MaxResidentGroups;
+  if (ScratchPerGroup)
+    D.MaxResidentGroups = static_cast<unsigned>(std::clamp<uint64_t>(
+        MaxScratchBytes / (ScratchPerGroup * Workers), 1, MaxResidentGroups));
+  D.MaxWavesPerWorker = D.MaxResidentGroups * D.WavesPerGroup;
   D.DispatchPacket = Params.DispatchPacket;
   D.Queue = Params.Queue ? Params.Queue
                          : reinterpret_cast<uint64_t>(I.QueueStorage);
@@ -535,12 +624,15 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
     D.DispatchPacket = reinterpret_cast<uint64_t>(Pk);
   }
 
-  unsigned Workers =
-      static_cast<unsigned>(std::min<uint64_t>(I.Threads, D.TotalGroups));
-  std::unique_ptr<uint8_t[]> Scratch;
+  // calloc of a large block maps zero pages lazily: only the scratch waves
+  // touch costs memory.
+  std::unique_ptr<void, void (*)(void *)> Scratch(nullptr, std::free);
   uint64_t ScratchSize = D.ScratchBytesPerWave * D.MaxWavesPerWorker * Workers;
   if (ScratchSize) {
-    Scratch.reset(new uint8_t[ScratchSize]());
+    Scratch.reset(std::calloc(ScratchSize, 1));
+    if (!Scratch)
+      return invalid(formatv("cannot reserve {0} bytes of scratch", ScratchSize)
+                         .str());
     D.ScratchBase = reinterpret_cast<uint64_t>(Scratch.get());
     I.Memory.add(D.ScratchBase, ScratchSize);
   }

@@ -61,6 +61,7 @@ struct DispatchState {
   uint64_t ScratchBytesPerWave = 0;
   uint64_t ScratchBase = 0; ///< host address of the dispatch's scratch
   uint32_t MaxWavesPerWorker = 0;
+  uint32_t MaxResidentGroups = 1;
   uint64_t DispatchPacket = 0, Queue = 0;
 
   bool Count = false;

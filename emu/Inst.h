@@ -89,6 +89,7 @@ enum InstFlags : uint32_t {
   FlagSaddr = 1u << 9,    // GLOBAL/SCRATCH with an SGPR base
   FlagHasSrcMods = 1u << 10,
   FlagHasOutMods = 1u << 11, // clamp or omod set
+  FlagBackwardBranch = 1u << 12, // direct branch to itself or earlier
 };
 
 struct DecodedInst {

@@ -46,6 +46,11 @@ struct Wave {
   WaveState State = WaveState::Running;
   /// Set by s_sleep and spin-wait detection: yield the rest of the slice.
   bool Yield = false;
+  /// Spin-wait detection: global memory read or written since the last
+  /// taken backward branch, and how many such loop iterations only read.
+  bool LoadedMemory = false, StoredMemory = false;
+  bool Spinning = false;
+  uint8_t SpinCount = 0;
 
   // --- Context -----------------------------------------------------------
   DispatchState *D = nullptr;

@@ -9,4 +9,4 @@ app="$build/tests/fixtures/hip_two_kernels"
 loom="$build/bin/loom"
 set -x
 "$loom" inspect "$app"
-"$loom" disasm "$app" --kernel _Z6saxpyfPKfPfi
+"$loom" disasm "$app" --kernel _Z5saxpyfPKfPfi

@@ -27,8 +27,8 @@ DIFF_FN void pointerOps(const uint8_t *Base, uint64_t Size, uint32_t Idx,
   R[2] = ((uintptr_t)P + 63) & ~(uintptr_t)63;
   uint64_t QOff = ((uint64_t)Idx * 40503u * 8) % (Size - 8) & ~7ull;
   R[3] = *(const uint64_t *)(Base + QOff);
-  int64_t Back = -(int64_t)(Idx % 257);
-  const uint32_t *PB = P + Back >= Words ? P + Back : P;
+  uint64_t Back = Idx % 257;
+  const uint32_t *PB = (uint64_t)(P - Words) >= Back ? P - (int64_t)Back : P;
   R[4] = *PB + (uint64_t)(P - PB);
   R[5] = (uint64_t)(P > Words + NWords / 2);
   R[6] = Base[(uint64_t)Idx * 977 % Size];

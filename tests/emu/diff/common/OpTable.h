@@ -27,6 +27,6 @@ enum OpKind : char {
 
 #define DIFF_OP_COUNT(Name, Kind, Expr) +1
 #define DIFF_OP_NAME(Name, Kind, Expr) #Name,
-#define DIFF_OP_KIND(Name, Kind, Expr) Kind,
+#define DIFF_OP_KIND(Name, Kind, Expr) ::diff::Kind,
 
 #endif // LOOM_TESTS_EMU_DIFF_COMMON_OPTABLE_H

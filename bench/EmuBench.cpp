@@ -1,0 +1,159 @@
+//===- bench/EmuBench.cpp - Virtual GPU throughput ------------------------===//
+//
+// Emulated wave-instructions per second for five kernel shapes, on one
+// worker thread and on all of them. The wave-instructions of a dispatch
+// come from one counted run; timed runs have counters off. After the
+// benchmarks, a table gives each kernel's rate, the scaling of N threads
+// over one thread measured in the same run, and the ratio to the target
+// (200 M wave-instructions per second per core).
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/emu/Module.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <thread>
+
+using namespace loom::emu;
+
+namespace {
+
+constexpr double TargetPerCore = 200e6;
+
+struct Shape {
+  const char *Kernel;
+  uint32_t Grid;       // work-items
+  uint16_t Workgroup;
+  int Param;           // iterations / rounds / n
+  size_t OutBytes;
+};
+
+// Sizes give each dispatch tens of milliseconds of work on one thread.
+const Shape Shapes[] = {
+    {"fma_loop", 64 * 64, 64, 2000, 64 * 64 * 4},
+    {"stream", 256 * 1024, 256, 1 << 21, (1 << 21) * 4},
+    {"lds_barrier", 256 * 32, 256, 200, 256 * 32 * 4},
+    {"branchy", 64 * 64, 64, 1000, 64 * 64 * 4},
+    {"mfma_loop", 64 * 16, 64, 1000, 64 * 16 * 4},
+};
+
+unsigned allThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+void runShape(benchmark::State &State, const Shape &S, unsigned Threads) {
+  DeviceOptions Opts;
+  Opts.Threads = Threads;
+  Opts.CollectCounters = false;
+  auto Dev = Device::create(Opts);
+  DeviceOptions CountOpts = Opts;
+  CountOpts.CollectCounters = true;
+  auto Counting = Device::create(CountOpts);
+  if (!Dev || !Counting) {
+    State.SkipWithError("cannot create device");
+    return;
+  }
+  std::string Path = std::string(LOOM_BENCH_DIR) + "/throughput.elf";
+  auto M = Module::loadFile(**Dev, Path);
+  auto MC = Module::loadFile(**Counting, Path);
+  if (!M || !MC) {
+    State.SkipWithError("cannot load throughput.elf");
+    return;
+  }
+  DeviceBuffer Out(**Dev, S.OutBytes), In(**Dev, S.OutBytes);
+  DeviceBuffer OutC(**Counting, S.OutBytes), InC(**Counting, S.OutBytes);
+  auto Args = [&](DeviceBuffer &O, DeviceBuffer &I) {
+    KernelArgs A;
+    A.add(O.address());
+    if (std::string(S.Kernel) == "stream")
+      A.add(I.address()).add(2.0f);
+    A.add(S.Param);
+    return A;
+  };
+  LaunchConfig C = LaunchConfig::linear(S.Grid, S.Workgroup);
+  auto Counted = (*MC)->launch(S.Kernel, C, Args(OutC, InC));
+  if (!Counted || !Counted->ok()) {
+    State.SkipWithError(Counted ? Counted->FirstFault.Message.c_str()
+                                : "launch failed");
+    if (!Counted)
+      llvm::consumeError(Counted.takeError());
+    return;
+  }
+  uint64_t WaveInsts = Counted->Counters.WaveInstructions;
+  KernelArgs A = Args(Out, In);
+  for (auto _ : State) {
+    auto R = (*M)->launch(S.Kernel, C, A);
+    if (!R || !R->ok()) {
+      State.SkipWithError("dispatch failed");
+      if (!R)
+        llvm::consumeError(R.takeError());
+      return;
+    }
+  }
+  State.counters["wave_insts"] = double(WaveInsts);
+  State.counters["wave_insts_per_s"] = benchmark::Counter(
+      double(WaveInsts) * State.iterations(), benchmark::Counter::kIsRate);
+  State.counters["threads"] = Threads;
+}
+
+void registerAll() {
+  for (const Shape &S : Shapes)
+    for (unsigned T : {1u, allThreads()}) {
+      std::string Name = std::string(S.Kernel) + "/threads:" + std::to_string(T);
+      benchmark::RegisterBenchmark(
+          Name.c_str(), [&S, T](benchmark::State &St) { runShape(St, S, T); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->MinTime(0.5);
+      if (allThreads() == 1)
+        break;
+    }
+}
+
+/// Collects each benchmark's rate so the summary can compare them.
+class SummaryReporter : public benchmark::ConsoleReporter {
+public:
+  void ReportRuns(const std::vector<Run> &Runs) override {
+    ConsoleReporter::ReportRuns(Runs);
+    for (const Run &R : Runs) {
+      auto It = R.counters.find("wave_insts_per_s");
+      if (It == R.counters.end() || R.error_occurred)
+        continue;
+      std::string Name = R.benchmark_name();
+      std::string Kernel = Name.substr(0, Name.find('/'));
+      unsigned Threads = static_cast<unsigned>(R.counters.at("threads").value);
+      // Counter values are already rates after finalisation.
+      Measured[{Kernel, Threads}] = It->second.value;
+    }
+  }
+  std::map<std::pair<std::string, unsigned>, double> Measured;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  registerAll();
+  SummaryReporter Reporter;
+  benchmark::RunSpecifiedBenchmarks(&Reporter);
+  unsigned N = allThreads();
+  std::printf("\n%-12s %14s %14s %10s %12s\n", "kernel", "1 thread",
+              (std::to_string(N) + " threads").c_str(), "scaling",
+              "vs target");
+  for (const Shape &S : Shapes) {
+    auto One = Reporter.Measured.find({S.Kernel, 1});
+    auto All = Reporter.Measured.find({S.Kernel, N});
+    if (One == Reporter.Measured.end())
+      continue;
+    double Scale = All != Reporter.Measured.end() ? All->second / One->second : 0;
+    std::printf("%-12s %11.1f M/s %11.1f M/s %9.2fx %11.2fx\n", S.Kernel,
+                One->second / 1e6,
+                All != Reporter.Measured.end() ? All->second / 1e6 : 0.0,
+                Scale, One->second / TargetPerCore);
+  }
+  std::printf("(rates in emulated wave-instructions per second; scaling = "
+              "%u threads / 1 thread; vs target = 1 thread / 200 M)\n", N);
+  benchmark::Shutdown();
+  return 0;
+}

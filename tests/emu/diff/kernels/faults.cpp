@@ -1,0 +1,33 @@
+//===- faults.cpp - Kernels that must end in a reported fault -------------===//
+#include "Kernel.h"
+
+// Only work-item 0 misbehaves, so the faulting address is a single one.
+DIFF_KERNEL store_at(uint32_t *P, uint64_t Index) {
+  if (laneId() == 0)
+    P[Index] = 0x5a5a5a5au;
+}
+
+DIFF_KERNEL load_from(uint32_t *Out, const uint32_t *P) {
+  if (laneId() == 0)
+    Out[0] = *P;
+}
+
+DIFF_KERNEL trap_now(uint32_t *Out) {
+  Out[globalId()] = 1;
+  __builtin_trap();
+}
+
+extern "C" DIFF_NOINLINE void faulting_callee(uint32_t *P, uint32_t V) {
+  P[V & 1] = V;
+}
+
+DIFF_KERNEL store_in_callee(uint32_t *P) {
+  if (laneId() == 0)
+    faulting_callee(P, 2);
+}
+
+DIFF_KERNEL fill_ids(uint32_t *Out, uint32_t N) {
+  uint32_t I = globalId();
+  if (I < N)
+    Out[I] = I * 3 + 1;
+}
