@@ -99,7 +99,8 @@ public:
 
   /// Parses the uncompressed bundle at the start of \p Bundle. Its code
   /// objects are reported at file offset \p BaseOffset + entry offset.
-  /// Returns the bundle's extent (end of its last entry).
+  /// Returns the bundle's extent: the end of its header or of its last
+  /// entry, whichever is later.
   Expected<uint64_t> readBundle(StringRef Bundle, uint64_t BaseOffset) {
     Expected<uint64_t> HeaderEnd = bundleHeaderEnd(Bundle);
     if (!HeaderEnd)

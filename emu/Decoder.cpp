@@ -5,6 +5,7 @@
 #include "loom/isa/McContext.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCExpr.h"
 #include "llvm/MC/MCInst.h"
 #include "llvm/MC/MCInstrDesc.h"
 #include "llvm/MC/MCInstrInfo.h"
@@ -225,10 +226,13 @@ void Decoder::convert(const MCInst &Inst, DecodedInst &Out) {
     if (MO.isReg()) {
       if (!convertRegister(MO.getReg(), Op))
         Ok = false;
-    } else if (MO.isImm()) {
+    } else if (MO.isImm() ||
+               // lit(V): a literal whose value could have been inline.
+               (MO.isExpr() && MO.getExpr()->evaluateAsAbsolute(Op.Value))) {
       Op.K = Operand::Imm;
       Op.Regs = 1;
-      Op.Value = MO.getImm();
+      if (MO.isImm())
+        Op.Value = MO.getImm();
     } else {
       Ok = false; // expressions: unresolved relocations in code
     }

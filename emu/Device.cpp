@@ -337,7 +337,7 @@ void initWave(Wave &W, DispatchState &D, Workgroup &G, unsigned WaveInGroup,
     // elements and an index stride of 64 (ADD_TID_ENABLE), as ROCr sets it.
     uint64_t Base = D.ScratchBase;
     W.S[S + 0] = uint32_t(Base);
-    W.S[S + 1] = uint32_t(Base >> 32) & 0xffff;
+    W.S[S + 1] = (uint32_t(Base >> 32) & 0xffff) | (1u << 31); // SWIZZLE_ENABLE
     W.S[S + 2] = 0xffffffffu;
     W.S[S + 3] = (3u << 21) | (1u << 23) | (1u << 19); // stride 64, add tid
     S += 4;

@@ -158,6 +158,33 @@ void registerVectorOps(HandlerTable &T);  // VOP1/VOP2/VOP3/VOPC/VOP3P
 void registerMemoryOps(HandlerTable &T);  // FLAT/GLOBAL/SCRATCH, DS, MUBUF
 void registerMatrixOps(HandlerTable &T);  // MFMA
 
+//===----------------------------------------------------------------------===//
+// Vector memory: access records (used by every memory family)
+//===----------------------------------------------------------------------===//
+
+/// With DeviceOptions::RecordMemoryAccesses, appends the MemoryAccessRecord
+/// of the current instruction: the lanes of \p Mask accessed \p BytesPerLane
+/// bytes at \p Addr[lane] (indexed by lane) in \p Space (0 global, 1 LDS,
+/// 2 scratch, 3 scalar). A scalar access passes Mask 1 and Addr[0].
+inline void recordAccess(Wave &W, const DecodedInst &I, uint64_t Mask,
+                         const uint64_t *Addr, uint32_t BytesPerLane,
+                         bool IsWrite, bool IsAtomic, uint8_t Space) {
+  if (!W.D->Record || !Mask)
+    return;
+  MemoryAccessRecord R;
+  R.Pc = I.Address;
+  R.WaveId = W.WaveId;
+  R.ExecMask = Mask;
+  R.BytesPerLane = BytesPerLane;
+  R.IsWrite = IsWrite;
+  R.IsAtomic = IsAtomic;
+  R.Space = Space;
+  R.Addresses.reserve(std::popcount(Mask));
+  for (uint64_t M = Mask; M; M &= M - 1)
+    R.Addresses.push_back(Addr[std::countr_zero(M)]);
+  W.Counters->Accesses.push_back(std::move(R));
+}
+
 } // namespace loom::emu
 
 #endif // LOOM_EMU_SEMANTICS_H

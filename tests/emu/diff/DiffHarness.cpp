@@ -2,10 +2,10 @@
 #include "DiffHarness.h"
 
 #include "llvm/Support/Error.h"
-#include "llvm/Support/Format.h"
 
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -375,25 +375,29 @@ bool sameResult(diff::OpKind Kind, uint64_t Dev, uint64_t Ref) {
 }
 
 std::string formatResult(diff::OpKind Kind, uint64_t Bits) {
-  std::ostringstream OS;
-  OS << hex(Bits);
+  double V;
   switch (Kind) {
   case diff::KF32:
   case diff::KF32Z:
-    OS << " (" << llvm::format("%a", static_cast<double>(diff::f32Of(static_cast<uint32_t>(Bits)))) << ")";
+    V = diff::f32Of(static_cast<uint32_t>(Bits));
     break;
   case diff::KF64:
   case diff::KF64Z:
-    OS << " (" << llvm::format("%a", diff::f64Of(Bits)) << ")";
+    V = diff::f64Of(Bits);
     break;
   case diff::KF16:
   case diff::KF16Z:
-    OS << " (" << llvm::format("%a", static_cast<double>(static_cast<float>(diff::f16Of(static_cast<uint16_t>(Bits))))) << ")";
+    V = static_cast<float>(diff::f16Of(static_cast<uint16_t>(Bits)));
+    break;
+  case diff::KBF16:
+    V = diff::f32Of(static_cast<uint32_t>(Bits) << 16);
     break;
   default:
-    break;
+    return hex(Bits);
   }
-  return OS.str();
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), " (%a)", V);
+  return hex(Bits) + Buf;
 }
 
 namespace {

@@ -177,7 +177,9 @@ DIFF_FN half fmaxQuiet(half A, half B) {
 }
 
 // (name, kind, expression over A, B, C (_Float16)); binary16 results are
-// cast to half after every operation (see the file comment).
+// cast to half after every operation (see the file comment). mul_in_f32
+// ignores the sign of zero results: at -O0 clang-22 selects it as
+// v_fma_mixlo_f16 a, b, +0.0, which turns a -0 product into +0.
 #define DIFF_F16_OPS(X)                                                        \
   X(add, KF16, (half)(A + B))                                                  \
   X(sub, KF16, (half)(A - B))                                                  \
@@ -190,7 +192,7 @@ DIFF_FN half fmaxQuiet(half A, half B) {
   X(lt, KInt, (uint32_t)(A < B))                                               \
   X(eq, KInt, (uint32_t)(A == B))                                              \
   X(to_f32, KF32, (float)A)                                                    \
-  X(mul_in_f32, KF16, (half)((float)A * (float)B))                             \
+  X(mul_in_f32, KF16Z, (half)((float)A * (float)B))                            \
   X(sqrt_via_f32, KF16, (half)__builtin_sqrtf((float)A))
 
 inline constexpr unsigned F16OpCount = 0 DIFF_F16_OPS(DIFF_OP_COUNT);

@@ -10,18 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Kernel.h"
+#include "KernelAbi.h"
 
-enum ApproxF32Op : uint32_t {
-  OpRcp,
-  OpRsq,
-  OpSqrt,
-  OpExp2,
-  OpLog2,
-  OpSin,
-  OpCos,
-  OpLibExp2, // llvm.exp2.f32, lowered around v_exp_f32
-  OpLibLog2, // llvm.log2.f32, lowered around v_log_f32
-};
+using namespace diff;
 
 DIFF_KERNEL approx_f32(float *Out, const float *X, uint32_t N, uint32_t Op) {
   uint32_t I = globalId();
@@ -63,8 +54,6 @@ DIFF_KERNEL approx_f32(float *Out, const float *X, uint32_t N, uint32_t Op) {
   Out[I] = R;
 }
 
-enum ApproxF64Op : uint32_t { OpRcp64, OpRsq64, OpSqrt64 };
-
 DIFF_KERNEL approx_f64(double *Out, const double *X, uint32_t N, uint32_t Op) {
   uint32_t I = globalId();
   if (I >= N)
@@ -75,19 +64,6 @@ DIFF_KERNEL approx_f64(double *Out, const double *X, uint32_t N, uint32_t Op) {
                            : __builtin_amdgcn_sqrt(V);
 }
 
-enum ExactOp : uint32_t {
-  OpFract,
-  OpFrexpMant,
-  OpFrexpExp,
-  OpClass,
-  OpMed3,
-  OpPkRtz,
-  OpAlignBit,
-  OpAlignByte,
-  OpUbfe,
-  OpSbfe,
-};
-
 // X, Y, Z: operands (floats, or raw words for the integer operations).
 DIFF_KERNEL exact_builtins(uint32_t *Out, const uint32_t *X, const uint32_t *Y,
                            const uint32_t *Z, uint32_t N, uint32_t Op) {
@@ -95,13 +71,13 @@ DIFF_KERNEL exact_builtins(uint32_t *Out, const uint32_t *X, const uint32_t *Y,
   if (I >= N)
     return;
   uint32_t A = X[I], B = Y[I], C = Z[I], R;
-  float FA = diff::f32Of(A), FB = diff::f32Of(B), FC = diff::f32Of(C);
+  float FA = f32Of(A), FB = f32Of(B), FC = f32Of(C);
   switch (Op) {
   case OpFract:
-    R = diff::bitsOf(__builtin_amdgcn_fractf(FA));
+    R = bitsOf(__builtin_amdgcn_fractf(FA));
     break;
   case OpFrexpMant:
-    R = diff::bitsOf(__builtin_amdgcn_frexp_mantf(FA));
+    R = bitsOf(__builtin_amdgcn_frexp_mantf(FA));
     break;
   case OpFrexpExp:
     R = (uint32_t)__builtin_amdgcn_frexp_expf(FA);
@@ -110,7 +86,7 @@ DIFF_KERNEL exact_builtins(uint32_t *Out, const uint32_t *X, const uint32_t *Y,
     R = (uint32_t)__builtin_amdgcn_classf(FA, (int)(B & 0x3ff));
     break;
   case OpMed3:
-    R = diff::bitsOf(__builtin_amdgcn_fmed3f(FA, FB, FC));
+    R = bitsOf(__builtin_amdgcn_fmed3f(FA, FB, FC));
     break;
   case OpPkRtz: {
     R = __builtin_bit_cast(uint32_t, __builtin_amdgcn_cvt_pkrtz(FA, FB));

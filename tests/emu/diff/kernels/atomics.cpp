@@ -7,32 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Kernel.h"
+#include "KernelAbi.h"
+
+using namespace diff;
 
 #define RELAXED __ATOMIC_RELAXED
 #define AGENT __MEMORY_SCOPE_DEVICE
 #define GROUP __MEMORY_SCOPE_WRKGRP
-
-// Counter slots, shared with AtomicsTest.cpp.
-enum U32Slot : uint32_t {
-  SlotInc,
-  SlotAdd,
-  SlotSub,
-  SlotSMax,
-  SlotSMin,
-  SlotUMax,
-  SlotUMin,
-  SlotAnd,
-  SlotOr,
-  SlotXor,
-  SlotXchg,
-  SlotWrapInc,
-  SlotWrapDec,
-  SlotCas,
-  SlotBins = 16, // 16 bins
-  U32Slots = 32,
-};
-
-inline constexpr uint32_t WrapLimit = 37;
 
 // Olds: four arrays of N returned values (add 1, exchange, wrap inc, CAS).
 DIFF_KERNEL atomics_u32(uint32_t *C, uint32_t *Olds, const uint32_t *Values,
@@ -64,18 +45,6 @@ DIFF_KERNEL atomics_u32(uint32_t *C, uint32_t *Olds, const uint32_t *Values,
   // Per-lane addresses: a 16-bin histogram.
   __scoped_atomic_fetch_add(&C[SlotBins + (V & 15)], 1u, RELAXED, AGENT);
 }
-
-enum U64Slot : uint32_t {
-  Slot64Add,
-  Slot64UMax,
-  Slot64SMin,
-  Slot64And,
-  Slot64Or,
-  Slot64Xor,
-  Slot64Xchg,
-  Slot64Cas,
-  U64Slots,
-};
 
 // Olds: two arrays of N (exchange, CAS).
 DIFF_KERNEL atomics_u64(uint64_t *C, uint64_t *Olds, const uint64_t *Values,
@@ -113,20 +82,6 @@ DIFF_KERNEL atomics_float(float *F, double *D, const float *Values, uint32_t N) 
 }
 
 inline constexpr uint32_t Group = 256;
-enum LdsSlot : uint32_t {
-  LdsInc,
-  LdsAdd,
-  LdsUMax,
-  LdsSMin,
-  LdsAnd,
-  LdsOr,
-  LdsXor,
-  LdsXchg,
-  LdsFAdd,
-  LdsBins = 16, // 16 bins
-  LdsSlots = 32,
-};
-
 DIFF_LDS static uint32_t LdsC[LdsSlots];
 
 // Per work-group: the LDS counters (LdsSlots each) and, per work-item, the

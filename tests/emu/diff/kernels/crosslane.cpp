@@ -7,6 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Kernel.h"
+#include "KernelAbi.h"
+
+using namespace diff;
 
 // dpp_ctrl encodings (GFX9).
 enum : int {
@@ -31,9 +34,6 @@ DIFF_FN uint32_t dpp(uint32_t Old, uint32_t Src) {
 
 #define DIFF_SWIZZLE(Src, Pattern)                                             \
   (uint32_t)__builtin_amdgcn_ds_swizzle((int)(Src), Pattern)
-
-// Must match the order the test expects (CrosslaneTest.cpp).
-inline constexpr uint32_t CrosslaneResults = 36;
 
 DIFF_KERNEL crosslane(uint32_t *Out, const uint32_t *In, const uint32_t *Perm,
                       uint32_t ReadLane, uint32_t Total) {

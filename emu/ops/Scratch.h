@@ -1,0 +1,616 @@
+//===- emu/ops/Scratch.h - Private memory layout; vector memory helpers ---===//
+//
+// Private (scratch) memory is swizzled by lane: dword D of lane L of a wave
+// lives at
+//
+//   wave_base + D * 64 * 4 + L * 4
+//
+// (AMDGPUUsage, "Address Space Identifier": private-address-wavefront =
+// (private-address-lane / 4) * wavefront-size * 4 + lane * 4 +
+// private-address-lane % 4). gfx90a reaches it three ways, all with this one
+// layout, so a lane sees the same bytes by every path:
+//  - MUBUF through the private segment V# (ADD_TID_ENABLE, SWIZZLE_ENABLE,
+//    element size 4, index stride 64), wave base = V# base + soffset;
+//  - SCRATCH_* instructions, wave base = FLAT_SCRATCH (the kernel prologue
+//    sets it to flat scratch init + the wave's scratch offset);
+//  - FLAT instructions whose address is in the private aperture, wave base
+//    = FLAT_SCRATCH, private offset = the low 32 bits of the address.
+// An access wider than a dword, or one crossing a dword boundary, is split
+// into its dword pieces, each placed by the formula.
+//
+// The rest of the file is what the FLAT/GLOBAL/SCRATCH, DS and MUBUF
+// families share: data widths and their register conversions, the per-lane
+// access plan with its checks, and the atomic operations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_EMU_OPS_SCRATCH_H
+#define LOOM_EMU_OPS_SCRATCH_H
+
+#include "../Semantics.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace loom::emu {
+
+// Registration of the vector memory families (called by registerMemoryOps).
+void registerFlatOps(HandlerTable &T);   // FLAT, GLOBAL, SCRATCH
+void registerDsOps(HandlerTable &T);     // DS
+void registerBufferOps(HandlerTable &T); // MUBUF
+
+namespace vmem {
+
+/// Every vector memory handler counts as a memory instruction with lanes.
+inline constexpr uint32_t MemFlags = FlagMemory | FlagVector;
+
+//===----------------------------------------------------------------------===//
+// Private memory layout
+//===----------------------------------------------------------------------===//
+
+/// Host address of byte \p Offset of lane \p Lane's private memory in a wave
+/// whose scratch starts at \p WaveBase.
+inline uint64_t scratchAddress(uint64_t WaveBase, uint64_t Offset,
+                               unsigned Lane) {
+  return WaveBase + (Offset >> 2) * (WaveSize * 4) + Lane * 4 + (Offset & 3);
+}
+
+/// Moves \p Bytes between \p Buf and private bytes [Offset, Offset + Bytes)
+/// of a lane, one dword piece at a time.
+template <bool ToMemory>
+inline void scratchCopy(uint64_t WaveBase, uint32_t Offset, unsigned Lane,
+                        uint8_t *Buf, unsigned Bytes) {
+  while (Bytes) {
+    unsigned Piece = std::min(Bytes, 4 - (Offset & 3));
+    void *P = reinterpret_cast<void *>(scratchAddress(WaveBase, Offset, Lane));
+    if constexpr (ToMemory)
+      std::memcpy(P, Buf, Piece);
+    else
+      std::memcpy(Buf, P, Piece);
+    Buf += Piece;
+    Offset += Piece;
+    Bytes -= Piece;
+  }
+}
+
+/// Whether private bytes [Offset, Offset + Bytes) of lane \p Lane, laid out
+/// from \p WaveBase, all lie in the wave's own scratch (W.ScratchBase, 64
+/// lanes of W.ScratchBytesPerLane bytes). Placement grows with the offset, so
+/// the first and the last byte decide.
+inline bool scratchInRange(const Wave &W, uint64_t WaveBase, uint64_t Offset,
+                           unsigned Bytes, unsigned Lane) {
+  uint64_t Lo = W.ScratchBase;
+  uint64_t Hi = Lo + uint64_t(W.ScratchBytesPerLane) * WaveSize;
+  uint64_t First = scratchAddress(WaveBase, Offset, Lane);
+  uint64_t Last = scratchAddress(WaveBase, Offset + Bytes - 1, Lane);
+  return Bytes && First >= Lo && Last < Hi;
+}
+
+/// Reports an access to private memory outside the wave's scratch.
+inline void scratchFault(Wave &W, uint64_t Offset, unsigned Bytes,
+                         unsigned Lane, bool IsWrite) {
+  raiseFault(W, DispatchStatus::MemoryFault, PrivateApertureBase + Offset,
+             IsWrite,
+             llvm::formatv("memory fault: scratch {0} of {1} bytes at private "
+                           "address {2:x} (flat {3:x}) in lane {4}, outside "
+                           "the wave's scratch of {5} bytes per lane",
+                           IsWrite ? "write" : "read", Bytes, Offset,
+                           PrivateApertureBase + Offset, Lane,
+                           W.ScratchBytesPerLane)
+                 .str());
+}
+
+/// Reports an access to LDS beyond the work-group's allocation. \p Address
+/// is what the program used (an LDS offset, or a flat address).
+inline void ldsFault(Wave &W, uint64_t Address, uint64_t Offset,
+                     unsigned Bytes, unsigned Lane, bool IsWrite) {
+  raiseFault(W, DispatchStatus::MemoryFault, Address, IsWrite,
+             llvm::formatv("memory fault: LDS {0} of {1} bytes at LDS offset "
+                           "{2:x} in lane {3}, beyond the work-group's {4} "
+                           "bytes of LDS",
+                           IsWrite ? "write" : "read", Bytes, Offset, Lane,
+                           W.LdsSize)
+                 .str());
+}
+
+//===----------------------------------------------------------------------===//
+// Data widths and register conversions
+//===----------------------------------------------------------------------===//
+
+/// What a load or store moves per lane: \p Bytes of memory, \p Regs VGPRs.
+/// Sub-dword loads extend (zero or \p Signed); D16 forms write (or store
+/// from) only the low (1) or high (2) half of the VGPR.
+struct Width {
+  uint8_t Bytes;
+  uint8_t Regs;
+  bool Signed = false;
+  uint8_t D16 = 0;
+};
+
+inline constexpr Width U8{1, 1}, I8{1, 1, true}, U16{2, 1}, I16{2, 1, true},
+    B32{4, 1}, B64{8, 2}, B96{12, 3}, B128{16, 4};
+inline constexpr Width U8D16{1, 1, false, 1}, I8D16{1, 1, true, 1},
+    B16D16{2, 1, false, 1}, U8D16Hi{1, 1, false, 2}, I8D16Hi{1, 1, true, 2},
+    B16D16Hi{2, 1, false, 2};
+// Stores: sub-dword stores take the low bits, or the high half (D16 = 2).
+inline constexpr Width S8{1, 1}, S16{2, 1}, S8Hi{1, 1, false, 2},
+    S16Hi{2, 1, false, 2};
+
+/// The register value of a sub-dword load of \p Raw (the bytes, little
+/// endian, upper bytes zero) into a register holding \p Old.
+template <Width Wd> inline uint32_t loadValue(uint32_t Raw, uint32_t Old) {
+  uint32_t V = Raw;
+  if constexpr (Wd.Bytes == 1)
+    V = Wd.Signed ? uint32_t(int32_t(int8_t(Raw))) : uint8_t(Raw);
+  else if constexpr (Wd.Bytes == 2)
+    V = Wd.Signed ? uint32_t(int32_t(int16_t(Raw))) : uint16_t(Raw);
+  if constexpr (Wd.D16 == 1)
+    return (Old & 0xffff0000u) | (V & 0xffffu);
+  else if constexpr (Wd.D16 == 2)
+    return (Old & 0xffffu) | (V << 16);
+  return V;
+}
+
+/// The bytes a sub-dword store writes, from register value \p Reg.
+template <Width Wd> inline uint32_t storeValue(uint32_t Reg) {
+  return Wd.D16 == 2 ? Reg >> 16 : Reg;
+}
+
+//===----------------------------------------------------------------------===//
+// Access plans
+//===----------------------------------------------------------------------===//
+
+/// Where each lane of one access goes, after every check passed: a host
+/// address (global memory, or the LDS bytes); for lanes in Private a
+/// private offset placed by scratchAddress from WaveBase; for lanes in Split
+/// (swizzled buffers) one host address per dword, Pieces[L][K].
+struct Plan {
+  alignas(64) uint64_t Addr[WaveSize];
+  uint64_t Mask = 0;    ///< lanes that access memory
+  uint64_t Private = 0; ///< lanes whose Addr is a private offset
+  uint64_t Local = 0;   ///< lanes whose Addr points into W.Lds
+  uint64_t Split = 0;   ///< lanes placed dword by dword by Pieces
+  uint64_t WaveBase = 0;
+  const uint64_t (*Pieces)[4] = nullptr;
+  /// MUBUF raw-buffer range checking: lane L moves only its first Dwords[L]
+  /// dwords (the rest read as zero, or are not written). Null: all.
+  const uint8_t *Dwords = nullptr;
+};
+
+/// Lanes of \p Mask, lowest first.
+template <typename F> inline void forLanes(uint64_t Mask, F &&Fn) {
+  while (Mask) {
+    unsigned L = std::countr_zero(Mask);
+    Mask &= Mask - 1;
+    Fn(L);
+  }
+}
+
+/// Checks that every lane of \p Mask may access [Addr[L], Addr[L] + Bytes)
+/// of global memory. When all of them fall in the range the wave last hit
+/// (the common case) one comparison decides; otherwise each lane is checked
+/// in lane order and the first bad one faults.
+inline bool checkGlobal(Wave &W, const uint64_t *Addr, uint64_t Mask,
+                        unsigned Bytes, bool IsWrite) {
+  if (!Mask)
+    return true;
+  uint64_t Lo = ~uint64_t(0), Hi = 0;
+  for (unsigned L = 0; L < WaveSize; ++L) {
+    bool On = (Mask >> L) & 1;
+    Lo = std::min(Lo, On ? Addr[L] : ~uint64_t(0));
+    Hi = std::max(Hi, On ? Addr[L] : 0);
+  }
+  uint8_t Need = IsWrite ? AccessWrite : AccessRead;
+  if (Lo >= W.CachedBase && Hi - W.CachedBase < W.CachedSize &&
+      W.CachedSize - (Hi - W.CachedBase) >= Bytes &&
+      (W.CachedAccess & Need) == Need)
+    return true;
+  bool Ok = true;
+  forLanes(Mask, [&](unsigned L) {
+    Ok = Ok && checkMemory(W, Addr[L], Bytes, IsWrite);
+  });
+  return Ok;
+}
+
+/// Turns the LDS offsets in P.Addr of the plan's lanes into host addresses
+/// in the work-group's LDS, after checking that [offset, offset + Bytes)
+/// lies in its allocation (the first lane outside faults). The offsets are
+/// 64-bit: no wrap-around hides a wild address.
+inline bool ldsPlan(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
+  P.Local = P.Mask;
+  uint64_t Max = 0;
+  for (unsigned L = 0; L < WaveSize; ++L)
+    Max = std::max(Max, (P.Mask >> L) & 1 ? P.Addr[L] : 0);
+  if (P.Mask && (Max > W.LdsSize || W.LdsSize - Max < Bytes)) {
+    uint64_t Bad = 0;
+    for (unsigned L = 0; L < WaveSize; ++L)
+      Bad |= uint64_t(P.Addr[L] > W.LdsSize || W.LdsSize - P.Addr[L] < Bytes)
+             << L;
+    unsigned L = std::countr_zero(Bad & P.Mask);
+    ldsFault(W, P.Addr[L], P.Addr[L], Bytes, L, IsWrite);
+    return false;
+  }
+  uint64_t Base = reinterpret_cast<uint64_t>(W.Lds);
+  for (unsigned L = 0; L < WaveSize; ++L)
+    P.Addr[L] += Base;
+  return true;
+}
+
+/// Reports a misaligned atomic (the hardware needs natural alignment).
+inline void misalignedAtomic(Wave &W, uint64_t Address, unsigned Bytes,
+                             unsigned Lane) {
+  raiseFault(W, DispatchStatus::MemoryFault, Address, true,
+             llvm::formatv("memory fault: atomic of {0} bytes at misaligned "
+                           "address {1:x} in lane {2}",
+                           Bytes, Address, Lane)
+                 .str());
+}
+
+/// Moves \p Bytes between \p Buf and lane \p L's target (private and split
+/// lanes piece by piece).
+template <bool ToMemory>
+inline void laneCopy(const Plan &P, unsigned L, uint8_t *Buf, unsigned Bytes) {
+  if (!(((P.Private | P.Split) >> L) & 1)) {
+    void *A = reinterpret_cast<void *>(P.Addr[L]);
+    if constexpr (ToMemory)
+      std::memcpy(A, Buf, Bytes);
+    else
+      std::memcpy(Buf, A, Bytes);
+  } else if ((P.Private >> L) & 1) {
+    scratchCopy<ToMemory>(P.WaveBase, uint32_t(P.Addr[L]), L, Buf, Bytes);
+  } else {
+    for (unsigned K = 0; 4 * K < Bytes; ++K) {
+      void *A = reinterpret_cast<void *>(P.Pieces[L][K]);
+      unsigned N = std::min(4u, Bytes - 4 * K);
+      if constexpr (ToMemory)
+        std::memcpy(A, Buf + 4 * K, N);
+      else
+        std::memcpy(Buf + 4 * K, A, N);
+    }
+  }
+}
+
+/// Loads into VGPRs \p Dst.. (unified-file index) for the lanes of \p Exec:
+/// lanes of the plan read memory, the others (MUBUF out of range) read
+/// zeros. All lanes are read before any register is written (the
+/// destination may overlap the address).
+template <Width Wd>
+void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
+  Lanes32 Val[Wd.Regs];
+  for (unsigned R = 0; R < Wd.Regs; ++R)
+    std::memset(Val[R].V, 0, sizeof(Val[R].V));
+  forLanes(P.Mask, [&](unsigned L) {
+    uint8_t Buf[16] = {};
+    unsigned Bytes = Wd.Bytes;
+    if (P.Dwords)
+      Bytes = std::min<unsigned>(Bytes, P.Dwords[L] * 4u);
+    laneCopy<false>(P, L, Buf, Bytes);
+    for (unsigned R = 0; R < Wd.Regs; ++R)
+      std::memcpy(&Val[R].V[L], Buf + 4 * R, 4);
+  });
+  if constexpr (Wd.Bytes < 4) {
+    const uint32_t *Old = W.vgpr(Dst);
+    for (unsigned L = 0; L < WaveSize; ++L)
+      Val[0].V[L] = loadValue<Wd>(Val[0].V[L], Old[L]);
+  }
+  for (unsigned R = 0; R < Wd.Regs; ++R) {
+    uint32_t *D = W.vgpr(Dst + R);
+    for (unsigned L = 0; L < WaveSize; ++L)
+      D[L] = (Exec >> L) & 1 ? Val[R].V[L] : D[L];
+  }
+}
+
+/// Stores VGPRs \p Src.. of the plan's lanes.
+template <Width Wd> void storeLanes(Wave &W, unsigned Src, const Plan &P) {
+  forLanes(P.Mask, [&](unsigned L) {
+    uint8_t Buf[16];
+    for (unsigned R = 0; R < Wd.Regs; ++R) {
+      uint32_t V = W.vgpr(Src + R)[L];
+      if constexpr (Wd.Bytes < 4)
+        V = storeValue<Wd>(V);
+      std::memcpy(Buf + 4 * R, &V, 4);
+    }
+    unsigned Bytes = Wd.Bytes;
+    if (P.Dwords)
+      Bytes = std::min<unsigned>(Bytes, P.Dwords[L] * 4u);
+    laneCopy<true>(P, L, Buf, Bytes);
+  });
+}
+
+/// Notes an access about to be made: the wave's spin-wait detection flags
+/// (a load, a store; an atomic counts as a load here and as a store only if
+/// it changes memory, see atomicLanes) and, when the device records
+/// accesses, one record per address space used. Recorded addresses are what
+/// the program used: global addresses, LDS offsets, private offsets.
+inline void notePlan(Wave &W, const DecodedInst &I, const Plan &P,
+                     unsigned Bytes, bool IsWrite, bool IsAtomic) {
+  (IsWrite && !IsAtomic ? W.StoredMemory : W.LoadedMemory) = true;
+  if (!W.D->Record)
+    return;
+  uint64_t Global = P.Mask & ~(P.Private | P.Local);
+  if (Global)
+    recordAccess(W, I, Global, P.Addr, Bytes, IsWrite, IsAtomic, 0);
+  if (P.Mask & P.Local) {
+    uint64_t Off[WaveSize];
+    uint64_t LdsBase = reinterpret_cast<uint64_t>(W.Lds);
+    for (unsigned L = 0; L < WaveSize; ++L)
+      Off[L] = P.Addr[L] - LdsBase;
+    recordAccess(W, I, P.Mask & P.Local, Off, Bytes, IsWrite, IsAtomic, 1);
+  }
+  if (P.Mask & P.Private)
+    recordAccess(W, I, P.Mask & P.Private, P.Addr, Bytes, IsWrite, IsAtomic,
+                 2);
+}
+
+/// The LDS half of the LDS DMA loads (GLOBAL/SCRATCH/BUFFER_LOAD_DWORD with
+/// lds): the dword each lane of \p Exec read by plan \p Src goes to LDS at
+/// M0 + \p InstOffset + lane * 4 instead of a VGPR; lanes outside Src.Mask
+/// (MUBUF out of range) write zero.
+inline void loadDwordsToLds(Wave &W, const DecodedInst &I, const Plan &Src,
+                            uint64_t Exec, int64_t InstOffset) {
+  Plan Lds;
+  Lds.Mask = Exec;
+  int64_t Base = int64_t(W.m0()) + InstOffset;
+  for (unsigned L = 0; L < WaveSize; ++L)
+    Lds.Addr[L] = uint64_t(Base + 4 * L);
+  if (!ldsPlan(W, Lds, 4, true))
+    return;
+  notePlan(W, I, Src, 4, false, false);
+  notePlan(W, I, Lds, 4, true, false);
+  forLanes(Exec, [&](unsigned L) {
+    uint8_t Buf[4] = {};
+    if ((Src.Mask >> L) & 1)
+      laneCopy<false>(Src, L, Buf, 4);
+    laneCopy<true>(Lds, L, Buf, 4);
+  });
+  countBytes(W, I, uint64_t(std::popcount(Exec)) * 4);
+}
+
+//===----------------------------------------------------------------------===//
+// Atomic operations
+//===----------------------------------------------------------------------===//
+//
+// Each operation computes the new memory value from the old one and up to
+// two data operands (D0 is the instruction's first data value; D1 the second
+// one of MSKOR, WRAP, CMPSWAP and CMPST). The value returned to RTN forms is
+// always the old one.
+
+namespace atomic {
+
+template <typename T> using Signed = std::make_signed_t<T>;
+
+struct Swap {
+  template <typename T> static T apply(T, T D0, T) { return D0; }
+};
+/// GLOBAL/FLAT/MUBUF cmpswap: data is {src, cmp}.
+struct CmpSwap {
+  static constexpr bool TwoData = true;
+  template <typename T> static T apply(T Old, T Src, T Cmp) {
+    return Old == Cmp ? Src : Old;
+  }
+};
+/// DS cmpst (gfx9 order): data0 is the comparand, data1 the new value.
+struct CmpSt {
+  static constexpr bool TwoData = true;
+  template <typename T> static T apply(T Old, T Cmp, T Src) {
+    return Old == Cmp ? Src : Old;
+  }
+};
+struct Add {
+  template <typename T> static T apply(T Old, T D0, T) { return Old + D0; }
+};
+struct Sub {
+  template <typename T> static T apply(T Old, T D0, T) { return Old - D0; }
+};
+struct RSub {
+  template <typename T> static T apply(T Old, T D0, T) { return D0 - Old; }
+};
+struct SMin {
+  template <typename T> static T apply(T Old, T D0, T) {
+    return Signed<T>(D0) < Signed<T>(Old) ? D0 : Old;
+  }
+};
+struct SMax {
+  template <typename T> static T apply(T Old, T D0, T) {
+    return Signed<T>(D0) > Signed<T>(Old) ? D0 : Old;
+  }
+};
+struct UMin {
+  template <typename T> static T apply(T Old, T D0, T) {
+    return D0 < Old ? D0 : Old;
+  }
+};
+struct UMax {
+  template <typename T> static T apply(T Old, T D0, T) {
+    return D0 > Old ? D0 : Old;
+  }
+};
+struct And {
+  template <typename T> static T apply(T Old, T D0, T) { return Old & D0; }
+};
+struct Or {
+  template <typename T> static T apply(T Old, T D0, T) { return Old | D0; }
+};
+struct Xor {
+  template <typename T> static T apply(T Old, T D0, T) { return Old ^ D0; }
+};
+/// Counts up to D0, then wraps to 0.
+struct Inc {
+  template <typename T> static T apply(T Old, T D0, T) {
+    return Old >= D0 ? T(0) : T(Old + 1);
+  }
+};
+/// Counts down to 0, then wraps to D0 (also when above D0).
+struct Dec {
+  template <typename T> static T apply(T Old, T D0, T) {
+    return Old == 0 || Old > D0 ? D0 : T(Old - 1);
+  }
+};
+/// DS mskor: clears the bits of D0, sets those of D1.
+struct MskOr {
+  static constexpr bool TwoData = true;
+  template <typename T> static T apply(T Old, T D0, T D1) {
+    return (Old & ~D0) | D1;
+  }
+};
+/// DS wrap: subtract D0 if that stays non-negative, else add D1.
+struct Wrap {
+  static constexpr bool TwoData = true;
+  template <typename T> static T apply(T Old, T D0, T D1) {
+    return Old >= D0 ? T(Old - D0) : T(Old + D1);
+  }
+};
+
+template <typename T> struct FloatOf;
+template <> struct FloatOf<uint32_t> {
+  using Type = float;
+};
+template <> struct FloatOf<uint64_t> {
+  using Type = double;
+};
+template <typename T> using FloatT = typename FloatOf<T>::Type;
+
+/// Float add; \p Ftz flushes denormal inputs and results to signed zero (the
+/// f32 global/buffer atomic add of gfx90a does, whatever MODE says).
+template <bool Ftz> struct FAdd {
+  template <typename T> static T apply(T Old, T D0, T) {
+    using F = FloatT<T>;
+    F A = std::bit_cast<F>(Old), B = std::bit_cast<F>(D0);
+    if constexpr (Ftz) {
+      A = flush(A);
+      B = flush(B);
+      return std::bit_cast<T>(flush(F(A + B)));
+    }
+    return std::bit_cast<T>(F(A + B));
+  }
+  template <typename F> static F flush(F X) {
+    return std::fpclassify(X) == FP_SUBNORMAL ? std::copysign(F(0), X) : X;
+  }
+};
+/// min/max by the ISA's pseudocode (D0 < MEM ? D0 : MEM): a NaN operand
+/// leaves memory unchanged unless memory is the NaN.
+struct FMin {
+  template <typename T> static T apply(T Old, T D0, T) {
+    using F = FloatT<T>;
+    return std::bit_cast<F>(D0) < std::bit_cast<F>(Old) ? D0 : Old;
+  }
+};
+struct FMax {
+  template <typename T> static T apply(T Old, T D0, T) {
+    using F = FloatT<T>;
+    return std::bit_cast<F>(D0) > std::bit_cast<F>(Old) ? D0 : Old;
+  }
+};
+/// DS cmpst_f32/f64: compared as floats (-0 == +0, NaN never equal).
+struct FCmpSt {
+  static constexpr bool TwoData = true;
+  template <typename T> static T apply(T Old, T Cmp, T Src) {
+    using F = FloatT<T>;
+    return std::bit_cast<F>(Old) == std::bit_cast<F>(Cmp) ? Src : Old;
+  }
+};
+/// Two f16 adds on the halves of a dword (round to nearest even; f32 holds
+/// f16 sums exactly enough for one correct final rounding).
+struct PkAddF16 {
+  template <typename T> static T apply(T Old, T D0, T) {
+    static_assert(sizeof(T) == 4);
+    uint32_t R = 0;
+    for (unsigned H = 0; H < 2; ++H) {
+      _Float16 A = std::bit_cast<_Float16>(uint16_t(Old >> (16 * H)));
+      _Float16 B = std::bit_cast<_Float16>(uint16_t(D0 >> (16 * H)));
+      _Float16 S = static_cast<_Float16>(float(A) + float(B));
+      R |= uint32_t(std::bit_cast<uint16_t>(S)) << (16 * H);
+    }
+    return R;
+  }
+};
+
+} // namespace atomic
+
+/// Applies \p Op atomically to the \p T at host address \p P (naturally
+/// aligned) and returns the old value; sets \p Changed if memory changed.
+template <class Op, typename T>
+inline T atomicApply(uint64_t P, T D0, T D1, bool &Changed) {
+  std::atomic_ref<T> A(*reinterpret_cast<T *>(P));
+  T Old = A.load(std::memory_order_relaxed);
+  T New;
+  do
+    New = Op::apply(Old, D0, D1);
+  while (!A.compare_exchange_weak(Old, New, std::memory_order_seq_cst,
+                                  std::memory_order_relaxed));
+  Changed |= New != Old;
+  return Old;
+}
+
+/// Runs \p Op on the plan's lanes in lane order. Data D0 comes from VGPRs
+/// \p D0Reg.., D1 (read only by two-data operations) from \p D1Reg.. (one
+/// or two VGPRs per value, as T).
+/// Old values go to VGPRs \p Dst.. when \p Rtn, for the lanes of \p Exec
+/// (lanes without access, MUBUF out of range, return zero). Private lanes
+/// are lane-owned memory: a plain read-modify-write is exact there; so it
+/// is for split lanes (swizzled buffers other than the private segment's,
+/// which compute code does not use).
+template <class Op, typename T, bool Rtn>
+void atomicLanes(Wave &W, const Plan &P, unsigned D0Reg, unsigned D1Reg,
+                 unsigned Dst, uint64_t Exec) {
+  constexpr unsigned Regs = sizeof(T) / 4;
+  auto Read = [&](unsigned Reg, unsigned L) {
+    T V = W.vgpr(Reg)[L];
+    if constexpr (Regs == 2)
+      V |= T(W.vgpr(Reg + 1)[L]) << 32;
+    return V;
+  };
+  T Old[WaveSize] = {};
+  bool Changed = false;
+  forLanes(P.Mask, [&](unsigned L) {
+    T D0 = Read(D0Reg, L);
+    T D1 = 0;
+    if constexpr (requires { Op::TwoData; })
+      D1 = Read(D1Reg, L);
+    if (((P.Private | P.Split) >> L) & 1) {
+      uint8_t Buf[sizeof(T)];
+      laneCopy<false>(P, L, Buf, sizeof(T));
+      std::memcpy(&Old[L], Buf, sizeof(T));
+      T New = Op::apply(Old[L], D0, D1);
+      std::memcpy(Buf, &New, sizeof(T));
+      laneCopy<true>(P, L, Buf, sizeof(T));
+      Changed |= New != Old[L];
+      return;
+    }
+    Old[L] = atomicApply<Op, T>(P.Addr[L], D0, D1, Changed);
+  });
+  W.StoredMemory |= Changed;
+  if constexpr (Rtn) {
+    for (unsigned R = 0; R < Regs; ++R) {
+      uint32_t *D = W.vgpr(Dst + R);
+      for (unsigned L = 0; L < WaveSize; ++L)
+        D[L] = (Exec >> L) & 1 ? uint32_t(Old[L] >> (32 * R)) : D[L];
+    }
+  }
+}
+
+/// Checks the natural alignment of the non-private lanes of an atomic; the
+/// fault names \p Shown(L), the address the program used.
+template <typename F>
+inline bool checkAtomicAlignment(Wave &W, const Plan &P, unsigned Bytes,
+                                 F &&Shown) {
+  uint64_t Bad = 0;
+  for (unsigned L = 0; L < WaveSize; ++L)
+    Bad |= uint64_t((P.Addr[L] & (Bytes - 1)) != 0) << L;
+  Bad &= P.Mask & ~P.Private;
+  if (!Bad)
+    return true;
+  unsigned L = std::countr_zero(Bad);
+  misalignedAtomic(W, Shown(L), Bytes, L);
+  return false;
+}
+
+} // namespace vmem
+} // namespace loom::emu
+
+#endif // LOOM_EMU_OPS_SCRATCH_H
