@@ -56,6 +56,14 @@ template <Seg S, Kind K> FlatArgs flatArgs(const DecodedInst &I) {
   return A;
 }
 
+/// The instruction offset. The MC layer gives the raw 13-bit field: signed
+/// for GLOBAL and SCRATCH, 12 bits unsigned for FLAT on gfx90a.
+template <Seg S> int64_t instOffset(const DecodedInst &I) {
+  if constexpr (S == Seg::Flat)
+    return I.Imm[0] & 0xfff;
+  return int64_t(uint64_t(I.Imm[0]) << 51) >> 51;
+}
+
 /// Checks private offsets P.Addr of the plan's lanes against the wave's
 /// scratch. Fast when FLAT_SCRATCH is the wave's base: then an access is in
 /// range exactly when it ends within the per-lane size.
@@ -124,7 +132,7 @@ template <Seg S>
 bool flatPlan(Wave &W, const DecodedInst &I, const FlatArgs &A,
               unsigned Bytes, bool IsWrite, Plan &P) {
   P.Mask = W.exec();
-  int64_t Off = I.Imm[0];
+  int64_t Off = instOffset<S>(I);
   if constexpr (S == Seg::Scratch) {
     uint32_t Base = uint32_t(Off) + (A.SAddr ? readScalar32(W, *A.SAddr) : 0);
     if (A.VAddr) {
@@ -197,7 +205,7 @@ void flatAtomic(Wave &W, const DecodedInst &I) {
 template <Seg S> void flatLoadLds(Wave &W, const DecodedInst &I) {
   Plan P;
   if (flatPlan<S>(W, I, flatArgs<S, Kind::Load>(I), 4, false, P))
-    loadDwordsToLds(W, I, P, P.Mask, I.Imm[0]);
+    loadDwordsToLds(W, I, P, P.Mask, instOffset<S>(I));
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,4 @@
-//===- emu/ops/MatrixOps.cpp - MFMA and the AGPR moves --------------------===//
+//===- emu/ops/MatrixOps.cpp - MFMA, gfx90a matrix core operations --------===//
 //
 // gfx90a's matrix cores. Every V_MFMA_* computes, for each of its blocks b,
 //   D[b] = A[b'] * B[b] + C[b],   A: M x K, B: K x N, C and D: M x N,
@@ -31,7 +31,8 @@
 //
 // EXEC: the matrix core works on the whole wave; MFMA reads and writes all
 // 64 lanes whatever EXEC holds (the builtins are convergent for that
-// reason). The AGPR moves are ordinary VALU operations and honour EXEC.
+// reason). The AGPR moves (v_accvgpr_*) are ordinary masked moves, in
+// LaneOps.cpp.
 //
 // Speed: the inner loop runs over the N lanes of one result row, the k loop
 // around it, so each row stays in host vector registers. On x86-64 hosts
@@ -362,13 +363,6 @@ Handler mfma() {
   return mfmaPortable<E, M, N, K, Blocks>;
 }
 
-/// v_accvgpr_read/write/mov: a 32-bit move between the VGPR and AGPR files
-/// (or of an inline constant), under EXEC.
-void vAccvgprMove(Wave &W, const DecodedInst &I) {
-  Lanes32 T;
-  writeVector32(W, I.Dst[0], readVector32(W, I.Src[0], T), W.exec());
-}
-
 } // namespace
 
 void registerMatrixOps(HandlerTable &T) {
@@ -407,10 +401,6 @@ void registerMatrixOps(HandlerTable &T) {
   };
   for (const Op &O : Ops)
     T.add(O.Name, O.Fn, FlagVector);
-
-  T.add("V_ACCVGPR_READ_B32", vAccvgprMove, FlagVector);
-  T.add("V_ACCVGPR_WRITE_B32", vAccvgprMove, FlagVector);
-  T.add("V_ACCVGPR_MOV_B32", vAccvgprMove, FlagVector);
 }
 
 } // namespace loom::emu

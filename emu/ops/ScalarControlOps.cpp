@@ -20,6 +20,7 @@
 #include "../Semantics.h"
 
 #include <algorithm>
+#include <string>
 
 namespace loom::emu {
 namespace {
@@ -245,17 +246,25 @@ void registerScalarControlOps(HandlerTable &T) {
     T.add(Name, sNop);
   T.add("S_BARRIER", sBarrier);
   T.add("S_SLEEP", sSleep);
-  T.add("S_BRANCH", sBranch, FlagEndsBlock);
-  T.add("S_CBRANCH_SCC0", sCbranch<scc0>, FlagEndsBlock);
-  T.add("S_CBRANCH_SCC1", sCbranch<scc1>, FlagEndsBlock);
-  T.add("S_CBRANCH_VCCZ", sCbranch<vccz>, FlagEndsBlock);
-  T.add("S_CBRANCH_VCCNZ", sCbranch<vccnz>, FlagEndsBlock);
-  T.add("S_CBRANCH_EXECZ", sCbranch<execz>, FlagEndsBlock);
-  T.add("S_CBRANCH_EXECNZ", sCbranch<execnz>, FlagEndsBlock);
-  for (const char *Name : {"S_CBRANCH_CDBGSYS", "S_CBRANCH_CDBGUSER",
-                           "S_CBRANCH_CDBGSYS_OR_USER",
-                           "S_CBRANCH_CDBGSYS_AND_USER"})
-    T.add(Name, sCbranch<never>, FlagEndsBlock);
+  // Branches; LLVM also names each "..._pad_s_nop" (the same encoding).
+  struct {
+    const char *Name;
+    Handler Fn;
+  } Branches[] = {{"S_BRANCH", sBranch},
+                  {"S_CBRANCH_SCC0", sCbranch<scc0>},
+                  {"S_CBRANCH_SCC1", sCbranch<scc1>},
+                  {"S_CBRANCH_VCCZ", sCbranch<vccz>},
+                  {"S_CBRANCH_VCCNZ", sCbranch<vccnz>},
+                  {"S_CBRANCH_EXECZ", sCbranch<execz>},
+                  {"S_CBRANCH_EXECNZ", sCbranch<execnz>},
+                  {"S_CBRANCH_CDBGSYS", sCbranch<never>},
+                  {"S_CBRANCH_CDBGUSER", sCbranch<never>},
+                  {"S_CBRANCH_CDBGSYS_OR_USER", sCbranch<never>},
+                  {"S_CBRANCH_CDBGSYS_AND_USER", sCbranch<never>}};
+  for (const auto &B : Branches) {
+    T.add(B.Name, B.Fn, FlagEndsBlock);
+    T.add(std::string(B.Name) + "_pad_s_nop", B.Fn, FlagEndsBlock);
+  }
   T.add("S_TRAP", sTrap, FlagEndsBlock);
   T.add("S_SETHALT", sSethalt);
   T.add("S_SENDMSGHALT", sSendmsghalt);

@@ -118,8 +118,10 @@ __attribute__((target("avx2,fma"), flatten)) void
 runDefaultAvx2(Wave &W, const DecodedInst &I) {
   vop::run<typename M::template Op<true>>(W, I);
 }
-const bool HostHasAvx2Fma =
-    __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+const bool HostHasAvx2Fma = [] {
+  __builtin_cpu_init(); // needed before static initialisation is over
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}();
 #endif
 
 /// \p Hot: an operation worth a second, AVX2/FMA default-MODE copy.

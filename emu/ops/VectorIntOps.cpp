@@ -232,6 +232,29 @@ template <bool Masked> u64 qsad(u64 A, u32 B, u64 C) {
   }
   return R;
 }
+/// v_mqsad_u32_u8: the masked byte SADs of S0's four sliding 32-bit windows
+/// against S1, accumulated into the four dwords of S2; 128-bit result, so
+/// written by hand rather than as a lane function. Clamp saturates.
+void vMqsadU32U8(Wave &W, const DecodedInst &I) {
+  Lanes64 S0;
+  Lanes32 S1, Acc[4];
+  readVector64(W, I.Src[0], S0);
+  std::memcpy(S1.V, readVector32(W, I.Src[1], S1), sizeof(S1.V));
+  for (unsigned K = 0; K < 4; ++K)
+    if (const u32 *P = readVector32(W, I.Src[2], Acc[K], K); P != Acc[K].V)
+      std::memcpy(Acc[K].V, P, sizeof(Acc[K].V));
+  bool Clamp = I.NumImm && I.Imm[0];
+  for (unsigned K = 0; K < 4; ++K) {
+    Lanes32 R;
+    for (unsigned L = 0; L < WaveSize; ++L) {
+      u64 X = u64(sadParts<8>(u32(S0.V[L] >> (8 * K)), S1.V[L], true)) +
+              Acc[K].V[L];
+      R.V[L] = Clamp && X >> 32 ? ~0u : u32(X);
+    }
+    writeVector32(W, I.Dst[0], R.V, W.exec(), K);
+  }
+}
+
 /// Per-byte average of S0 and S1, rounding up when S2's byte has bit 0 set.
 u32 lerpU8(u32 A, u32 B, u32 C) {
   u32 R = 0;
@@ -378,6 +401,7 @@ void registerVectorIntOps(HandlerTable &T) {
   Add("V_MSAD_U8", run<Sat<u32, msadU8>>);
   Add("V_QSAD_PK_U16_U8", handler<qsad<false>>);
   Add("V_MQSAD_PK_U16_U8", handler<qsad<true>>);
+  Add("V_MQSAD_U32_U8", vMqsadU32U8);
   Add("V_LERP_U8", handler<lerpU8>);
 
   // Integer packs.

@@ -28,7 +28,11 @@
 //  - vop::LaneId: the lane number;
 //  - vop::Ctx (by value or const&): uniform per-instruction facts — the MODE
 //    register (see roundMode/denormMode below), clamp and omod, the
-//    DecodedInst. Use it for MODE-dependent float semantics.
+//    DecodedInst. Use it for MODE-dependent float semantics. Clamp and
+//    Omod are only ever set on the general path (the plain one runs when
+//    both are 0).
+// The plain path may call the lane function on inactive lanes too (their
+// results are discarded): it must have no side effects.
 // Its result is the destination lane value: a source-like type, bool for
 // compares (Flags & Compare), or vop::Carry<T> ({value, flag}) for
 // operations that also write a lane mask (Flags & CarryOut).
@@ -818,29 +822,27 @@ template <class Tr> void runPlain(Wave &W, const DecodedInst &I,
   }
 }
 
-/// Source \p J after op_sel, SDWA selection, DPP and neg/abs, in Sc.Src[J].
+/// Source \p J after op_sel or SDWA selection, the DPP permutation (src0),
+/// and neg/abs, in Sc.Src[J]. For DPP, \p Mask becomes the lanes the
+/// instruction writes.
 template <class Tr, unsigned J>
 void prepareSource(const Wave &W, const DecodedInst &I, const Layout &Lay,
-                   Scratch &Sc, SrcLanes &S) {
+                   Scratch &Sc, SrcLanes &S, uint64_t &Mask) {
   using Info = OpInfoOf<Tr>;
   using T = typename Info::template SrcType<J>;
   constexpr unsigned Bits = TypeInfo<T>::Bits;
+  using Elt = std::conditional_t<Bits == 64, uint64_t, uint32_t>;
   const Operand &Op = I.Src[Lay.SrcBase + J];
   uint64_t *Buf = Sc.Src[J];
+  Elt *B = reinterpret_cast<Elt *>(Buf);
   const void *P = fetchSource<Bits>(W, Op, Buf);
+  if (P != B)
+    std::memcpy(B, P, sizeof(Elt) * WaveSize);
   unsigned Mods = Op.Mods;
-  if constexpr (Bits == 64) {
-    // fetchSource gathered into Buf already.
-    if (Mods & 3)
-      for (unsigned L = 0; L < WaveSize; ++L)
-        Buf[L] = applyNegAbs<uint64_t>(Buf[L], Mods);
-  } else {
-    uint32_t *B = reinterpret_cast<uint32_t *>(Buf);
-    if (P != B)
-      std::memcpy(B, P, sizeof(uint32_t) * WaveSize);
+  if constexpr (Bits < 64) {
     if (I.Flags & FlagSdwa) {
-      unsigned Sel = unsigned(I.Imm[Lay.SdwaImm + (Info::IsCompare ? 0 : 2) +
-                                    J]);
+      unsigned Sel =
+          unsigned(I.Imm[Lay.SdwaImm + (Info::IsCompare ? 0 : 2) + J]);
       bool Sext = Mods & 16;
       for (unsigned L = 0; L < WaveSize; ++L)
         B[L] = sdwaSource(B[L], Sel, Sext);
@@ -848,12 +850,15 @@ void prepareSource(const Wave &W, const DecodedInst &I, const Layout &Lay,
       for (unsigned L = 0; L < WaveSize; ++L)
         B[L] >>= 16;
     }
-    if (Mods & 3) {
-      using U = std::conditional_t<Bits == 16, uint16_t, uint32_t>;
-      for (unsigned L = 0; L < WaveSize; ++L)
-        B[L] = (B[L] & ~uint32_t(U(~U(0)))) |
-               applyNegAbs<U>(U(B[L]), Mods);
-    }
+  }
+  // DPP moves src0 between lanes; an invalid source reads 0 before the
+  // input modifiers apply.
+  if (J == 0 && (I.Flags & FlagDpp))
+    Mask = dppPermute(B, dppControl(I), Mask);
+  if (Mods & 3) {
+    using U = std::conditional_t<Bits == 16, uint16_t, Elt>;
+    for (unsigned L = 0; L < WaveSize; ++L)
+      B[L] = (B[L] & ~Elt(U(~U(0)))) | applyNegAbs<U>(U(B[L]), Mods);
   }
   S.P = Buf;
 }
@@ -861,26 +866,14 @@ void prepareSource(const Wave &W, const DecodedInst &I, const Layout &Lay,
 /// General path: any modifier, SDWA or DPP.
 template <class Tr>
 [[gnu::noinline]] void runGeneral(Wave &W, const DecodedInst &I,
-                                    const Layout &Lay) {
+                                  const Layout &Lay) {
   using Info = OpInfoOf<Tr>;
   Scratch Sc;
   SrcLanes S[Info::NumSrc ? Info::NumSrc : 1];
-  uint64_t Exec = W.exec(), Mask = Exec;
+  uint64_t Mask = W.exec();
   [&]<size_t... J>(std::index_sequence<J...>) {
-    (prepareSource<Tr, J>(W, I, Lay, Sc, S[J]), ...);
+    (prepareSource<Tr, J>(W, I, Lay, Sc, S[J], Mask), ...);
   }(std::make_index_sequence<Info::NumSrc>());
-  if constexpr (Info::NumSrc > 0) {
-    if (I.Flags & FlagDpp) {
-      // DPP permutes src0 after its modifiers were applied lane by lane;
-      // neg/abs commute with the permutation.
-      DppControl DC = dppControl(I);
-      using T0 = typename Info::template SrcType<0>;
-      if constexpr (TypeInfo<T0>::Bits == 64)
-        Mask = dppPermute(Sc.Src[0], DC, Exec);
-      else
-        Mask = dppPermute(reinterpret_cast<uint32_t *>(Sc.Src[0]), DC, Exec);
-    }
-  }
   uint64_t InMask = 0;
   if constexpr (Info::Flags & MaskIn)
     InMask = Lay.MaskIn ? readScalar64(W, *Lay.MaskIn) : W.vcc();

@@ -546,6 +546,35 @@ TEST_F(VectorIntTest, SadAndBytes) {
   };
   check64("qsad_pk_u16_u8", Qsad(false));
   check64("mqsad_pk_u16_u8", Qsad(true));
+  // 128-bit result: four masked SADs accumulated into four dwords.
+  for (u64 M : TestMasks) {
+    Device &D = File->device();
+    DeviceBuffer Out(D, NumItems * 16), A(D, NumItems * 8), B(D, NumItems * 4),
+        C(D, NumItems * 16);
+    for (unsigned I = 0; I < NumItems; ++I) {
+      A.data<u64>()[I] = operand64(1, I);
+      B.data<u32>()[I] = operand(0, I);
+      for (unsigned K = 0; K < 4; ++K) {
+        C.data<u32>()[4 * I + K] = operand(2 + 4 * K, I);
+        Out.data<u32>()[4 * I + K] = operand(3 + 4 * K, I);
+      }
+    }
+    ASSERT_TRUE(File->run("mqsad_u32_u8", KernelArgs()
+                                              .add(Out.address())
+                                              .add(A.address())
+                                              .add(B.address())
+                                              .add(C.address())
+                                              .add(M)));
+    for (unsigned I = 0; I < NumItems; ++I)
+      for (unsigned K = 0; K < 4; ++K) {
+        u32 Want = active(M, I) ? Sad8(u32(A.data<u64>()[I] >> (8 * K)),
+                                       B.data<u32>()[I], true) +
+                                      C.data<u32>()[4 * I + K]
+                                : operand(3 + 4 * K, I);
+        ASSERT_EQ(Out.data<u32>()[4 * I + K], Want)
+            << "mqsad_u32_u8 lane " << I << " dword " << K;
+      }
+  }
   check32("cvt_pk_u16_u32", [](u32 A, u32 B, u32, u32, unsigned) {
     return sat<u16>(A) | sat<u16>(B) << 16;
   });
@@ -570,6 +599,9 @@ TEST_F(VectorIntTest, Sdwa) {
     u32 R = u32(int8_t(Byte(A, 3))) + Byte(B, 0);
     u32 F = (R & 0xff) << 8;
     return R & 0x80 ? F | 0xffff0000 : F;
+  });
+  check32("sdwa_add_u32_sgpr", [&](u32, u32 B, u32, u32, unsigned) {
+    return Byte(SgprValue, 1) + hi16(B);
   });
   check32("sdwa_sub_u16_pad", [&](u32 A, u32 B, u32, u32, unsigned) {
     return lo16(hi16(A) - Byte(B, 1));

@@ -188,6 +188,17 @@ OP32(msad_u8, "v_msad_u8 %[d], %[a], %[b], %[c]")
 OP32(lerp_u8, "v_lerp_u8 %[d], %[a], %[b], %[c]")
 OP64(qsad_pk_u16_u8, "v_qsad_pk_u16_u8 %[d], %[b], %[a], %[c]")
 OP64(mqsad_pk_u16_u8, "v_mqsad_pk_u16_u8 %[d], %[b], %[a], %[c]")
+typedef unsigned u32x4 __attribute__((ext_vector_type(4)));
+KERNEL void mqsad_u32_u8(u32x4 *out, const u64 *a, const u32 *b,
+                         const u32x4 *c, u64 m) {
+  u32 i = gid();
+  u32x4 d = out[i];
+  asm volatile(MASKED("v_mqsad_u32_u8 %[d], %[a], %[b], %[c]")
+               : [d] "+v"(d)
+               : [a] "v"(a[i]), [b] "v"(b[i]), [c] "v"(c[i]), [m] "s"(m)
+               : "s40", "s41");
+  out[i] = d;
+}
 OP32(cvt_pk_u16_u32, "v_cvt_pk_u16_u32 %[d], %[a], %[b]")
 OP32(cvt_pk_i16_i32, "v_cvt_pk_i16_i32 %[d], %[a], %[b]")
 OP32(sat_pk_u8_i16, "v_sat_pk_u8_i16 %[d], %[a]")
@@ -199,6 +210,9 @@ OP32(sdwa_add_u32,
 OP32(sdwa_add_u32_sext,
      "v_add_u32_sdwa %[d], sext(%[a]), %[b] dst_sel:BYTE_1"
      " dst_unused:UNUSED_SEXT src0_sel:BYTE_3 src1_sel:BYTE_0")
+OP32(sdwa_add_u32_sgpr,
+     "v_add_u32_sdwa %[d], %[s], %[b] dst_sel:DWORD dst_unused:UNUSED_PAD"
+     " src0_sel:BYTE_1 src1_sel:WORD_1")
 OP32(sdwa_sub_u16_pad,
      "v_sub_u16_sdwa %[d], %[a], %[b] dst_sel:WORD_0 dst_unused:UNUSED_PAD"
      " src0_sel:WORD_1 src1_sel:BYTE_1")
