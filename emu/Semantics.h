@@ -185,6 +185,33 @@ inline void recordAccess(Wave &W, const DecodedInst &I, uint64_t Mask,
   W.Counters->Accesses.push_back(std::move(R));
 }
 
+//===----------------------------------------------------------------------===//
+// Scalar unit: GPR indexing mode (set by s_set_gpr_idx_*)
+//===----------------------------------------------------------------------===//
+
+/// MODE.GPR_IDX_EN: while set, vector instructions add M0[7:0] to the
+/// register number of their VGPR/AGPR operands in the slots M0[15:12]
+/// selects (bit 12 src0, 13 src1, 14 src2, 15 vdst). Clang emits it at -O0
+/// for dynamically indexed vectors (s_set_gpr_idx_on; v_mov_b32;
+/// s_set_gpr_idx_off).
+inline constexpr uint32_t ModeGprIdxEn = 1u << 27;
+
+enum GprIdxSlot : unsigned {
+  GprIdxSrc0 = 0,
+  GprIdxSrc1 = 1,
+  GprIdxSrc2 = 2,
+  GprIdxDst = 3
+};
+
+/// Registers to add to the vector operand in \p Slot: M0[7:0] when GPR
+/// indexing is on for that slot, else 0 (a handler can test
+/// W.Mode & ModeGprIdxEn once and keep its fast path otherwise).
+inline unsigned gprIdxOffset(const Wave &W, GprIdxSlot Slot) {
+  uint32_t M0 = W.m0();
+  return (W.Mode & ModeGprIdxEn) && ((M0 >> (12 + Slot)) & 1) ? M0 & 0xff
+                                                              : 0;
+}
+
 } // namespace loom::emu
 
 #endif // LOOM_EMU_SEMANTICS_H

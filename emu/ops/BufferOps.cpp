@@ -501,11 +501,6 @@ void addAtomic(HandlerTable &Tab, llvm::StringRef Name) {
   addModes<Atomic<Op, T, true>>(Tab, Base, "_RTN");
 }
 
-template <class Op> void addIntAtomic(HandlerTable &T, llvm::StringRef Name) {
-  addAtomic<Op, uint32_t>(T, Name);
-  addAtomic<Op, uint64_t>(T, (Name + "_X2").str());
-}
-
 template <unsigned Comps>
 void addFormat(HandlerTable &T, const std::string &Xyzw) {
   addModes<LoadFormat<Comps, 0>>(T, "BUFFER_LOAD_FORMAT_" + Xyzw);
@@ -549,25 +544,9 @@ void registerBufferOps(HandlerTable &T) {
   addModes<LoadFormat<1, 2>>(T, "BUFFER_LOAD_FORMAT_D16_HI_X");
   addModes<StoreFormat<1, 2>>(T, "BUFFER_STORE_FORMAT_D16_HI_X");
 
-  using namespace atomic;
-  addIntAtomic<Swap>(T, "SWAP");
-  addIntAtomic<CmpSwap>(T, "CMPSWAP");
-  addIntAtomic<Add>(T, "ADD");
-  addIntAtomic<Sub>(T, "SUB");
-  addIntAtomic<SMin>(T, "SMIN");
-  addIntAtomic<UMin>(T, "UMIN");
-  addIntAtomic<SMax>(T, "SMAX");
-  addIntAtomic<UMax>(T, "UMAX");
-  addIntAtomic<And>(T, "AND");
-  addIntAtomic<Or>(T, "OR");
-  addIntAtomic<Xor>(T, "XOR");
-  addIntAtomic<Inc>(T, "INC");
-  addIntAtomic<Dec>(T, "DEC");
-  addAtomic<FAdd<true>, uint32_t>(T, "ADD_F32");
-  addAtomic<PkAddF16, uint32_t>(T, "PK_ADD_F16");
-  addAtomic<FAdd<false>, uint64_t>(T, "ADD_F64");
-  addAtomic<FMin, uint64_t>(T, "MIN_F64");
-  addAtomic<FMax, uint64_t>(T, "MAX_F64");
+  forEachMemoryAtomic([&]<class Op, typename V>(const std::string &Name) {
+    addAtomic<Op, V>(T, Name);
+  });
 
   for (const char *Name : {"BUFFER_WBINVL1", "BUFFER_WBINVL1_VOL",
                            "BUFFER_WBL2", "BUFFER_INVL2"})

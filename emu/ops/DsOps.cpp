@@ -23,13 +23,14 @@ namespace {
 
 using namespace vmem;
 
-/// One access per active lane at vaddr + Offset.
-bool dsPlan(Wave &W, const Operand &VAddr, uint64_t Offset, unsigned Bytes,
+/// One access per active lane at vaddr + Offset. The sum wraps at 32 bits:
+/// clang folds "base - 4 * t" into a negative vaddr and a positive offset.
+bool dsPlan(Wave &W, const Operand &VAddr, uint32_t Offset, unsigned Bytes,
             bool IsWrite, Plan &P) {
   P.Mask = W.exec();
   const uint32_t *A = W.vgpr(W.vectorIndex(VAddr));
   for (unsigned L = 0; L < WaveSize; ++L)
-    P.Addr[L] = uint64_t(A[L]) + Offset;
+    P.Addr[L] = uint32_t(A[L] + Offset);
   return ldsPlan(W, P, Bytes, IsWrite);
 }
 
@@ -61,7 +62,7 @@ template <Width Wd> void dsWrite(Wave &W, const DecodedInst &I) {
 bool dsPlan2(Wave &W, const DecodedInst &I, unsigned Bytes, unsigned Stride,
              bool IsWrite, Plan (&P)[2]) {
   for (unsigned K = 0; K < 2; ++K)
-    if (!dsPlan(W, I.Src[0], uint64_t(uint8_t(I.Imm[K])) * Bytes * Stride,
+    if (!dsPlan(W, I.Src[0], uint32_t(uint8_t(I.Imm[K])) * Bytes * Stride,
                 Bytes, IsWrite, P[K]))
       return false;
   return true;
@@ -156,7 +157,7 @@ template <bool Consume> void dsAppend(Wave &W, const DecodedInst &I) {
   unsigned First = std::countr_zero(Exec);
   Plan P;
   P.Mask = uint64_t(1) << First;
-  P.Addr[First] = (W.m0() & 0xffff) + uint64_t(uint16_t(I.Imm[0]));
+  P.Addr[First] = (W.m0() & 0xffff) + uint32_t(uint16_t(I.Imm[0]));
   if (!ldsPlan(W, P, 4, true) || !checkLdsAlignment(W, P, 4))
     return;
   notePlan(W, I, P, 4, true, true);
@@ -176,9 +177,9 @@ template <bool Consume> void dsAppend(Wave &W, const DecodedInst &I) {
 template <bool Write> void dsAddTid(Wave &W, const DecodedInst &I) {
   Plan P;
   P.Mask = W.exec();
-  uint64_t Base = (W.m0() & 0xffff) + uint64_t(uint16_t(I.Imm[0]));
+  uint32_t Base = (W.m0() & 0xffff) + uint32_t(uint16_t(I.Imm[0]));
   for (unsigned L = 0; L < WaveSize; ++L)
-    P.Addr[L] = Base + 4 * L;
+    P.Addr[L] = uint32_t(Base + 4 * L);
   if (!ldsPlan(W, P, 4, Write))
     return;
   notePlan(W, I, P, 4, Write, false);

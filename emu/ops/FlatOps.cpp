@@ -250,11 +250,6 @@ void addAtomic(HandlerTable &Tab, llvm::StringRef Name) {
       flatAtomic<Seg::Global, Op, T, true>);
 }
 
-template <class Op> void addIntAtomic(HandlerTable &T, llvm::StringRef Name) {
-  addAtomic<Op, uint32_t>(T, Name);
-  addAtomic<Op, uint64_t>(T, (Name + "_X2").str());
-}
-
 } // namespace
 
 void registerFlatOps(HandlerTable &T) {
@@ -285,25 +280,9 @@ void registerFlatOps(HandlerTable &T) {
   T.add("GLOBAL_LOAD_LDS_DWORD", flatLoadLds<Seg::Global>, MemFlags);
   T.add("SCRATCH_LOAD_LDS_DWORD", flatLoadLds<Seg::Scratch>, MemFlags);
 
-  using namespace atomic;
-  addIntAtomic<Swap>(T, "SWAP");
-  addIntAtomic<CmpSwap>(T, "CMPSWAP");
-  addIntAtomic<Add>(T, "ADD");
-  addIntAtomic<Sub>(T, "SUB");
-  addIntAtomic<SMin>(T, "SMIN");
-  addIntAtomic<UMin>(T, "UMIN");
-  addIntAtomic<SMax>(T, "SMAX");
-  addIntAtomic<UMax>(T, "UMAX");
-  addIntAtomic<And>(T, "AND");
-  addIntAtomic<Or>(T, "OR");
-  addIntAtomic<Xor>(T, "XOR");
-  addIntAtomic<Inc>(T, "INC");
-  addIntAtomic<Dec>(T, "DEC");
-  addAtomic<FAdd<true>, uint32_t>(T, "ADD_F32");
-  addAtomic<PkAddF16, uint32_t>(T, "PK_ADD_F16");
-  addAtomic<FAdd<false>, uint64_t>(T, "ADD_F64");
-  addAtomic<FMin, uint64_t>(T, "MIN_F64");
-  addAtomic<FMax, uint64_t>(T, "MAX_F64");
+  forEachMemoryAtomic([&]<class Op, typename V>(const std::string &Name) {
+    addAtomic<Op, V>(T, Name);
+  });
 }
 
 } // namespace loom::emu

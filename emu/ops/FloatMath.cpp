@@ -74,8 +74,8 @@ template <class F> TOf<F> roundExact(bool Neg, U128 M, int E) {
 } // namespace
 
 template <class F> TOf<F> fmaScaled(double A, double B, double C, int K) {
-  if (!std::isfinite(A) || !std::isfinite(B) || !std::isfinite(C) ||
-      A == 0 || B == 0)
+  if (!std::isfinite(A) || !std::isfinite(B) || !std::isfinite(C) || A == 0 ||
+      B == 0)
     return scaleRound<F>(std::fma(A, B, C), K); // the fma is exact here
   Unpacked Ua = unpack(A), Ub = unpack(B);
   bool NegP = Ua.Neg != Ub.Neg;
@@ -174,9 +174,7 @@ double rsqF64(double X) {
   return double(1.0L / std::sqrt(static_cast<long double>(X)));
 }
 
-uint16_t rsqF16(uint16_t X) {
-  return f64ToF16(1.0 / std::sqrt(f16ToF64(X)));
-}
+uint16_t rsqF16(uint16_t X) { return f64ToF16(1.0 / std::sqrt(f16ToF64(X))); }
 uint16_t exp2F16(uint16_t X) { return f64ToF16(std::exp2(f16ToF64(X))); }
 uint16_t log2F16(uint16_t X) {
   double D = f16ToF64(X);
@@ -197,7 +195,10 @@ double revTrig(double X, bool Cos) {
   double Sn = std::sin(A), Cs = std::cos(A);
   unsigned Quadrant = (unsigned(int(Q)) + (Cos ? 1 : 0)) & 3;
   // sin(a + q*pi/2); cos(a) = sin(a + pi/2).
-  double V = Quadrant == 0 ? Sn : Quadrant == 1 ? Cs : Quadrant == 2 ? -Sn : -Cs;
+  double V = Quadrant == 0   ? Sn
+             : Quadrant == 1 ? Cs
+             : Quadrant == 2 ? -Sn
+                             : -Cs;
   return V == 0 ? 0.0 : V; // exact zeros are +0
 }
 
@@ -231,8 +232,7 @@ template <class F> constexpr int divScaleExp() {
 }
 } // namespace
 
-template <class F> DivScaleResult<F> divScale(TOf<F> S0, TOf<F> S1,
-                                              TOf<F> S2) {
+template <class F> DivScaleResult<F> divScale(TOf<F> S0, TOf<F> S1, TOf<F> S2) {
   constexpr int Scale = divScaleExp<F>();
   constexpr bool IsF32 = std::is_same_v<F, F32>;
   if (S2 == 0 || S1 == 0)
@@ -261,8 +261,7 @@ template <class F> DivScaleResult<F> divScale(TOf<F> S0, TOf<F> S1,
   return {S0, false};
 }
 
-template <class F> TOf<F> divFmas(TOf<F> S0, TOf<F> S1, TOf<F> S2,
-                                  bool Vcc) {
+template <class F> TOf<F> divFmas(TOf<F> S0, TOf<F> S1, TOf<F> S2, bool Vcc) {
   if (!Vcc)
     return fma<F>(S0, S1, S2);
   constexpr int Scale = divScaleExp<F>();

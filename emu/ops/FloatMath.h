@@ -323,8 +323,7 @@ template <class F> TOf<F> mul(TOf<F> A, TOf<F> B) {
 /// opcodes do not support denormals: inputs, the product and the result
 /// are flushed whatever MODE says.
 template <class F> TOf<F> mad(TOf<F> A, TOf<F> B, TOf<F> C) {
-  TOf<F> P = flushDenormal<F>(
-      mul<F>(flushDenormal<F>(A), flushDenormal<F>(B)));
+  TOf<F> P = flushDenormal<F>(mul<F>(flushDenormal<F>(A), flushDenormal<F>(B)));
   // A separate statement: no contraction into an fma.
   TOf<F> R = add<F>(P, flushDenormal<F>(C));
   return flushDenormal<F>(R);
@@ -416,9 +415,7 @@ double rsqF64(double X);
 
 /// f16 versions support denormals.
 inline uint16_t rcpF16(uint16_t X) { return f64ToF16(1.0 / f16ToF64(X)); }
-inline uint16_t sqrtF16(uint16_t X) {
-  return f64ToF16(std::sqrt(f16ToF64(X)));
-}
+inline uint16_t sqrtF16(uint16_t X) { return f64ToF16(std::sqrt(f16ToF64(X))); }
 uint16_t rsqF16(uint16_t X);
 uint16_t exp2F16(uint16_t X);
 uint16_t log2F16(uint16_t X);
@@ -446,8 +443,7 @@ template <class F> struct DivScaleResult {
 /// For f32, "1/S1 is denormal" is evaluated in f32 (the pseudocode's f64
 /// test never fires, which would make 1/x wrong for x > 2^126).
 /// Scale factors: 2^64 (f32), 2^128 (f64).
-template <class F> DivScaleResult<F> divScale(TOf<F> S0, TOf<F> S1,
-                                              TOf<F> S2);
+template <class F> DivScaleResult<F> divScale(TOf<F> S0, TOf<F> S1, TOf<F> S2);
 
 /// v_div_fmas_f32/f64: fma(S0, S1, S2), post-scaled when \p Vcc is set:
 /// by 2^+64 (f32; 2^+128 f64) if S2's exponent is above the bias (the
@@ -528,26 +524,57 @@ template <class F> TOf<F> med3F(TOf<F> A, TOf<F> B, TOf<F> C, bool Ieee) {
 /// VOPC float predicates in opcode order (F, LT, EQ, LE, GT, LG, GE, O, U,
 /// NGE, NLG, NGT, NLE, NEQ, NLT, TRU).
 enum class Cmp : unsigned {
-  F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE, NEQ, NLT, TRU
+  F,
+  LT,
+  EQ,
+  LE,
+  GT,
+  LG,
+  GE,
+  O,
+  U,
+  NGE,
+  NLG,
+  NGT,
+  NLE,
+  NEQ,
+  NLT,
+  TRU
 };
 template <Cmp P> bool compare(double A, double B) {
   switch (P) {
-  case Cmp::F:   return false;
-  case Cmp::LT:  return A < B;
-  case Cmp::EQ:  return A == B;
-  case Cmp::LE:  return A <= B;
-  case Cmp::GT:  return A > B;
-  case Cmp::LG:  return A < B || A > B;
-  case Cmp::GE:  return A >= B;
-  case Cmp::O:   return !(A != A) && !(B != B);
-  case Cmp::U:   return A != A || B != B;
-  case Cmp::NGE: return !(A >= B);
-  case Cmp::NLG: return !(A < B || A > B);
-  case Cmp::NGT: return !(A > B);
-  case Cmp::NLE: return !(A <= B);
-  case Cmp::NEQ: return !(A == B);
-  case Cmp::NLT: return !(A < B);
-  case Cmp::TRU: return true;
+  case Cmp::F:
+    return false;
+  case Cmp::LT:
+    return A < B;
+  case Cmp::EQ:
+    return A == B;
+  case Cmp::LE:
+    return A <= B;
+  case Cmp::GT:
+    return A > B;
+  case Cmp::LG:
+    return A < B || A > B;
+  case Cmp::GE:
+    return A >= B;
+  case Cmp::O:
+    return !(A != A) && !(B != B);
+  case Cmp::U:
+    return A != A || B != B;
+  case Cmp::NGE:
+    return !(A >= B);
+  case Cmp::NLG:
+    return !(A < B || A > B);
+  case Cmp::NGT:
+    return !(A > B);
+  case Cmp::NLE:
+    return !(A <= B);
+  case Cmp::NEQ:
+    return !(A == B);
+  case Cmp::NLT:
+    return !(A < B);
+  case Cmp::TRU:
+    return true;
   }
   return false;
 }

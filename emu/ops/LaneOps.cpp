@@ -13,9 +13,7 @@ namespace loom::emu {
 namespace {
 
 uint32_t mov(uint32_t A) { return A; }
-uint32_t cndmask(uint32_t A, uint32_t B, vop::MaskBit C) {
-  return C.V ? B : A;
-}
+uint32_t cndmask(uint32_t A, uint32_t B, vop::MaskBit C) { return C.V ? B : A; }
 
 void vNop(Wave &, const DecodedInst &) {}
 

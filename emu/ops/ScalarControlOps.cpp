@@ -91,7 +91,6 @@ void sCallB64(Wave &W, const DecodedInst &I) {
 
 // --- GPR indexing -----------------------------------------------------------
 
-constexpr uint32_t ModeGprIdxEn = 1u << 27;
 constexpr uint32_t M0GprIdxIndex = 0xffu, M0GprIdxMode = 0xfu << 12;
 
 void setM0Bits(Wave &W, uint32_t Mask, uint32_t Bits) {

@@ -20,6 +20,8 @@
 
 #include "../Semantics.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -69,25 +71,14 @@ Target target(const Wave &W, const DecodedInst &I, unsigned BaseSrc) {
   return T;
 }
 
-/// Counts the bytes and, when the device records accesses, records one:
-/// a scalar access is recorded as a single lane (ExecMask 1).
-void recordAccess(Wave &W, const DecodedInst &I, uint64_t Addr,
-                  uint32_t Bytes, bool IsWrite, bool IsAtomic) {
+/// Counts the bytes of an access and records it (as one lane) when the
+/// device records accesses.
+void account(Wave &W, const DecodedInst &I, uint64_t Addr, uint32_t Bytes,
+             bool IsWrite, bool IsAtomic) {
   if (!Bytes)
     return;
   countBytes(W, I, Bytes);
-  if (!W.D->Record)
-    return;
-  MemoryAccessRecord R;
-  R.Pc = I.Address;
-  R.WaveId = W.WaveId;
-  R.ExecMask = 1;
-  R.BytesPerLane = Bytes;
-  R.IsWrite = IsWrite;
-  R.IsAtomic = IsAtomic;
-  R.Space = 3;
-  R.Addresses.push_back(Addr);
-  W.Counters->Accesses.push_back(std::move(R));
+  recordAccess(W, I, 1, &Addr, Bytes, IsWrite, IsAtomic, /*Space=*/3);
 }
 
 void writeDwords(Wave &W, const Operand &Dst, const uint32_t *V, unsigned N) {
@@ -113,7 +104,7 @@ template <unsigned Dwords, bool Buffer> struct Load {
       std::memcpy(Tmp, reinterpret_cast<const void *>(T.Addr), N * 4);
     }
     writeDwords(W, I.Dst[0], Tmp, Dwords);
-    recordAccess(W, I, T.Addr, N * 4, false, false);
+    account(W, I, T.Addr, N * 4, false, false);
   }
 };
 
@@ -126,7 +117,7 @@ template <unsigned Dwords, bool Buffer> struct Store {
     if (!checkMemory(W, T.Addr, N * 4, true))
       return;
     std::memcpy(reinterpret_cast<void *>(T.Addr), &W.S[I.Src[0].Index], N * 4);
-    recordAccess(W, I, T.Addr, N * 4, true, false);
+    account(W, I, T.Addr, N * 4, true, false);
   }
 };
 
@@ -182,8 +173,9 @@ template <typename T, AtomicFn<T> F, bool Buffer, bool Rtn> struct Atomic {
     if (Tg.InRange >= sizeof(T)) {
       if (Tg.Addr % sizeof(T)) {
         raiseFault(W, DispatchStatus::MemoryFault, Tg.Addr, true,
-                   "misaligned 8-byte scalar atomic at " +
-                       std::to_string(Tg.Addr));
+                   llvm::formatv("misaligned 8-byte scalar atomic at {0:x}",
+                                 Tg.Addr)
+                       .str());
         return;
       }
       if (!checkMemory(W, Tg.Addr, sizeof(T), true))
@@ -194,7 +186,7 @@ template <typename T, AtomicFn<T> F, bool Buffer, bool Rtn> struct Atomic {
                                         std::memory_order_seq_cst,
                                         std::memory_order_relaxed)) {
       }
-      recordAccess(W, I, Tg.Addr, sizeof(T), true, true);
+      account(W, I, Tg.Addr, sizeof(T), true, true);
     }
     if constexpr (Rtn) {
       uint32_t Out[Words];

@@ -26,6 +26,7 @@
 #ifndef LOOM_EMU_OPS_SCRATCH_H
 #define LOOM_EMU_OPS_SCRATCH_H
 
+#include "../DeviceImpl.h"
 #include "../Semantics.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -36,6 +37,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace loom::emu {
 
@@ -192,9 +194,10 @@ template <typename F> inline void forLanes(uint64_t Mask, F &&Fn) {
 }
 
 /// Checks that every lane of \p Mask may access [Addr[L], Addr[L] + Bytes)
-/// of global memory. When all of them fall in the range the wave last hit
-/// (the common case) one comparison decides; otherwise each lane is checked
-/// in lane order and the first bad one faults.
+/// of global memory. When the span of the lanes lies in the range the wave
+/// last hit (the common case), or in one registered range, one comparison or
+/// one lookup decides; otherwise each lane is checked in lane order and the
+/// first bad one faults.
 inline bool checkGlobal(Wave &W, const uint64_t *Addr, uint64_t Mask,
                         unsigned Bytes, bool IsWrite) {
   if (!Mask)
@@ -210,6 +213,17 @@ inline bool checkGlobal(Wave &W, const uint64_t *Addr, uint64_t Mask,
       W.CachedSize - (Hi - W.CachedBase) >= Bytes &&
       (W.CachedAccess & Need) == Need)
     return true;
+  // One lookup for the whole span (a wave alternating between buffers
+  // misses the cache often); lanes are checked one by one only if the span
+  // is not in one range.
+  MemoryRange R;
+  if (W.D->Dev->Memory.find(Lo, R) && R.contains(Lo, Hi - Lo + Bytes) &&
+      (R.Access & Need) == Need) {
+    W.CachedBase = R.Base;
+    W.CachedSize = R.Size;
+    W.CachedAccess = R.Access;
+    return true;
+  }
   bool Ok = true;
   forLanes(Mask, [&](unsigned L) {
     Ok = Ok && checkMemory(W, Addr[L], Bytes, IsWrite);
@@ -219,8 +233,8 @@ inline bool checkGlobal(Wave &W, const uint64_t *Addr, uint64_t Mask,
 
 /// Turns the LDS offsets in P.Addr of the plan's lanes into host addresses
 /// in the work-group's LDS, after checking that [offset, offset + Bytes)
-/// lies in its allocation (the first lane outside faults). The offsets are
-/// 64-bit: no wrap-around hides a wild address.
+/// lies in its allocation (the first lane outside faults). LDS offsets are
+/// 32-bit (the hardware's sums wrap there); callers pass them wrapped.
 inline bool ldsPlan(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
   P.Local = P.Mask;
   uint64_t Max = 0;
@@ -275,6 +289,12 @@ inline void laneCopy(const Plan &P, unsigned L, uint8_t *Buf, unsigned Bytes) {
   }
 }
 
+/// Whether every lane of the plan is a plain host address moving the whole
+/// access (no scratch swizzle, no split, no partial range).
+inline bool isPlain(const Plan &P) {
+  return !(P.Private | P.Split) && !P.Dwords;
+}
+
 /// Loads into VGPRs \p Dst.. (unified-file index) for the lanes of \p Exec:
 /// lanes of the plan read memory, the others (MUBUF out of range) read
 /// zeros. All lanes are read before any register is written (the
@@ -282,17 +302,33 @@ inline void laneCopy(const Plan &P, unsigned L, uint8_t *Buf, unsigned Bytes) {
 template <Width Wd>
 void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
   Lanes32 Val[Wd.Regs];
-  for (unsigned R = 0; R < Wd.Regs; ++R)
-    std::memset(Val[R].V, 0, sizeof(Val[R].V));
-  forLanes(P.Mask, [&](unsigned L) {
-    uint8_t Buf[16] = {};
-    unsigned Bytes = Wd.Bytes;
-    if (P.Dwords)
-      Bytes = std::min<unsigned>(Bytes, P.Dwords[L] * 4u);
-    laneCopy<false>(P, L, Buf, Bytes);
+  if (Exec & ~P.Mask)
     for (unsigned R = 0; R < Wd.Regs; ++R)
-      std::memcpy(&Val[R].V[L], Buf + 4 * R, 4);
-  });
+      std::memset(Val[R].V, 0, sizeof(Val[R].V));
+  if (isPlain(P)) {
+    // Fixed-size copies the compiler inlines.
+    forLanes(P.Mask, [&](unsigned L) {
+      const uint8_t *A = reinterpret_cast<const uint8_t *>(P.Addr[L]);
+      if constexpr (Wd.Bytes >= 4) {
+        for (unsigned R = 0; R < Wd.Regs; ++R)
+          std::memcpy(&Val[R].V[L], A + 4 * R, 4);
+      } else {
+        uint32_t Raw = 0;
+        std::memcpy(&Raw, A, Wd.Bytes);
+        Val[0].V[L] = Raw;
+      }
+    });
+  } else {
+    forLanes(P.Mask, [&](unsigned L) {
+      uint8_t Buf[16] = {};
+      unsigned Bytes = Wd.Bytes;
+      if (P.Dwords)
+        Bytes = std::min<unsigned>(Bytes, P.Dwords[L] * 4u);
+      laneCopy<false>(P, L, Buf, Bytes);
+      for (unsigned R = 0; R < Wd.Regs; ++R)
+        std::memcpy(&Val[R].V[L], Buf + 4 * R, 4);
+    });
+  }
   if constexpr (Wd.Bytes < 4) {
     const uint32_t *Old = W.vgpr(Dst);
     for (unsigned L = 0; L < WaveSize; ++L)
@@ -300,6 +336,10 @@ void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
   }
   for (unsigned R = 0; R < Wd.Regs; ++R) {
     uint32_t *D = W.vgpr(Dst + R);
+    if (Exec == ~uint64_t(0)) {
+      std::memcpy(D, Val[R].V, sizeof(Val[R].V));
+      continue;
+    }
     for (unsigned L = 0; L < WaveSize; ++L)
       D[L] = (Exec >> L) & 1 ? Val[R].V[L] : D[L];
   }
@@ -307,10 +347,24 @@ void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
 
 /// Stores VGPRs \p Src.. of the plan's lanes.
 template <Width Wd> void storeLanes(Wave &W, unsigned Src, const Plan &P) {
+  const uint32_t *S = W.vgpr(Src);
+  if (isPlain(P)) {
+    forLanes(P.Mask, [&](unsigned L) {
+      uint8_t *A = reinterpret_cast<uint8_t *>(P.Addr[L]);
+      if constexpr (Wd.Bytes >= 4) {
+        for (unsigned R = 0; R < Wd.Regs; ++R)
+          std::memcpy(A + 4 * R, S + R * WaveSize + L, 4);
+      } else {
+        uint32_t V = storeValue<Wd>(S[L]);
+        std::memcpy(A, &V, Wd.Bytes);
+      }
+    });
+    return;
+  }
   forLanes(P.Mask, [&](unsigned L) {
     uint8_t Buf[16];
     for (unsigned R = 0; R < Wd.Regs; ++R) {
-      uint32_t V = W.vgpr(Src + R)[L];
+      uint32_t V = S[R * WaveSize + L];
       if constexpr (Wd.Bytes < 4)
         V = storeValue<Wd>(V);
       std::memcpy(Buf + 4 * R, &V, 4);
@@ -355,9 +409,9 @@ inline void loadDwordsToLds(Wave &W, const DecodedInst &I, const Plan &Src,
                             uint64_t Exec, int64_t InstOffset) {
   Plan Lds;
   Lds.Mask = Exec;
-  int64_t Base = int64_t(W.m0()) + InstOffset;
+  uint32_t Base = W.m0() + uint32_t(InstOffset);
   for (unsigned L = 0; L < WaveSize; ++L)
-    Lds.Addr[L] = uint64_t(Base + 4 * L);
+    Lds.Addr[L] = uint32_t(Base + 4 * L);
   if (!ldsPlan(W, Lds, 4, true))
     return;
   notePlan(W, I, Src, 4, false, false);
@@ -531,6 +585,36 @@ struct PkAddF16 {
 };
 
 } // namespace atomic
+
+/// The atomic operations GLOBAL, FLAT and MUBUF share: calls
+/// Add.template operator()<Op, T>(Name) for each, Name as in
+/// "GLOBAL_ATOMIC_<Name>" (FLAT has no ADD_F32 or PK_ADD_F16 on gfx90a; the
+/// extra names never decode).
+template <class F> void forEachMemoryAtomic(F &&Add) {
+  using namespace atomic;
+  auto Int = [&]<class Op>(const char *Name) {
+    Add.template operator()<Op, uint32_t>(std::string(Name));
+    Add.template operator()<Op, uint64_t>(std::string(Name) + "_X2");
+  };
+  Int.template operator()<Swap>("SWAP");
+  Int.template operator()<CmpSwap>("CMPSWAP");
+  Int.template operator()<atomic::Add>("ADD");
+  Int.template operator()<Sub>("SUB");
+  Int.template operator()<SMin>("SMIN");
+  Int.template operator()<UMin>("UMIN");
+  Int.template operator()<SMax>("SMAX");
+  Int.template operator()<UMax>("UMAX");
+  Int.template operator()<And>("AND");
+  Int.template operator()<Or>("OR");
+  Int.template operator()<Xor>("XOR");
+  Int.template operator()<Inc>("INC");
+  Int.template operator()<Dec>("DEC");
+  Add.template operator()<FAdd<true>, uint32_t>(std::string("ADD_F32"));
+  Add.template operator()<PkAddF16, uint32_t>(std::string("PK_ADD_F16"));
+  Add.template operator()<FAdd<false>, uint64_t>(std::string("ADD_F64"));
+  Add.template operator()<FMin, uint64_t>(std::string("MIN_F64"));
+  Add.template operator()<FMax, uint64_t>(std::string("MAX_F64"));
+}
 
 /// Applies \p Op atomically to the \p T at host address \p P (naturally
 /// aligned) and returns the old value; sets \p Changed if memory changed.

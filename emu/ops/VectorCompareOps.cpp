@@ -45,8 +45,7 @@ void addCompares(HandlerTable &Tb, const char *Type) {
           vop::handler<cmp<Ps, T>, vop::Compare>, FlagVector),
    ...);
   (Tb.add(std::string("V_CMPX_") + Names[int(Ps)] + "_" + Type,
-          vop::handler<cmp<Ps, T>, vop::Compare | vop::CompareX>,
-          FlagVector),
+          vop::handler<cmp<Ps, T>, vop::Compare | vop::CompareX>, FlagVector),
    ...);
 }
 

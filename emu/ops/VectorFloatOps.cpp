@@ -25,6 +25,10 @@
 #include "FloatMath.h"
 #include "Vop.h"
 
+// Vop.h asks to vectorise every lane loop; most float lanes here (branchy
+// NaN/denormal rules, libm calls) cannot be, which is expected, not news.
+#pragma clang diagnostic ignored "-Wpass-failed"
+
 #include <string>
 
 namespace loom::emu {
@@ -36,18 +40,10 @@ namespace fm = fmath;
 // Lane types and MODE
 //===----------------------------------------------------------------------===//
 
-template <class T> struct FormatOf {
-  using Type = void;
-};
-template <> struct FormatOf<float> {
-  using Type = fm::F32;
-};
-template <> struct FormatOf<double> {
-  using Type = fm::F64;
-};
-template <> struct FormatOf<_Float16> {
-  using Type = fm::F16;
-};
+template <class T> struct FormatOf { using Type = void; };
+template <> struct FormatOf<float> { using Type = fm::F32; };
+template <> struct FormatOf<double> { using Type = fm::F64; };
+template <> struct FormatOf<_Float16> { using Type = fm::F16; };
 template <class T> using Fmt = typename FormatOf<T>::Type;
 template <class T> constexpr bool IsFloat = !std::is_void_v<Fmt<T>>;
 
@@ -56,9 +52,7 @@ template <class T> fm::TOf<Fmt<T>> raw(T X) {
   return std::bit_cast<fm::TOf<Fmt<T>>>(X);
 }
 template <class T> T lane(fm::TOf<Fmt<T>> X) { return std::bit_cast<T>(X); }
-template <class T> double toDouble(T X) {
-  return fm::toDouble<Fmt<T>>(raw(X));
-}
+template <class T> double toDouble(T X) { return fm::toDouble<Fmt<T>>(raw(X)); }
 
 /// The MODE denorm field that governs operands of type \p T.
 template <class T> unsigned denormField(uint32_t Mode) {
@@ -109,40 +103,89 @@ struct ModeOp<K, Fl, Fz, R (*)(A...)> {
 };
 
 #if defined(__x86_64__) && defined(__clang__)
-/// The default-MODE handler of \p M compiled for hosts with FMA and AVX2:
-/// the build targets baseline x86-64, where std::fma is a library call per
-/// lane; flatten inlines the framework's lane loop here, so it vectorises
-/// with the host's fused multiply-add (same IEEE results).
-template <class M>
-__attribute__((target("avx2,fma"), flatten)) void
-runDefaultAvx2(Wave &W, const DecodedInst &I) {
-  vop::run<typename M::template Op<true>>(W, I);
-}
+#define LOOM_FLOAT_AVX2 1
+/// The build targets baseline x86-64, where std::fma is a library call per
+/// lane. The hot operations get a second copy of their plain lane loop (no
+/// modifiers, SDWA or DPP; default MODE) compiled for hosts with AVX2 and
+/// FMA: same IEEE results, vectorised.
 const bool HostHasAvx2Fma = [] {
   __builtin_cpu_init(); // needed before static initialisation is over
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }();
+
+template <auto K, class R, class... A>
+__attribute__((target("avx2,fma"))) void plainAvx2(Wave &W,
+                                                   const DecodedInst &I) {
+  constexpr unsigned N = sizeof...(A);
+  using U = std::conditional_t<sizeof(R) == 8, uint64_t, uint32_t>;
+  alignas(64) U Buf[N][WaveSize];
+  const U *S[N];
+  for (unsigned J = 0; J < N; ++J) {
+    if constexpr (sizeof(R) == 8) {
+      readVector64(W, I.Src[J], *reinterpret_cast<Lanes64 *>(Buf[J]));
+      S[J] = Buf[J];
+    } else {
+      S[J] = readVector32(W, I.Src[J], *reinterpret_cast<Lanes32 *>(Buf[J]));
+    }
+  }
+  alignas(64) U Res[WaveSize];
+  [&]<size_t... J>(std::index_sequence<J...>) {
+    for (unsigned L = 0; L < WaveSize; ++L)
+      Res[L] = std::bit_cast<U>(K(std::bit_cast<A>(S[J][L])...));
+  }
+  (std::index_sequence_for<A...>());
+  uint32_t *Lo = W.vgpr(W.vectorIndex(I.Dst[0]));
+  if constexpr (sizeof(R) == 8)
+    vop::blend64(Lo, Lo + WaveSize, Res, W.exec());
+  else
+    vop::blend32(Lo, Res, W.exec());
+}
+
+/// Whether \p I runs as a plain lane loop: no modifier of any kind.
+bool isPlain(const DecodedInst &I) {
+  if (I.Flags & (FlagSdwa | FlagDpp | FlagHasSrcMods))
+    return false;
+  for (unsigned K = 0; K < I.NumImm; ++K)
+    if (I.Imm[K])
+      return false;
+  return true;
+}
 #endif
 
-/// \p Hot: an operation worth a second, AVX2/FMA default-MODE copy.
-template <class M, bool Hot> void byMode(Wave &W, const DecodedInst &I) {
-  if ((W.Mode & 0xff) == DefaultFloatMode) {
-#if defined(__x86_64__) && defined(__clang__)
-    if (Hot && HostHasAvx2Fma)
-      return runDefaultAvx2<M>(W, I);
-#endif
+template <class M> void byMode(Wave &W, const DecodedInst &I) {
+  if ((W.Mode & 0xff) == DefaultFloatMode)
     vop::run<typename M::template Op<true>>(W, I);
-  } else {
+  else
     vop::run<typename M::template Op<false>>(W, I);
-  }
 }
+
+/// Hot operation \p K: the AVX2/FMA loop when it applies, else byMode.
+template <class M, auto K, class R, class... A>
+void byModeHot(Wave &W, const DecodedInst &I) {
+#ifdef LOOM_FLOAT_AVX2
+  if (HostHasAvx2Fma && (W.Mode & 0xff) == DefaultFloatMode && isPlain(I))
+    return plainAvx2<K, R, A...>(W, I);
+#endif
+  byMode<M>(W, I);
+}
+template <class M, auto K, class Sig = decltype(K)> struct Hot;
+template <class M, auto K, class R, class... A> struct Hot<M, K, R (*)(A...)> {
+  static constexpr Handler H = &byModeHot<M, K, R, A...>;
+};
 
 /// The handler of kernel \p K under MODE flushing \p Fz.
 template <auto K, unsigned Fl = 0, unsigned Fz = FlushBoth>
-inline constexpr Handler modeOp = &byMode<ModeOp<K, Fl, Fz>, false>;
-/// The same for the operations float-heavy kernels spend their time in.
-template <auto K, unsigned Fl = 0>
-inline constexpr Handler hotOp = &byMode<ModeOp<K, Fl, FlushBoth>, true>;
+inline constexpr Handler modeOp = &byMode<ModeOp<K, Fl, Fz>>;
+/// The same for the operations float-heavy kernels spend their time in
+/// (f32 and f64).
+template <auto K>
+inline constexpr Handler hotOp = Hot<ModeOp<K, 0, FlushBoth>, K>::H;
+template <class T, auto K, unsigned Fl = 0> constexpr Handler hotIfWide() {
+  if constexpr (std::is_same_v<T, _Float16>)
+    return modeOp<K, Fl>;
+  else
+    return hotOp<K>;
+}
 
 bool ieee(const vop::Ctx &C) { return vop::ieeeMode(C.Mode); }
 
@@ -236,13 +279,9 @@ int32_t cvtRpi(float X) { return fm::cvtRpiI32(X); }
 int32_t cvtFlr(float X) { return fm::cvtFlrI32(X); }
 float cvtOff(uint32_t X) { return fm::cvtOffF32I4(X); }
 template <class T> int16_t cvtSnorm(T X) { return fm::toSnorm16(toDouble(X)); }
-template <class T> uint16_t cvtUnorm(T X) {
-  return fm::toUnorm16(toDouble(X));
-}
+template <class T> uint16_t cvtUnorm(T X) { return fm::toUnorm16(toDouble(X)); }
 /// Two 16-bit results in one dword.
-uint32_t pack16(uint32_t Lo, uint32_t Hi) {
-  return (Lo & 0xffff) | (Hi << 16);
-}
+uint32_t pack16(uint32_t Lo, uint32_t Hi) { return (Lo & 0xffff) | (Hi << 16); }
 uint32_t cvtPkrtz(float A, float B) {
   return pack16(fm::f32ToF16(A, fm::RoundZero), fm::f32ToF16(B, fm::RoundZero));
 }
@@ -307,12 +346,11 @@ struct Registrar {
 
 /// The operations every float format has: "V_<OP>_<Suffix>".
 template <class T> void addCommon(Registrar Add, const std::string &S) {
-  constexpr bool Wide = !std::is_same_v<T, _Float16>;
-  Add("V_ADD_" + S, Wide ? hotOp<add<T>> : modeOp<add<T>>);
-  Add("V_MUL_" + S, Wide ? hotOp<mul<T>> : modeOp<mul<T>>);
+  Add("V_ADD_" + S, hotIfWide<T, add<T>>());
+  Add("V_MUL_" + S, hotIfWide<T, mul<T>>());
   Add("V_MIN_" + S, modeOp<minOp<T>>);
   Add("V_MAX_" + S, modeOp<maxOp<T>>);
-  Add("V_FMA_" + S, Wide ? hotOp<fma<T>> : modeOp<fma<T>, vop::OpSel>);
+  Add("V_FMA_" + S, hotIfWide<T, fma<T>, vop::OpSel>());
   Add("V_FRACT_" + S, modeOp<unary<T, fm::fract<Fmt<T>>>>);
   Add("V_TRUNC_" + S, modeOp<unary<T, fm::truncF<Fmt<T>>>>);
   Add("V_CEIL_" + S, modeOp<unary<T, fm::ceilF<Fmt<T>>>>);
@@ -328,9 +366,8 @@ template <class T> void addCommon(Registrar Add, const std::string &S) {
 template <class T, fm::Cmp... Ps>
 void addCompares(Registrar Add, const std::string &S,
                  std::integer_sequence<fm::Cmp, Ps...>) {
-  static const char *const Names[] = {"F",   "LT",  "EQ",  "LE",
-                                      "GT",  "LG",  "GE",  "O",
-                                      "U",   "NGE", "NLG", "NGT",
+  static const char *const Names[] = {"F",   "LT",  "EQ",  "LE",  "GT",  "LG",
+                                      "GE",  "O",   "U",   "NGE", "NLG", "NGT",
                                       "NLE", "NEQ", "NLT", "TRU"};
   (Add(std::string("V_CMP_") + Names[unsigned(Ps)] + "_" + S,
        modeOp<compare<T, Ps>, vop::Compare, FlushIn>),

@@ -48,19 +48,31 @@ template <class T> WideT<T> add(T A, T B) { return WideT<T>(A) + B; }
 template <class T> WideT<T> sub(T A, T B) { return WideT<T>(A) - B; }
 template <class T> WideT<T> subrev(T A, T B) { return WideT<T>(B) - A; }
 
-// Carry forms: the borrow of a subtraction is bit 32 of the 64-bit
-// difference (negative results have it set).
-i64 addCo(u32 A, u32 B) { return i64(A) + B; }
-i64 subCo(u32 A, u32 B) { return i64(A) - B; }
-i64 subrevCo(u32 A, u32 B) { return i64(B) - A; }
-i64 addc(u32 A, u32 B, MaskBit C) { return i64(A) + B + C.V; }
-i64 subb(u32 A, u32 B, MaskBit C) { return i64(A) - B - C.V; }
-i64 subbrev(u32 A, u32 B, MaskBit C) { return i64(B) - A - C.V; }
-
-/// Carry operations saturate unsigned under clamp (the borrow's negative
-/// results to 0).
-template <auto F, unsigned Fl = 0>
-using CarryOp = Sat<u32, F, vop::CarryOut | Fl>;
+// Carry forms, in 32-bit arithmetic (it vectorises): the carry of an add,
+// the borrow of a subtraction. Clamp saturates: an add that carries gives
+// 0xffffffff, a subtraction that borrows 0.
+Carry<u32> addCarry(u32 A, u32 B, u32 Cin, const vop::Ctx &X) {
+  u32 T = A + B, S = T + Cin;
+  bool C = (T < A) | (S < T);
+  return {X.Clamp && C ? ~0u : S, C};
+}
+Carry<u32> subBorrow(u32 A, u32 B, u32 Bin, const vop::Ctx &X) {
+  u32 T = A - B, S = T - Bin;
+  bool C = (A < B) | (T < Bin);
+  return {X.Clamp && C ? 0u : S, C};
+}
+Carry<u32> addCo(u32 A, u32 B, vop::Ctx X) { return addCarry(A, B, 0, X); }
+Carry<u32> subCo(u32 A, u32 B, vop::Ctx X) { return subBorrow(A, B, 0, X); }
+Carry<u32> subrevCo(u32 A, u32 B, vop::Ctx X) { return subBorrow(B, A, 0, X); }
+Carry<u32> addc(u32 A, u32 B, MaskBit C, vop::Ctx X) {
+  return addCarry(A, B, C.V, X);
+}
+Carry<u32> subb(u32 A, u32 B, MaskBit C, vop::Ctx X) {
+  return subBorrow(A, B, C.V, X);
+}
+Carry<u32> subbrev(u32 A, u32 B, MaskBit C, vop::Ctx X) {
+  return subBorrow(B, A, C.V, X);
+}
 
 u32 add3(u32 A, u32 B, u32 C) { return A + B + C; }
 
@@ -94,7 +106,8 @@ Carry<u64> madI64(i32 A, i32 B, i64 C, vop::Ctx X) {
   // Bit 64 of the exact 65-bit sum is its sign.
   bool Sign = Overflow ? P < 0 : S < 0;
   if (X.Clamp && Overflow)
-    S = P < 0 ? std::numeric_limits<i64>::min() : std::numeric_limits<i64>::max();
+    S = P < 0 ? std::numeric_limits<i64>::min()
+              : std::numeric_limits<i64>::max();
   return {u64(S), Sign};
 }
 
@@ -152,11 +165,13 @@ u32 bfeU(u32 V, u32 Off, u32 W) {
   W &= 31;
   return W ? u32((V >> (Off & 31)) & ((1u << W) - 1)) : 0;
 }
+/// The field is taken from the sign-extended source (an arithmetic shift),
+/// so a field reaching past bit 31 repeats the sign bit.
 u32 bfeI(u32 V, u32 Off, u32 W) {
   W &= 31;
   if (!W)
     return 0;
-  u32 F = bfeU(V, Off, W);
+  u32 F = u32(i32(V) >> (Off & 31));
   return u32(i32(F << (32 - W)) >> (32 - W));
 }
 u32 bfi(u32 M, u32 A, u32 B) { return (M & A) | (~M & B); }
@@ -218,9 +233,7 @@ u64 sadU8(u32 A, u32 B, u32 C) { return u64(sadParts<8>(A, B)) + C; }
 u64 sadHiU8(u32 A, u32 B, u32 C) { return (u64(sadParts<8>(A, B)) << 16) + C; }
 u64 sadU16(u32 A, u32 B, u32 C) { return u64(sadParts<16>(A, B)) + C; }
 u64 sadU32(u32 A, u32 B, u32 C) { return u64(absDiff(A, B)) + C; }
-u64 msadU8(u32 A, u32 B, u32 C) {
-  return u64(sadParts<8>(A, B, true)) + C;
-}
+u64 msadU8(u32 A, u32 B, u32 C) { return u64(sadParts<8>(A, B, true)) + C; }
 /// Four (masked) byte SADs of S0's sliding 32-bit windows against S1, each
 /// accumulated into a 16-bit field of S2.
 template <bool Masked> u64 qsad(u64 A, u32 B, u64 C) {
@@ -266,7 +279,8 @@ u32 lerpU8(u32 A, u32 B, u32 C) {
   return R;
 }
 
-// --- Integer packs ------------------------------------------------------------
+// --- Integer packs
+// ------------------------------------------------------------
 
 template <class T, class S> u32 satTo(S V) {
   return u32(std::clamp<S>(V, std::numeric_limits<T>::min(),
@@ -276,7 +290,8 @@ template <class T, class S> u32 satTo(S V) {
 u32 cvtPkU16(u32 A, u32 B) { return satTo<u16>(A) | (satTo<u16>(B) << 16); }
 u32 cvtPkI16(i32 A, i32 B) { return satTo<i16>(A) | (satTo<i16>(B) << 16); }
 u16 satPkU8(u32 A) {
-  return u16(satTo<uint8_t, i32>(i16(A)) | (satTo<uint8_t, i32>(i16(A >> 16)) << 8));
+  return u16(satTo<uint8_t, i32>(i16(A)) |
+             (satTo<uint8_t, i32>(i16(A >> 16)) << 8));
 }
 
 using vop::handler;
@@ -299,12 +314,13 @@ void registerVectorIntOps(HandlerTable &T) {
   Add("V_SUBREV_U16", run<Sat<u16, subrev<u16>>>);
   Add("V_ADD_I16", run<Sat<i16, add<i16>, vop::OpSel>>);
   Add("V_SUB_I16", run<Sat<i16, sub<i16>, vop::OpSel>>);
-  Add("V_ADD_CO_U32", run<CarryOp<addCo>>);
-  Add("V_SUB_CO_U32", run<CarryOp<subCo>>);
-  Add("V_SUBREV_CO_U32", run<CarryOp<subrevCo>>);
-  Add("V_ADDC_CO_U32", run<CarryOp<addc, vop::MaskIn>>);
-  Add("V_SUBB_CO_U32", run<CarryOp<subb, vop::MaskIn>>);
-  Add("V_SUBBREV_CO_U32", run<CarryOp<subbrev, vop::MaskIn>>);
+  Add("V_ADD_CO_U32", handler<addCo, vop::CarryOut>);
+  Add("V_SUB_CO_U32", handler<subCo, vop::CarryOut>);
+  Add("V_SUBREV_CO_U32", handler<subrevCo, vop::CarryOut>);
+  constexpr unsigned CarryIn = vop::CarryOut | vop::MaskIn;
+  Add("V_ADDC_CO_U32", handler<addc, CarryIn>);
+  Add("V_SUBB_CO_U32", handler<subb, CarryIn>);
+  Add("V_SUBBREV_CO_U32", handler<subbrev, CarryIn>);
   Add("V_ADD3_U32", handler<add3>);
 
   // Multiply.

@@ -1,4 +1,4 @@
-//===- emu/ops/VectorOps.cpp - VOP1, VOP2, VOP3, VOPC, VOP3P ---------------===//
+//===- emu/ops/VectorOps.cpp - VOP1, VOP2, VOP3, VOPC, VOP3P --------------===//
 //
 // The vector ALU: every family is written on the vop framework (Vop.h) and
 // registers itself here.

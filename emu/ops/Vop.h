@@ -69,6 +69,8 @@
 //    bound_ctrl an invalid source reads 0 and the lane is written. Lanes
 //    not written keep their value (the tied "old" operand is the
 //    destination register itself);
+//  - GPR indexing (s_set_gpr_idx_on, MODE.GPR_IDX_EN): M0[7:0] is added to
+//    the vector operands of the slots M0[15:12] enables;
 //  - results: written to the EXEC-active lanes; 16-bit results zero the
 //    high half (gfx9 legacy behaviour) unless KeepHi16 or OpSel; 64-bit
 //    results split over two VGPRs; compare masks (inactive lanes 0) to VCC
@@ -117,9 +119,7 @@ namespace vop {
 //===----------------------------------------------------------------------===//
 
 /// Width and kind of a lane-function operand type.
-template <class T> struct TypeInfo {
-  static constexpr bool Valid = false;
-};
+template <class T> struct TypeInfo { static constexpr bool Valid = false; };
 template <class T, class U, bool F> struct TypeInfoBase {
   static constexpr bool Valid = true;
   static constexpr unsigned Bits = sizeof(T) * 8;
@@ -182,13 +182,13 @@ template <class T> struct Carry {
 };
 
 enum OpFlags : unsigned {
-  MaskIn = 1u << 0,   ///< takes a MaskBit (carry-in, condition)
-  CarryOut = 1u << 1, ///< writes a lane mask beside its result
-  Compare = 1u << 2,  ///< VOPC: bool result is a lane mask
-  CompareX = 1u << 3, ///< v_cmpx: the mask also goes to EXEC
-  IntClamp = 1u << 4, ///< clamp saturates the wide result into Dst
-  OpSel = 1u << 5,    ///< gfx9 VOP3 op_sel on 16-bit operands/result
-  KeepHi16 = 1u << 6, ///< a 16-bit result keeps the destination's high half
+  MaskIn = 1u << 0,     ///< takes a MaskBit (carry-in, condition)
+  CarryOut = 1u << 1,   ///< writes a lane mask beside its result
+  Compare = 1u << 2,    ///< VOPC: bool result is a lane mask
+  CompareX = 1u << 3,   ///< v_cmpx: the mask also goes to EXEC
+  IntClamp = 1u << 4,   ///< clamp saturates the wide result into Dst
+  OpSel = 1u << 5,      ///< gfx9 VOP3 op_sel on 16-bit operands/result
+  KeepHi16 = 1u << 6,   ///< a 16-bit result keeps the destination's high half
   OwnOutMods = 1u << 7, ///< float result: the lane function applies
                         ///< clamp/omod itself (from Ctx), or has none
 };
@@ -207,8 +207,16 @@ alignas(64) inline constexpr uint32_t LaneBit[32] = {
     1u << 28, 1u << 29, 1u << 30, 1u << 31};
 
 /// Bit \p L of \p Mask as 0/1.
-inline uint32_t maskBit(uint64_t Mask, unsigned L) {
-  return (Mask >> L) & 1;
+inline uint32_t maskBit(uint64_t Mask, unsigned L) { return (Mask >> L) & 1; }
+
+/// Out[L] = bit L of \p Mask (0 or 1): lane functions read the mask input
+/// from words, which vectorises where 64-bit variable shifts do not.
+inline void expandMask(uint64_t Mask, uint32_t *Out) {
+  for (unsigned H = 0; H < 2; ++H) {
+    uint32_t Half = uint32_t(Mask >> (32 * H));
+    for (unsigned J = 0; J < 32; ++J)
+      Out[32 * H + J] = (Half & LaneBit[J]) ? 1u : 0u;
+  }
 }
 
 /// Packs 64 flag bytes (0 or 0xff) into a lane mask.
@@ -312,8 +320,7 @@ inline uint32_t sdwaDest(uint32_t Res, uint32_t Old, unsigned Sel,
   uint32_t V = (Res << Shift) & Field;
   if (Unused == UnusedPreserve)
     return V | (Old & ~Field);
-  if (Unused == UnusedSext && ((Res >> (Width - 1)) & 1) &&
-      Shift + Width < 32)
+  if (Unused == UnusedSext && ((Res >> (Width - 1)) & 1) && Shift + Width < 32)
     V |= ~0u << (Shift + Width);
   return V;
 }
@@ -366,8 +373,7 @@ struct DppControl {
 };
 inline DppControl dppControl(const DecodedInst &I) {
   const int64_t *P = I.Imm + I.NumImm - 4;
-  return {unsigned(P[0]), unsigned(P[1]) & 15, unsigned(P[2]) & 15,
-          P[3] != 0};
+  return {unsigned(P[0]), unsigned(P[1]) & 15, unsigned(P[2]) & 15, P[3] != 0};
 }
 
 /// Permutes \p Src (32- or 64-bit lanes) in place for DPP and returns the
@@ -397,8 +403,8 @@ uint64_t dppPermute(Elt *Src, const DppControl &C, uint64_t Exec) {
     int S = Sources[L];
     bool Valid = S >= 0 && maskBit(Exec, unsigned(S));
     Src[L] = Valid ? Orig[S] : Elt(0);
-    bool Enabled = ((C.RowMask >> (L / 16)) & 1) &&
-                   ((C.BankMask >> ((L / 4) & 3)) & 1);
+    bool Enabled =
+        ((C.RowMask >> (L / 16)) & 1) && ((C.BankMask >> ((L / 4) & 3)) & 1);
     if (Enabled && (Valid || C.BoundCtrl))
       Write |= 1ull << L;
   }
@@ -462,9 +468,9 @@ template <class R, class... A> struct FnTraits<R (*)(A...)> {
 };
 
 template <class P>
-inline constexpr bool IsTag = std::is_same_v<P, MaskBit> ||
-                              std::is_same_v<P, LaneId> ||
-                              std::is_same_v<P, Ctx>;
+inline constexpr bool IsTag =
+    std::is_same_v<P, MaskBit> || std::is_same_v<P, LaneId> ||
+    std::is_same_v<P, Ctx>;
 
 template <class T> struct CarryValue {
   using Type = T;
@@ -476,8 +482,8 @@ template <class T> struct CarryValue<Carry<T>> {
 };
 
 template <class Tr, class = void> struct DstOf {
-  using Type = typename CarryValue<
-      typename FnTraits<decltype(+Tr::op)>::Ret>::Type;
+  using Type =
+      typename CarryValue<typename FnTraits<decltype(+Tr::op)>::Ret>::Type;
 };
 template <class Tr> struct DstOf<Tr, std::void_t<typename Tr::Dst>> {
   using Type = typename Tr::Dst;
@@ -486,8 +492,7 @@ template <class Tr> struct DstOf<Tr, std::void_t<typename Tr::Dst>> {
 template <class Tr, class = void> struct FlagsOf {
   static constexpr unsigned Value = 0;
 };
-template <class Tr>
-struct FlagsOf<Tr, std::void_t<decltype(Tr::Flags)>> {
+template <class Tr> struct FlagsOf<Tr, std::void_t<decltype(Tr::Flags)>> {
   static constexpr unsigned Value = Tr::Flags;
 };
 
@@ -569,11 +574,11 @@ const void *fetchSource(const Wave &W, const Operand &Op, uint64_t *Buf) {
 /// Operand layout of one instruction: where the lane sources, the mask
 /// input and the output-modifier imms are.
 struct Layout {
-  unsigned SrcBase = 0;     ///< first lane source in I.Src (1 after DPP old)
+  unsigned SrcBase = 0; ///< first lane source in I.Src (1 after DPP old)
   const Operand *MaskIn = nullptr;  ///< null: VCC
   const Operand *MaskOut = nullptr; ///< null: VCC
-  unsigned OutImms = 0;     ///< clamp/omod imms at the start of I.Imm
-  unsigned SdwaImm = 0;     ///< first SDWA control imm
+  unsigned OutImms = 0;             ///< clamp/omod imms at the start of I.Imm
+  unsigned SdwaImm = 0;             ///< first SDWA control imm
 };
 
 template <class Tr> Layout layoutOf(const DecodedInst &I) {
@@ -605,17 +610,18 @@ template <class Tr> Layout layoutOf(const DecodedInst &I) {
 }
 
 /// Calls the lane function of \p Tr for lane \p L: sources from \p S,
-/// mask input bits from \p InMask.
+/// mask input bits from \p InBits (one word, 0 or 1, per lane).
 template <class Tr, size_t... K>
-inline auto callLane(const SrcLanes *S, uint64_t InMask, const Ctx &C,
+inline auto callLane(const SrcLanes *S, const uint32_t *InBits, const Ctx &C,
                      unsigned L, std::index_sequence<K...>) {
   using Info = OpInfoOf<Tr>;
   using Args = typename Info::Args;
   auto Get = [&]<size_t J>() {
     using P = std::tuple_element_t<J, Args>;
-    if constexpr (std::is_same_v<P, MaskBit>)
-      return MaskBit{maskBit(InMask, L)};
-    else if constexpr (std::is_same_v<P, LaneId>)
+    if constexpr (std::is_same_v<P, MaskBit>) {
+      static_assert(Info::Flags & MaskIn, "a MaskBit needs the MaskIn flag");
+      return MaskBit{InBits[L]};
+    } else if constexpr (std::is_same_v<P, LaneId>)
       return LaneId{L};
     else if constexpr (std::is_same_v<P, Ctx>)
       return C;
@@ -664,13 +670,13 @@ inline auto toDstBits(const R &X, const Ctx &C) {
 /// The lane loop: Sc.Res gets the destination bits, Sc.Flag the compare or
 /// carry bits.
 template <class Tr, bool OutMods>
-void laneLoop(const SrcLanes *S, uint64_t InMask, const Ctx &C,
+void laneLoop(const SrcLanes *S, const uint32_t *InBits, const Ctx &C,
               Scratch &Sc) {
   using Info = OpInfoOf<Tr>;
   using D = typename Info::Dst;
   constexpr auto Seq = std::make_index_sequence<Info::NumArgs>();
   for (unsigned L = 0; L < WaveSize; ++L) {
-    auto R = callLane<Tr>(S, InMask, C, L, Seq);
+    auto R = callLane<Tr>(S, InBits, C, L, Seq);
     if constexpr (Info::IsCompare) {
       Sc.Flag[L] = R ? 0xff : 0;
     } else {
@@ -700,7 +706,7 @@ template <class Tr> constexpr bool writesDirectly() {
 /// when the destination is a source.
 template <class Tr>
 void directLoop(Wave &W, const DecodedInst &I, const Layout &Lay,
-                const SrcLanes *S, uint64_t InMask, const Ctx &C,
+                const SrcLanes *S, const uint32_t *InBits, const Ctx &C,
                 uint64_t Exec) {
   using Info = OpInfoOf<Tr>;
   using D = typename Info::Dst;
@@ -711,7 +717,7 @@ void directLoop(Wave &W, const DecodedInst &I, const Layout &Lay,
   uint32_t *Lo = HasDst ? W.vgpr(W.vectorIndex(I.Dst[0])) : nullptr;
   [[maybe_unused]] uint32_t *Hi = Lo + WaveSize;
   auto Lane = [&](unsigned L, uint32_t Sel) {
-    auto R = callLane<Tr>(S, InMask, C, L, Seq);
+    auto R = callLane<Tr>(S, InBits, C, L, Seq);
     if constexpr (HasFlag) {
       bool F;
       if constexpr (Info::IsCompare)
@@ -751,8 +757,8 @@ void directLoop(Wave &W, const DecodedInst &I, const Layout &Lay,
 
 /// Writes the lane results of Sc.Res (raw bits of Dst) under \p Mask.
 template <class Tr>
-void writeResult(Wave &W, const DecodedInst &I, const Layout &Lay,
-                 Scratch &Sc, uint64_t Mask, bool General) {
+void writeResult(Wave &W, const DecodedInst &I, const Layout &Lay, Scratch &Sc,
+                 uint64_t Mask, bool General) {
   using Info = OpInfoOf<Tr>;
   using D = typename Info::Dst;
   constexpr unsigned Flags = Info::Flags;
@@ -799,8 +805,8 @@ void writeResult(Wave &W, const DecodedInst &I, const Layout &Lay,
 }
 
 /// Fast path: no SDWA, DPP, input or output modifiers.
-template <class Tr> void runPlain(Wave &W, const DecodedInst &I,
-                                  const Layout &Lay) {
+template <class Tr>
+void runPlain(Wave &W, const DecodedInst &I, const Layout &Lay) {
   using Info = OpInfoOf<Tr>;
   alignas(64) uint64_t Tmp[Info::NumSrc ? Info::NumSrc : 1][WaveSize];
   SrcLanes S[Info::NumSrc ? Info::NumSrc : 1];
@@ -808,16 +814,17 @@ template <class Tr> void runPlain(Wave &W, const DecodedInst &I,
     ((S[J].P = fetchSource<TypeInfo<typename Info::template SrcType<J>>::Bits>(
           W, I.Src[Lay.SrcBase + J], Tmp[J])),
      ...);
-  }(std::make_index_sequence<Info::NumSrc>());
-  uint64_t InMask = 0;
-  if constexpr (Info::Flags & MaskIn)
-    InMask = Lay.MaskIn ? readScalar64(W, *Lay.MaskIn) : W.vcc();
+  }
+  (std::make_index_sequence<Info::NumSrc>());
+  alignas(64) uint32_t InBits[WaveSize];
+  if constexpr ((Info::Flags & MaskIn) != 0)
+    expandMask(Lay.MaskIn ? readScalar64(W, *Lay.MaskIn) : W.vcc(), InBits);
   Ctx C{W.Mode, false, 0, &I};
   if constexpr (writesDirectly<Tr>()) {
-    directLoop<Tr>(W, I, Lay, S, InMask, C, W.exec());
+    directLoop<Tr>(W, I, Lay, S, InBits, C, W.exec());
   } else {
     Scratch Sc;
-    laneLoop<Tr, false>(S, InMask, C, Sc);
+    laneLoop<Tr, false>(S, InBits, C, Sc);
     writeResult<Tr>(W, I, Lay, Sc, W.exec(), false);
   }
 }
@@ -873,18 +880,19 @@ template <class Tr>
   uint64_t Mask = W.exec();
   [&]<size_t... J>(std::index_sequence<J...>) {
     (prepareSource<Tr, J>(W, I, Lay, Sc, S[J], Mask), ...);
-  }(std::make_index_sequence<Info::NumSrc>());
-  uint64_t InMask = 0;
-  if constexpr (Info::Flags & MaskIn)
-    InMask = Lay.MaskIn ? readScalar64(W, *Lay.MaskIn) : W.vcc();
+  }
+  (std::make_index_sequence<Info::NumSrc>());
+  alignas(64) uint32_t InBits[WaveSize];
+  if constexpr ((Info::Flags & MaskIn) != 0)
+    expandMask(Lay.MaskIn ? readScalar64(W, *Lay.MaskIn) : W.vcc(), InBits);
   Ctx C{W.Mode, Lay.OutImms >= 1 && I.Imm[0] != 0,
         Lay.OutImms >= 2 ? unsigned(I.Imm[1]) & 3 : 0u, &I};
-  laneLoop<Tr, true>(S, InMask, C, Sc);
+  laneLoop<Tr, true>(S, InBits, C, Sc);
   writeResult<Tr>(W, I, Lay, Sc, Mask, true);
 }
 
-/// The handler of operation \p Tr.
-template <class Tr> void run(Wave &W, const DecodedInst &I) {
+/// Runs \p I on the plain or the general path.
+template <class Tr> void dispatch(Wave &W, const DecodedInst &I) {
   Layout Lay = layoutOf<Tr>(I);
   bool General = (I.Flags & (FlagSdwa | FlagDpp | FlagHasSrcMods)) ||
                  (Lay.OutImms >= 1 && I.Imm[0]) ||
@@ -893,6 +901,32 @@ template <class Tr> void run(Wave &W, const DecodedInst &I) {
     runGeneral<Tr>(W, I, Lay);
   else
     runPlain<Tr>(W, I, Lay);
+}
+
+/// \p I with GPR indexing applied: M0[7:0] added to the register number of
+/// the vector operands in the slots M0[15:12] enables (src0-2, vdst).
+inline DecodedInst gprIndexed(const Wave &W, const DecodedInst &I,
+                              unsigned SrcBase) {
+  DecodedInst C = I;
+  for (unsigned J = 0; J < 3 && SrcBase + J < C.NumSrc; ++J)
+    if (C.Src[SrcBase + J].isVector())
+      C.Src[SrcBase + J].Index += gprIdxOffset(W, GprIdxSlot(J));
+  if (C.NumDst && C.Dst[0].isVector())
+    C.Dst[0].Index += gprIdxOffset(W, GprIdxDst);
+  return C;
+}
+
+template <class Tr>
+[[gnu::noinline]] void runIndexed(Wave &W, const DecodedInst &I) {
+  dispatch<Tr>(W, gprIndexed(W, I, layoutOf<Tr>(I).SrcBase));
+}
+
+/// The handler of operation \p Tr.
+template <class Tr> void run(Wave &W, const DecodedInst &I) {
+  if (W.Mode & ModeGprIdxEn) [[unlikely]]
+    runIndexed<Tr>(W, I);
+  else
+    dispatch<Tr>(W, I);
 }
 
 /// An operation given by a lane function, for one-line registration.

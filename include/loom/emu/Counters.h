@@ -20,9 +20,9 @@ struct InstructionCount {
   std::string Function; ///< kernel or device function
   uint64_t Offset = 0;  ///< from the function's start
   uint64_t Pc = 0;
-  std::string Opcode;   ///< MC opcode base name ("V_ADD_F32_e32")
+  std::string Opcode;   ///< operation: MC name without encoding suffix ("V_ADD_F32")
   uint64_t WaveExecutions = 0;
-  uint64_t ActiveLanes = 0; ///< sum of popcount(EXEC) over executions
+  uint64_t ActiveLanes = 0; ///< popcount(EXEC) summed, vector instructions only
   uint64_t MemoryBytes = 0; ///< bytes read or written by active lanes
   bool IsMemory = false;
   bool StartsBlock = false; ///< first instruction of a basic block
@@ -42,7 +42,7 @@ struct MemoryAccessRecord {
 
 struct DispatchCounters {
   uint64_t WaveInstructions = 0;
-  uint64_t ActiveLaneInstructions = 0; ///< vector instructions' active lanes
+  uint64_t ActiveLaneInstructions = 0; ///< popcount(EXEC) summed over vector instructions
   uint64_t MemoryInstructions = 0;
   uint64_t MemoryBytes = 0;
   uint64_t Waves = 0;

@@ -475,19 +475,23 @@ TEST_P(DsAsmTest, AddTidUsesM0AndTheLaneIndex) {
 
 TEST_P(DsAsmTest, AccessBeyondTheGroupsLdsFaults) {
   DeviceBuffer Out = words(64, 0);
+  // lds_wild reads at its argument + 8.
   for (u32 Addr : {0x10000u, 256u, 253u}) {
     DispatchResult R = launch("lds_wild", 64, 64,
-                              KernelArgs().add(Out.address()).add(Addr));
+                              KernelArgs().add(Out.address()).add(Addr - 8));
     ASSERT_EQ(R.Status, DispatchStatus::MemoryFault) << Addr;
     EXPECT_EQ(R.FirstFault.Address, Addr);
     EXPECT_FALSE(R.FirstFault.IsWrite);
     EXPECT_NE(R.FirstFault.Message.find("LDS"), std::string::npos)
         << R.FirstFault.Message;
   }
-  // The last dword of the allocation is fine.
-  DispatchResult R = launch("lds_wild", 64, 64,
-                            KernelArgs().add(Out.address()).add(252u));
-  EXPECT_TRUE(R.ok()) << R.FirstFault.Message;
+  // The last dword of the allocation is fine, and so is an address that
+  // wraps around to the start (clang folds "base - 4t" that way).
+  for (u32 Arg : {252u - 8, 0xfffffff8u}) {
+    DispatchResult R = launch("lds_wild", 64, 64,
+                              KernelArgs().add(Out.address()).add(Arg));
+    EXPECT_TRUE(R.ok()) << R.FirstFault.Message;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(OptLevels, DsTest, ::testing::Values(0, 2),

@@ -60,8 +60,8 @@ inline Env &env() {
       return E;
     }
     E.Dev = std::move(*D);
-    auto M = Module::loadFile(*E.Dev,
-                              std::string(LOOM_EMU_CORE_DIR) + "/float.elf");
+    auto M =
+        Module::loadFile(*E.Dev, std::string(LOOM_EMU_CORE_DIR) + "/float.elf");
     if (!M) {
       ADD_FAILURE() << llvm::toString(M.takeError());
       return E;
@@ -74,8 +74,8 @@ inline Env &env() {
 
 /// Runs VTEST kernel \p Kernel once; false (with a test failure) if the
 /// dispatch did not complete.
-inline bool runKernel(const std::string &Kernel, const Lanes &In,
-                      uint64_t Exec, uint64_t Vcc, uint32_t Mode,
+inline bool runKernel(const std::string &Kernel, const Lanes &In, uint64_t Exec,
+                      uint64_t Vcc, uint32_t Mode,
                       std::array<LaneOut, 64> &Out) {
   Env &E = env();
   if (!E.Mod)
@@ -118,25 +118,40 @@ inline uint16_t h16(uint64_t B, bool High = false) {
 inline std::vector<uint64_t> edgeValues(unsigned Bytes) {
   std::vector<uint64_t> V;
   if (Bytes == 4) {
-    V = {0x0, 0x1, 0x7fffff, 0x800000, 0x3f800000, 0x3fc00000, 0x3effffff,
-         0x3f000000, 0x40490fdb, 0x4b000001, 0x4f000000, 0x4f800000,
-         0x7f7fffff, 0x7f800000, 0x7fc00000, 0x7f800001, 0x1f800000,
-         0x5f800000, 0x00800001, 0x3e800000};
+    V = {0x0,        0x1,        0x7fffff,   0x800000,   0x3f800000,
+         0x3fc00000, 0x3effffff, 0x3f000000, 0x40490fdb, 0x4b000001,
+         0x4f000000, 0x4f800000, 0x7f7fffff, 0x7f800000, 0x7fc00000,
+         0x7f800001, 0x1f800000, 0x5f800000, 0x00800001, 0x3e800000};
   } else if (Bytes == 8) {
-    V = {0x0, 0x1, 0xfffffffffffff, 0x10000000000000, 0x3ff0000000000000,
-         0x3ff8000000000000, 0x3fe0000000000000, 0x4330000000000001,
-         0x41e0000000000000, 0x41f0000000000000, 0x7fefffffffffffff,
-         0x7ff0000000000000, 0x7ff8000000000000, 0x7ff0000000000001,
-         0x1ff0000000000000, 0x5ff0000000000000, 0x3fd0000000000000,
-         0x400921fb54442d18, 0x4430000000000000, 0x7fe0000000000000};
+    V = {0x0,
+         0x1,
+         0xfffffffffffff,
+         0x10000000000000,
+         0x3ff0000000000000,
+         0x3ff8000000000000,
+         0x3fe0000000000000,
+         0x4330000000000001,
+         0x41e0000000000000,
+         0x41f0000000000000,
+         0x7fefffffffffffff,
+         0x7ff0000000000000,
+         0x7ff8000000000000,
+         0x7ff0000000000001,
+         0x1ff0000000000000,
+         0x5ff0000000000000,
+         0x3fd0000000000000,
+         0x400921fb54442d18,
+         0x4430000000000000,
+         0x7fe0000000000000};
   } else {
-    V = {0x0, 0x1, 0x3ff, 0x400, 0x3c00, 0x3e00, 0x3bff, 0x3800, 0x4248,
-         0x6400, 0x7bff, 0x7c00, 0x7e00, 0x7c01, 0x3400, 0x5800, 0x0200,
-         0x4400, 0x4900, 0x7800};
+    V = {0x0,    0x1,    0x3ff,  0x400,  0x3c00, 0x3e00, 0x3bff,
+         0x3800, 0x4248, 0x6400, 0x7bff, 0x7c00, 0x7e00, 0x7c01,
+         0x3400, 0x5800, 0x0200, 0x4400, 0x4900, 0x7800};
   }
   size_t N = V.size();
-  uint64_t Sign = Bytes == 2 ? 0x8000 : Bytes == 4 ? 0x80000000u
-                                                   : 0x8000000000000000ull;
+  uint64_t Sign = Bytes == 2   ? 0x8000
+                  : Bytes == 4 ? 0x80000000u
+                               : 0x8000000000000000ull;
   for (size_t I = 0; I < N; ++I)
     V.push_back(V[I] | Sign);
   return V;
@@ -311,8 +326,8 @@ inline void check(const Case &C, unsigned Rounds = 6) {
       unsigned Bad = 0;
       for (unsigned L = 0; L < 64 && Bad < 4; ++L) {
         bool Active = (Exec >> L) & 1;
-        Effect E = Active ? C.Fn(Ref{In, L, Exec, Vcc, Mode})
-                          : Effect{In[L].D, 0};
+        Effect E =
+            Active ? C.Fn(Ref{In, L, Exec, Vcc, Mode}) : Effect{In[L].D, 0};
         if (E.Mask > 0)
           MaskBits |= 1ull << L;
         if (Out[L].D != E.D && !differOnlyInNan(Out[L].D, E.D)) {
@@ -321,8 +336,7 @@ inline void check(const Case &C, unsigned Rounds = 6) {
                         << Round << " lane " << L << (Active ? "" : " (off)")
                         << ": A " << hex(In[L].A) << " B " << hex(In[L].B)
                         << " C " << hex(In[L].C) << " D " << hex(In[L].D)
-                        << "\n  got " << hex(Out[L].D) << " want "
-                        << hex(E.D);
+                        << "\n  got " << hex(Out[L].D) << " want " << hex(E.D);
         }
       }
       const LaneOut &O = Out[0];

@@ -21,8 +21,8 @@ using u64 = uint64_t;
 
 /// Masks for lane operations: the usual two, one whose first active lane
 /// is 17, and an empty one.
-constexpr u64 LaneMasks[] = {TestMasks[0], TestMasks[1], 0xffff'0000'fffe'0000ull,
-                             0};
+constexpr u64 LaneMasks[] = {TestMasks[0], TestMasks[1],
+                             0xffff'0000'fffe'0000ull, 0};
 
 class LaneTest : public ::testing::Test {
 protected:
@@ -83,7 +83,8 @@ protected:
 KernelFile *LaneTest::File = nullptr;
 
 TEST_F(LaneTest, ReadlaneIgnoresExec) {
-  checkScalar("readlane_sgpr", 100, [](const u32 *A, u64) { return A[100 % 64]; });
+  checkScalar("readlane_sgpr", 100,
+              [](const u32 *A, u64) { return A[100 % 64]; });
   checkScalar("readlane_m0", 45, [](const u32 *A, u64) { return A[45]; });
   checkScalar("readlane_const", 0, [](const u32 *A, u64) { return A[37]; });
 }
@@ -109,9 +110,10 @@ TEST_F(LaneTest, SwapAndMoves) {
   checkVector("swap", 0, [&](u32, u32 D, u32 E, unsigned L, u64 M) {
     return On(M, L) ? Pair{E, D} : Pair{D, E};
   });
-  checkVector("mov_sgpr", 0xabcdef01, [&](u32, u32 D, u32 E, unsigned L, u64 M) {
-    return Pair{On(M, L) ? 0xabcdef01u : D, E};
-  });
+  checkVector("mov_sgpr", 0xabcdef01,
+              [&](u32, u32 D, u32 E, unsigned L, u64 M) {
+                return Pair{On(M, L) ? 0xabcdef01u : D, E};
+              });
   checkVector("mov_const", 0, [&](u32, u32 D, u32 E, unsigned L, u64 M) {
     return Pair{On(M, L) ? u32(-16) : D, E};
   });
@@ -123,6 +125,19 @@ TEST_F(LaneTest, SwapAndMoves) {
 TEST_F(LaneTest, AccvgprMoves) {
   checkVector("accvgpr", 0, [](u32 A, u32 D, u32 E, unsigned L, u64 M) {
     return (M >> L) & 1 ? Pair{A, 64} : Pair{D, E};
+  });
+}
+
+// s_set_gpr_idx_on: v_mov_b32 reads v[1 + 2] = 33 on active lanes; with
+// DST indexing it writes v[1 + 1] (v2) and leaves v1 (the kernel copies
+// v2 and v1 out under the same EXEC).
+TEST_F(LaneTest, GprIndexing) {
+  auto On = [](u64 M, unsigned L) { return (M >> L) & 1; };
+  checkVector("gpr_idx_src", 2, [&](u32, u32 D, u32 E, unsigned L, u64 M) {
+    return Pair{On(M, L) ? 33u : D, E};
+  });
+  checkVector("gpr_idx_dst", 1, [&](u32 A, u32 D, u32 E, unsigned L, u64 M) {
+    return On(M, L) ? Pair{A, 11u} : Pair{D, E};
   });
 }
 
@@ -147,15 +162,15 @@ TEST_P(LaneMixTest, BuiltinsMatchTheirDefinition) {
           L,
           A[0],
           A[5],
-          L % 16 ? A[L - 1] : 7u,        // row_shr:1, old 7 on row starts
-          A[(L & ~3u) | ((L & 3) ^ 1)],  // quad_perm:[1,0,3,2]
+          L % 16 ? A[L - 1] : 7u,       // row_shr:1, old 7 on row starts
+          A[(L & ~3u) | ((L & 3) ^ 1)], // quad_perm:[1,0,3,2]
           A[63] + B[63],
           u32(std::popcount(Odd)),
           A[L] & 1 ? B[std::countr_zero(Odd)] + L : 0,
       };
       for (unsigned K = 0; K < 8; ++K)
-        ASSERT_EQ(O[K], Want[K]) << "output " << K << ", wave " << W
-                                 << " lane " << L;
+        ASSERT_EQ(O[K], Want[K])
+            << "output " << K << ", wave " << W << " lane " << L;
     }
   }
 }

@@ -67,7 +67,8 @@ template <class F> auto f16Op(F Fn, bool Clamp = false) {
 template <class T> uint16_t satOrWrap(int32_t V, bool Clamp) {
   if (!Clamp)
     return uint16_t(V);
-  int32_t Lo = std::numeric_limits<T>::min(), Hi = std::numeric_limits<T>::max();
+  int32_t Lo = std::numeric_limits<T>::min(),
+          Hi = std::numeric_limits<T>::max();
   return uint16_t(V < Lo ? Lo : V > Hi ? Hi : V);
 }
 
@@ -111,10 +112,8 @@ std::vector<Case> packed16Cases() {
             [=](const Ref &, uint16_t A, uint16_t B, uint16_t) {
               return satOrWrap<int16_t>(I16(A) - I16(B), true);
             }),
-      pkInt("pk_sub_u16",
-            [](const Ref &, uint16_t A, uint16_t B, uint16_t) {
-              return uint16_t(A - B);
-            }),
+      pkInt("pk_sub_u16", [](const Ref &, uint16_t A, uint16_t B,
+                             uint16_t) { return uint16_t(A - B); }),
       pkInt("pk_mad_i16",
             [=](const Ref &, uint16_t A, uint16_t B, uint16_t C) {
               return uint16_t(I16(A) * I16(B) + I16(C));
@@ -127,27 +126,21 @@ std::vector<Case> packed16Cases() {
             [](const Ref &, uint16_t A, uint16_t B, uint16_t) {
               return uint16_t(uint32_t(A) * B);
             }),
-      pkInt("pk_max_i16",
-            [=](const Ref &, uint16_t A, uint16_t B, uint16_t) {
-              return I16(A) >= I16(B) ? A : B;
-            }),
+      pkInt("pk_max_i16", [=](const Ref &, uint16_t A, uint16_t B,
+                              uint16_t) { return I16(A) >= I16(B) ? A : B; }),
       pkInt("pk_min_u16",
             [](const Ref &, uint16_t A, uint16_t B, uint16_t) {
               return A < B ? A : B;
             },
             {Sel{true, false}, Sel{true, false}}),
-      pkInt("pk_lshlrev_b16",
-            [](const Ref &, uint16_t S, uint16_t V, uint16_t) {
-              return uint16_t(V << (S & 15));
-            }),
+      pkInt("pk_lshlrev_b16", [](const Ref &, uint16_t S, uint16_t V,
+                                 uint16_t) { return uint16_t(V << (S & 15)); }),
       pkInt("pk_ashrrev_i16",
             [](const Ref &, uint16_t S, uint16_t V, uint16_t) {
               return uint16_t(int16_t(V) >> (S & 15));
             }),
-      pkInt("pk_lshrrev_b16",
-            [](const Ref &, uint16_t S, uint16_t V, uint16_t) {
-              return uint16_t(V >> (S & 15));
-            }),
+      pkInt("pk_lshrrev_b16", [](const Ref &, uint16_t S, uint16_t V,
+                                 uint16_t) { return uint16_t(V >> (S & 15)); }),
       {"pk_fmac_f16", 2,
        [](const Ref &R) {
          auto H = [&](bool High) {
@@ -180,8 +173,7 @@ Case pkF32(const char *Kernel, F Fn, std::array<Sel, 3> S = {},
 
 /// The f32 operand of a mix source: f16 (op_sel_hi) from the op_sel half,
 /// or f32; abs then neg.
-float mixIn(uint64_t V, bool F16, bool High, bool Neg, bool Abs,
-            const Ref &R) {
+float mixIn(uint64_t V, bool F16, bool High, bool Neg, bool Abs, const Ref &R) {
   float X = F16 ? float(hv(fm::denormIn<fm::F16>(h16(V, High), R.dn32())))
                 : in32(V, R);
   X = Abs ? std::fabs(X) : X;
@@ -218,8 +210,9 @@ template <unsigned N, unsigned Bits, bool Signed>
 Case dotCase(const char *Kernel, bool Clamp, bool AccD = false) {
   return {Kernel, 4, [=](const Ref &R) {
             uint64_t Acc = AccD ? R.d() : R.c();
-            int64_t Sum = dotInt<N, Bits, Signed>(uint32_t(R.a()), uint32_t(R.b())) +
-                          (Signed ? int64_t(int32_t(Acc)) : int64_t(uint32_t(Acc)));
+            int64_t Sum =
+                dotInt<N, Bits, Signed>(uint32_t(R.a()), uint32_t(R.b())) +
+                (Signed ? int64_t(int32_t(Acc)) : int64_t(uint32_t(Acc)));
             if (Clamp) {
               int64_t Lo = Signed ? INT32_MIN : 0;
               int64_t Hi = Signed ? INT32_MAX : UINT32_MAX;
@@ -234,8 +227,10 @@ std::vector<Case> otherCases() {
       pkF32("pk_add_f32", [](float A, float B, float) { return A + B; }),
       pkF32("pk_mul_f32_opsel", [](float A, float B, float) { return A * B; },
             {Sel{true, false}, Sel{false, true, true, false}}),
-      pkF32("pk_fma_f32", [](float A, float B, float C) { return std::fma(A, B, C); },
-            {Sel{false, true, false, true}}, true),
+      pkF32(
+          "pk_fma_f32",
+          [](float A, float B, float C) { return std::fma(A, B, C); },
+          {Sel{false, true, false, true}}, true),
       {"pk_mov_b32", 4,
        [](const Ref &R) { return d((R.a() >> 32) | R.b() << 32); }},
       {"fma_mix_f32", 2,

@@ -978,6 +978,40 @@ TEST(ScalarMemory, LoadsAndStoresOfEveryWidthAndAddressingForm) {
   EXPECT_EQ(X16, 64u);
 }
 
+TEST(ScalarMemory, AccessesAreRecordedAsOneLane) {
+  DeviceOptions Opts;
+  Opts.RecordMemoryAccesses = true;
+  auto D = Device::create(Opts);
+  ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
+  auto M = Module::loadFile(**D, std::string(LOOM_EMU_CORE_DIR) +
+                                     "/scalar.elf");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  DeviceBuffer Src(**D, 512), Out(**D, 256);
+  DeviceBuffer Kernarg(**D, 64);
+  uint64_t Args[] = {Src.address(), Out.address()};
+  std::memcpy(Kernarg.data(), Args, sizeof(Args));
+  DispatchParams P;
+  P.KernelObject = *(*M)->kernelObject("k_loads");
+  P.Kernarg = Kernarg.address();
+  DispatchResult R = (*D)->dispatch(P);
+  ASSERT_TRUE(R.ok()) << R.FirstFault.Message;
+  bool SawX16 = false, SawStore = false;
+  for (const MemoryAccessRecord &A : R.Counters.Accesses) {
+    if (A.Space != 3)
+      continue;
+    EXPECT_EQ(A.ExecMask, 1u);
+    ASSERT_EQ(A.Addresses.size(), 1u);
+    if (A.BytesPerLane == 64 && A.Addresses[0] == Src.address() + 0x40 &&
+        !A.IsWrite)
+      SawX16 = true;
+    if (A.IsWrite && A.Addresses[0] == Out.address() + 0x94 &&
+        A.BytesPerLane == 4)
+      SawStore = true;
+  }
+  EXPECT_TRUE(SawX16) << "the s_load_dwordx16";
+  EXPECT_TRUE(SawStore) << "the s_store_dword with an SGPR offset";
+}
+
 /// k_buffer through a V# whose range is \p Limit bytes (num_records bytes
 /// with stride 0, or num_records records of stride bytes).
 void checkBuffer(uint32_t NumRecords, uint32_t Stride) {

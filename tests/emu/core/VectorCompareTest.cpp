@@ -127,21 +127,26 @@ TEST_F(VectorCompareTest, Int64) {
 }
 
 TEST_F(VectorCompareTest, CmpxWritesExec) {
-  check32("cmpx_lt_u32", [](u32 A, u32 B) { return A < B; }, true);
-  check32("cmpx_ge_i32", [](u32 A, u32 B) { return s32(A) >= s32(B); }, true);
-  check32("cmpx_ne_u16", [](u32 A, u32 B) { return z16(A) != z16(B); }, true);
+  check32(
+      "cmpx_lt_u32", [](u32 A, u32 B) { return A < B; }, true);
+  check32(
+      "cmpx_ge_i32", [](u32 A, u32 B) { return s32(A) >= s32(B); }, true);
+  check32(
+      "cmpx_ne_u16", [](u32 A, u32 B) { return z16(A) != z16(B); }, true);
   check64(
       "cmpx_gt_i64", [](u64 A, u64 B) { return int64_t(A) > int64_t(B); },
       true);
-  check32("cmpx_t_u32", [](u32, u32) { return true; }, true);
-  check64("cmpx_f_u64", [](u64, u64) { return false; }, true);
+  check32(
+      "cmpx_t_u32", [](u32, u32) { return true; }, true);
+  check64(
+      "cmpx_f_u64", [](u64, u64) { return false; }, true);
 }
 
 TEST_F(VectorCompareTest, Sdwa) {
-  check32("cmp_sdwa_lt_u32", [](u32 A, u32 B) { return (A >> 16) < (B & 0xff); });
-  check32("cmp_sdwa_gt_i32_sext", [](u32 A, u32 B) {
-    return int8_t(A >> 8) > int16_t(B);
-  });
+  check32("cmp_sdwa_lt_u32",
+          [](u32 A, u32 B) { return (A >> 16) < (B & 0xff); });
+  check32("cmp_sdwa_gt_i32_sext",
+          [](u32 A, u32 B) { return int8_t(A >> 8) > int16_t(B); });
   check32(
       "cmpx_sdwa_eq_u16",
       [](u32 A, u32 B) { return (A & 0xff) == ((B >> 16) & 0xff); }, true);

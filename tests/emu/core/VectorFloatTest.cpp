@@ -116,8 +116,9 @@ std::vector<Case> f32Cases() {
        [](auto &R) {
          return d(R.r32(bits(outMods(f32(R.a()) * -f32(R.b()), 3, false))));
        }},
-      {"mul_legacy_f32", 4, [](auto &R) { return d(binary<float>(R, legacyMul)); },
-       MaskTo::None, DenormModes},
+      {"mul_legacy_f32", 4,
+       [](auto &R) { return d(binary<float>(R, legacyMul)); }, MaskTo::None,
+       DenormModes},
       {"fma_f32", 4,
        [](auto &R) {
          return d(R.r32(bits(out32(
@@ -178,8 +179,8 @@ std::vector<Case> f32Cases() {
        MaskTo::None, AllModes},
       {"max3_f32", 4,
        [](auto &R) {
-         return d(R.r32(bits(fm::max3F<F32>(f32(R.a()), f32(R.b()), f32(R.c()),
-                                            R.ieee()))));
+         return d(R.r32(bits(
+             fm::max3F<F32>(f32(R.a()), f32(R.b()), f32(R.c()), R.ieee()))));
        }},
       {"med3_f32", 4,
        [](auto &R) {
@@ -189,8 +190,8 @@ std::vector<Case> f32Cases() {
        MaskTo::None, AllModes},
       {"ldexp_f32", 4,
        [](auto &R) {
-         return d(R.r32(bits(
-             out32(std::ldexp(in32(R.a(), R), int32_t(R.b())), R))));
+         return d(
+             R.r32(bits(out32(std::ldexp(in32(R.a(), R), int32_t(R.b())), R))));
        },
        MaskTo::None, DenormModes},
       {"add_f32_sgpr", 4,
@@ -213,22 +214,26 @@ std::vector<Case> f32Cases() {
        }},
       {"max_f32_sdwa", 4,
        [](auto &R) {
-         return d(R.r32(bits(fm::maxF<F32>(-f32(R.a()), std::fabs(f32(R.b())),
-                                           true))));
+         return d(R.r32(
+             bits(fm::maxF<F32>(-f32(R.a()), std::fabs(f32(R.b())), true))));
        }},
   };
 }
 
 /// A unary f32 case computed by \p F on the flushed input.
-template <class F> Case unary32(const char *Kernel, F Fn,
-                                std::vector<uint32_t> Modes = DenormModes) {
+template <class F>
+Case unary32(const char *Kernel, F Fn,
+             std::vector<uint32_t> Modes = DenormModes) {
   return {Kernel, 4,
-          [=](const Ref &R) { return d(R.r32(bits(out32(Fn(in32(R.a(), R)), R)))); },
+          [=](const Ref &R) {
+            return d(R.r32(bits(out32(Fn(in32(R.a(), R)), R))));
+          },
           MaskTo::None, Modes};
 }
 /// A unary f32 case with a fixed, MODE-independent flushing rule.
 template <class F> Case fixed32(const char *Kernel, F Fn) {
-  return {Kernel, 4, [=](const Ref &R) { return d(R.r32(bits(Fn(f32(R.a()))))); },
+  return {Kernel, 4,
+          [=](const Ref &R) { return d(R.r32(bits(Fn(f32(R.a()))))); },
           MaskTo::None, DenormModes};
 }
 
@@ -256,12 +261,14 @@ std::vector<Case> f32UnaryCases() {
       unary32("cos_f32", fm::cosRev<F32>),
       unary32("frexp_mant_f32", [](float X) { return frexpRef(X).first; }),
       {"frexp_exp_f32", 4,
-       [](auto &R) { return d(R.r32(uint32_t(frexpRef(in32(R.a(), R)).second))); },
+       [](auto &R) {
+         return d(R.r32(uint32_t(frexpRef(in32(R.a(), R)).second)));
+       },
        MaskTo::None, DenormModes},
       {"floor_f32_e64", 4,
        [](auto &R) {
-         return d(R.r32(bits(outMods(std::floor(-std::fabs(f32(R.a()))), 0,
-                                     true))));
+         return d(
+             R.r32(bits(outMods(std::floor(-std::fabs(f32(R.a()))), 0, true))));
        }},
   };
 }
@@ -283,10 +290,9 @@ std::vector<Case> divisionCases() {
        MaskTo::None, DenormModes},
       {"div_fixup_f32", 4,
        [](auto &R) {
-         return d(R.r32(bits(out32(fm::divFixup<F32>(in32(R.a(), R),
-                                                     in32(R.b(), R),
-                                                     in32(R.c(), R)),
-                                   R))));
+         return d(R.r32(bits(out32(
+             fm::divFixup<F32>(in32(R.a(), R), in32(R.b(), R), in32(R.c(), R)),
+             R))));
        },
        MaskTo::None, DenormModes},
       {"div_scale_f64", 8,
@@ -327,7 +333,9 @@ std::vector<Case> conversionCases() {
   auto U8 = [](float X) { return fm::toU8Sat(X); };
   return {
       {"cvt_i32_f32", 4,
-       [](auto &R) { return d(R.r32(uint32_t(sat<int32_t>(in32(R.a(), R))))); }},
+       [](auto &R) {
+         return d(R.r32(uint32_t(sat<int32_t>(in32(R.a(), R)))));
+       }},
       {"cvt_u32_f32", 4,
        [](auto &R) { return d(R.r32(sat<uint32_t>(in32(R.a(), R)))); }},
       {"cvt_f32_i32", 4,
@@ -341,7 +349,8 @@ std::vector<Case> conversionCases() {
        }},
       {"cvt_flr_i32_f32", 4,
        [](auto &R) {
-         return d(R.r32(uint32_t(sat<int32_t>(std::floor(double(in32(R.a(), R)))))));
+         return d(
+             R.r32(uint32_t(sat<int32_t>(std::floor(double(in32(R.a(), R)))))));
        },
        MaskTo::None, DenormModes},
       {"cvt_f16_f32", 4,
@@ -371,7 +380,9 @@ std::vector<Case> conversionCases() {
        }},
       {"cvt_pkrtz_f16_f32", 4,
        [](auto &R) {
-         auto Rtz = [](float X) { return uint32_t(fm::f32ToF16(X, fm::RoundZero)); };
+         auto Rtz = [](float X) {
+           return uint32_t(fm::f32ToF16(X, fm::RoundZero));
+         };
          return d(R.r32(Rtz(f32(R.a())) | Rtz(f32(R.b())) << 16));
        }},
       {"cvt_pknorm_i16_f32", 4,
@@ -418,21 +429,28 @@ std::vector<Case> compareCases() {
       cmp32("cmp_u_f32", MaskTo::Vcc, Unord),
       cmp32("cmp_nge_f32_e64", MaskTo::Sdst,
             [](float A, float B) { return !(A >= B); }),
-      cmp32("cmp_nlg_f32_e64", MaskTo::Sdst,
-            [](float A, float B) { return !(A < B || A > B); }, true),
+      cmp32(
+          "cmp_nlg_f32_e64", MaskTo::Sdst,
+          [](float A, float B) { return !(A < B || A > B); }, true),
       cmp32("cmp_tru_f32", MaskTo::Vcc, [](float, float) { return true; }),
       cmp32("cmpx_neq_f32", MaskTo::VccExec,
             [](float A, float B) { return !(A == B); }),
       cmp32("cmpx_ge_f32_e64", MaskTo::SdstExec, std::greater_equal<>(), false,
             true),
       {"cmp_class_f32", 4,
-       [](auto &R) { return mask(R, fm::cmpClass<F32>(f32(R.a()), uint32_t(R.b()))); },
+       [](auto &R) {
+         return mask(R, fm::cmpClass<F32>(f32(R.a()), uint32_t(R.b())));
+       },
        MaskTo::Vcc},
       {"cmp_class_f32_e64", 4,
-       [](auto &R) { return mask(R, fm::cmpClass<F32>(f32(R.a()), uint32_t(R.b()))); },
+       [](auto &R) {
+         return mask(R, fm::cmpClass<F32>(f32(R.a()), uint32_t(R.b())));
+       },
        MaskTo::Sdst},
       {"cmpx_class_f32", 4,
-       [](auto &R) { return mask(R, fm::cmpClass<F32>(f32(R.a()), uint32_t(R.b()))); },
+       [](auto &R) {
+         return mask(R, fm::cmpClass<F32>(f32(R.a()), uint32_t(R.b())));
+       },
        MaskTo::VccExec},
       {"cmp_gt_f32_sdwa", 4,
        [](auto &R) { return mask(R, f32(R.a() >> 16 & 0xffff) > f32(R.b())); },
@@ -470,12 +488,14 @@ std::vector<Case> f64Cases() {
        }},
       {"min_f64", 8,
        [](auto &R) {
-         return d(bits(fm::minF<F64>(in64(R.a(), R), in64(R.b(), R), R.ieee())));
+         return d(
+             bits(fm::minF<F64>(in64(R.a(), R), in64(R.b(), R), R.ieee())));
        },
        MaskTo::None, AllModes},
       {"max_f64", 8,
        [](auto &R) {
-         return d(bits(fm::maxF<F64>(in64(R.a(), R), in64(R.b(), R), R.ieee())));
+         return d(
+             bits(fm::maxF<F64>(in64(R.a(), R), in64(R.b(), R), R.ieee())));
        },
        MaskTo::None, AllModes},
       {"ldexp_f64", 8,
@@ -495,7 +515,9 @@ std::vector<Case> f64Cases() {
       {"frexp_exp_f64", 8,
        [](auto &R) { return d(R.r32(uint32_t(frexpRef(f64(R.a())).second))); }},
       {"trig_preop_f64", 8,
-       [](auto &R) { return d(bits(fm::trigPreop(f64(R.a()), uint32_t(R.b())))); }},
+       [](auto &R) {
+         return d(bits(fm::trigPreop(f64(R.a()), uint32_t(R.b()))));
+       }},
       {"cmp_lt_f64", 8,
        [](auto &R) { return mask(R, in64(R.a(), R) < in64(R.b(), R)); },
        MaskTo::Vcc, DenormModes},
@@ -503,7 +525,9 @@ std::vector<Case> f64Cases() {
        [](auto &R) { return mask(R, !(f64(R.a()) <= f64(R.b()))); },
        MaskTo::SdstExec},
       {"cmp_class_f64", 8,
-       [](auto &R) { return mask(R, fm::cmpClass<F64>(f64(R.a()), uint32_t(R.b()))); },
+       [](auto &R) {
+         return mask(R, fm::cmpClass<F64>(f64(R.a()), uint32_t(R.b())));
+       },
        MaskTo::Vcc},
   };
 }
@@ -530,8 +554,10 @@ std::vector<Case> f16Cases() {
   };
   return {
       {"add_f16", 2,
-       [](auto &R) { return d(binary16(R, [](_Float16 A, _Float16 B) {
-           return _Float16(A + B); })); },
+       [](auto &R) {
+         return d(binary16(
+             R, [](_Float16 A, _Float16 B) { return _Float16(A + B); }));
+       },
        MaskTo::None, DenormModes},
       {"sub_f16_mods", 2,
        [](auto &R) {
@@ -539,8 +565,10 @@ std::vector<Case> f16Cases() {
          return d(R.r16(hb(outMods(V, 0, true))));
        }},
       {"subrev_f16", 2,
-       [](auto &R) { return d(binary16(R, [](_Float16 A, _Float16 B) {
-           return _Float16(B - A); })); },
+       [](auto &R) {
+         return d(binary16(
+             R, [](_Float16 A, _Float16 B) { return _Float16(B - A); }));
+       },
        MaskTo::None, DenormModes},
       {"mul_f16_mul2", 2,
        [](auto &R) {
@@ -548,14 +576,20 @@ std::vector<Case> f16Cases() {
          return d(R.r16(hb(outMods(V, 1, false))));
        }},
       {"mac_f16", 2,
-       [=](auto &R) { return d(R.r16(MadF16(h16(R.a()), h16(R.b()), h16(R.d())))); }},
+       [=](auto &R) {
+         return d(R.r16(MadF16(h16(R.a()), h16(R.b()), h16(R.d()))));
+       }},
       {"madak_f16", 2,
-       [=](auto &R) { return d(R.r16(MadF16(h16(R.a()), h16(R.b()), 0x4248))); }},
-      {"max_f16", 2,
+       [=](auto &R) {
+         return d(R.r16(MadF16(h16(R.a()), h16(R.b()), 0x4248)));
+       }},
+      {"max_f16",
+       2,
        [](auto &R) {
          return d(R.r16(fm::maxF<F16>(h16(R.a()), h16(R.b()), R.ieee())));
        },
-       MaskTo::None, {ModeDefault, ModeNoIeee}},
+       MaskTo::None,
+       {ModeDefault, ModeNoIeee}},
       {"min_f16", 2,
        [](auto &R) {
          return d(R.r16(fm::minF<F16>(h16(R.a()), h16(R.b()), R.ieee())));
@@ -575,14 +609,18 @@ std::vector<Case> f16Cases() {
              Fma16(h16(R.a(), true), h16(R.b()), h16(R.c(), true)), true));
        }},
       {"fma_legacy_f16", 2,
-       [=](auto &R) { return d(R.r16(Fma16(h16(R.a()), h16(R.b()), h16(R.c())))); }},
+       [=](auto &R) {
+         return d(R.r16(Fma16(h16(R.a()), h16(R.b()), h16(R.c()))));
+       }},
       {"mad_f16", 2,
        [=](auto &R) {
          return d(R.r16Keep(MadF16(h16(R.a()), h16(R.b(), true), h16(R.c())),
                             false));
        }},
       {"mad_legacy_f16", 2,
-       [=](auto &R) { return d(R.r16(MadF16(h16(R.a()), h16(R.b()), h16(R.c())))); }},
+       [=](auto &R) {
+         return d(R.r16(MadF16(h16(R.a()), h16(R.b()), h16(R.c()))));
+       }},
       {"div_fixup_f16", 2,
        [](auto &R) {
          return d(R.r16Keep(
@@ -611,22 +649,29 @@ std::vector<Case> f16Cases() {
          };
          return d(R.r32(N(h16(R.a())) | N(h16(R.b())) << 16));
        }},
-      unary16("rcp_f16", [](uint16_t X) { return fm::f64ToF16(1.0 / fm::f16ToF64(X)); }),
-      unary16("sqrt_f16",
-              [](uint16_t X) { return fm::f64ToF16(std::sqrt(fm::f16ToF64(X))); }),
+      unary16("rcp_f16",
+              [](uint16_t X) { return fm::f64ToF16(1.0 / fm::f16ToF64(X)); }),
+      unary16(
+          "sqrt_f16",
+          [](uint16_t X) { return fm::f64ToF16(std::sqrt(fm::f16ToF64(X))); }),
       unary16("rsq_f16", fm::rsqF16),
       unary16("exp_f16", fm::exp2F16),
       unary16("log_f16", fm::log2F16),
       unary16("sin_f16", fm::sinRev<F16>),
       unary16("cos_f16", fm::cosRev<F16>),
-      unary16("fract_f16", [](uint16_t X) {
-        return fm::f32ToF16(fractRef(float(hv(X))) > float(hv(0x3bff))
-                                ? float(hv(0x3bff))
-                                : fractRef(float(hv(X))));
-      }),
-      unary16("floor_f16", [](uint16_t X) { return hb(_Float16(std::floor(float(hv(X))))); }),
+      unary16("fract_f16",
+              [](uint16_t X) {
+                return fm::f32ToF16(fractRef(float(hv(X))) > float(hv(0x3bff))
+                                        ? float(hv(0x3bff))
+                                        : fractRef(float(hv(X))));
+              }),
+      unary16(
+          "floor_f16",
+          [](uint16_t X) { return hb(_Float16(std::floor(float(hv(X))))); }),
       unary16("rndne_f16",
-              [](uint16_t X) { return hb(_Float16(std::nearbyint(float(hv(X))))); }),
+              [](uint16_t X) {
+                return hb(_Float16(std::nearbyint(float(hv(X)))));
+              }),
       unary16("frexp_mant_f16",
               [](uint16_t X) {
                 // inf and NaN (signaling too) pass unchanged
@@ -643,7 +688,9 @@ std::vector<Case> f16Cases() {
       {"cvt_f16_u16", 2,
        [](auto &R) { return d(R.r16(hb(_Float16(float(h16(R.a())))))); }},
       {"cvt_f16_i16", 2,
-       [](auto &R) { return d(R.r16(hb(_Float16(float(int16_t(h16(R.a()))))))); }},
+       [](auto &R) {
+         return d(R.r16(hb(_Float16(float(int16_t(h16(R.a())))))));
+       }},
       {"cvt_u16_f16", 2,
        [](auto &R) { return d(R.r16(sat<uint16_t>(float(hv(h16(R.a())))))); }},
       {"cvt_i16_f16", 2,
@@ -651,7 +698,9 @@ std::vector<Case> f16Cases() {
          return d(R.r16(uint16_t(sat<int16_t>(float(hv(h16(R.a())))))));
        }},
       {"cvt_norm_u16_f16", 2,
-       [](auto &R) { return d(R.r16(fm::toUnorm16(fm::f16ToF64(h16(R.a()))))); }},
+       [](auto &R) {
+         return d(R.r16(fm::toUnorm16(fm::f16ToF64(h16(R.a())))));
+       }},
       {"add_f16_sdwa", 2,
        [](auto &R) {
          _Float16 V = _Float16(hv(h16(R.a(), true)) + hv(h16(R.b())));
@@ -663,7 +712,9 @@ std::vector<Case> f16Cases() {
          return d(R.r16(hb(V)));
        }},
       {"cmp_le_f16", 2,
-       [](auto &R) { return mask(R, float(hv(h16(R.a()))) <= float(hv(h16(R.b())))); },
+       [](auto &R) {
+         return mask(R, float(hv(h16(R.a()))) <= float(hv(h16(R.b()))));
+       },
        MaskTo::Vcc},
       {"cmp_ngt_f16_e64", 2,
        [](auto &R) {
@@ -671,7 +722,9 @@ std::vector<Case> f16Cases() {
        },
        MaskTo::Sdst},
       {"cmp_class_f16", 2,
-       [](auto &R) { return mask(R, fm::cmpClass<F16>(h16(R.a()), uint32_t(R.b()))); },
+       [](auto &R) {
+         return mask(R, fm::cmpClass<F16>(h16(R.a()), uint32_t(R.b())));
+       },
        MaskTo::Vcc},
   };
 }
@@ -701,9 +754,9 @@ struct CKernels : ::testing::TestWithParam<int> {
   void SetUp() override {
     Dev = env().Dev.get();
     ASSERT_NE(Dev, nullptr);
-    auto M = Module::loadFile(*Dev, std::string(LOOM_EMU_CORE_DIR) +
-                                        "/float.O" +
-                                        std::to_string(GetParam()) + ".elf");
+    auto M =
+        Module::loadFile(*Dev, std::string(LOOM_EMU_CORE_DIR) + "/float.O" +
+                                   std::to_string(GetParam()) + ".elf");
     ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
     Mod = std::move(*M);
   }
@@ -728,14 +781,14 @@ struct CKernels : ::testing::TestWithParam<int> {
 /// bit patterns and quotients near the ends of the exponent range. Signaling
 /// NaNs are quieted (C's fmin/fmax leave them unspecified).
 template <class T> std::pair<std::vector<T>, std::vector<T>> operands() {
-  using U = std::conditional_t<sizeof(T) == 8, uint64_t,
-                               std::conditional_t<sizeof(T) == 4, uint32_t,
-                                                  uint16_t>>;
+  using U = std::conditional_t<
+      sizeof(T) == 8, uint64_t,
+      std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>>;
   std::vector<uint64_t> E = edgeValues(sizeof(T));
   std::vector<T> A, B;
-  constexpr U Quiet = sizeof(T) == 8 ? U(1ull << 51)
-                     : sizeof(T) == 4 ? U(1u << 22)
-                                      : U(1u << 9);
+  constexpr U Quiet = sizeof(T) == 8   ? U(1ull << 51)
+                      : sizeof(T) == 4 ? U(1u << 22)
+                                       : U(1u << 9);
   auto Quieted = [&](uint64_t X) {
     T V = std::bit_cast<T>(U(X));
     return V != V ? std::bit_cast<T>(U(U(X) | Quiet)) : V;
@@ -781,9 +834,9 @@ template <class T>
 void expectSame(const std::vector<T> &Got, const std::vector<T> &Want,
                 unsigned Results, const std::vector<T> &A,
                 const std::vector<T> &B) {
-  using U = std::conditional_t<sizeof(T) == 8, uint64_t,
-                               std::conditional_t<sizeof(T) == 4, uint32_t,
-                                                  uint16_t>>;
+  using U = std::conditional_t<
+      sizeof(T) == 8, uint64_t,
+      std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>>;
   unsigned Bad = 0;
   for (size_t I = 0; I < Want.size() && Bad < 10; ++I) {
     U G = std::bit_cast<U>(Got[I]), W = std::bit_cast<U>(Want[I]);
@@ -792,8 +845,8 @@ void expectSame(const std::vector<T> &Got, const std::vector<T> &Want,
     ++Bad;
     ADD_FAILURE() << "item " << I / Results << " result " << I % Results
                   << ": A " << hex(std::bit_cast<U>(A[I / Results])) << " B "
-                  << hex(std::bit_cast<U>(B[I / Results])) << " got "
-                  << hex(G) << " want " << hex(W);
+                  << hex(std::bit_cast<U>(B[I / Results])) << " got " << hex(G)
+                  << " want " << hex(W);
   }
 }
 
@@ -812,9 +865,9 @@ TEST_P(CKernels, F32) {
   for (size_t I = 0; I < A.size(); ++I) {
     float X = A[I], Y = B[I];
     float P = X * Y;
-    Want.insert(Want.end(), {X / Y, 1.0f / X, std::sqrt(X), P - Y,
-                             std::fma(X, Y, Y), minRef(X, Y),
-                             fm::maxF<F32>(X, Y, true), -2.0f / Y});
+    Want.insert(Want.end(),
+                {X / Y, 1.0f / X, std::sqrt(X), P - Y, std::fma(X, Y, Y),
+                 minRef(X, Y), fm::maxF<F32>(X, Y, true), -2.0f / Y});
   }
   expectSame(Got, Want, 8, A, B);
 }

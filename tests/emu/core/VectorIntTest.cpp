@@ -71,14 +71,12 @@ protected:
 
   using Ref32 = std::function<u32(u32 A, u32 B, u32 C, u32 Old, unsigned L)>;
   /// out = op(a, b, c) on active lanes, the old value elsewhere.
-  static void check32(const char *Kernel, const Ref32 &Ref,
-                      u32 S = SgprValue) {
+  static void check32(const char *Kernel, const Ref32 &Ref, u32 S = SgprValue) {
     checkLanes(
         Kernel,
         [&](const Buffers32 &B, unsigned I, u64 M) {
           u32 Old = operand(3, I);
-          return active(M, I) ? Ref(B.a(I), B.b(I), B.c(I), Old, I % 64)
-                              : Old;
+          return active(M, I) ? Ref(B.a(I), B.b(I), B.c(I), Old, I % 64) : Old;
         },
         S);
   }
@@ -110,9 +108,8 @@ protected:
           if (active(M, I))
             R = Ref(Buf.a(I), Buf.b(I), (CarryIn >> L) & 1, Old);
           WantMask |= u64(R.C) << L;
-          ASSERT_EQ(Buf.out(I), R.V)
-              << Kernel << " lane " << I << std::hex << " a=" << Buf.a(I)
-              << " b=" << Buf.b(I);
+          ASSERT_EQ(Buf.out(I), R.V) << Kernel << " lane " << I << std::hex
+                                     << " a=" << Buf.a(I) << " b=" << Buf.b(I);
         }
         ASSERT_EQ(Cout.data<u64>()[W], WantMask) << Kernel << " wave " << W;
       }
@@ -128,8 +125,8 @@ protected:
   static void check64(const char *Kernel, const Ref64 &Ref) {
     for (u64 M : TestMasks) {
       Device &D = File->device();
-      DeviceBuffer Out(D, NumItems * 8), A(D, NumItems * 4),
-          B(D, NumItems * 8), C(D, NumItems * 8), Cout(D, NumWaves * 8);
+      DeviceBuffer Out(D, NumItems * 8), A(D, NumItems * 4), B(D, NumItems * 8),
+          C(D, NumItems * 8), Cout(D, NumWaves * 8);
       for (unsigned I = 0; I < NumItems; ++I) {
         A.data<u32>()[I] = operand(0, I);
         B.data<u64>()[I] = I % 3 ? operand64(1, I) : operand(1, I);
@@ -151,8 +148,7 @@ protected:
           u64 Old = operand64(3, I);
           Wide64 R{Old, false};
           if (active(M, I))
-            R = Ref(A.data<u32>()[I], B.data<u64>()[I], C.data<u64>()[I],
-                    Old);
+            R = Ref(A.data<u32>()[I], B.data<u64>()[I], C.data<u64>()[I], Old);
           WantMask |= u64(R.C) << L;
           ASSERT_EQ(Out.data<u64>()[I], R.V)
               << Kernel << " lane " << I << std::hex
@@ -177,7 +173,8 @@ TEST_F(VectorIntTest, AddSub32) {
   });
   check32("add_u32_sgpr",
           [](u32, u32 B, u32, u32, unsigned) { return SgprValue + B; });
-  check32("add_u32_const", [](u32, u32 B, u32, u32, unsigned) { return B - 7; });
+  check32("add_u32_const",
+          [](u32, u32 B, u32, u32, unsigned) { return B - 7; });
   check32("add_u32_literal",
           [](u32, u32 B, u32, u32, unsigned) { return B + 0x12345678u; });
   check32("sub_u32", [](u32 A, u32 B, u32, u32, unsigned) { return A - B; });
@@ -246,7 +243,9 @@ TEST_F(VectorIntTest, CarryOps) {
 }
 
 TEST_F(VectorIntTest, Cndmask) {
-  auto Sel = [](u32 A, u32 B, bool C, u32) { return WithCarry{C ? B : A, false}; };
+  auto Sel = [](u32 A, u32 B, bool C, u32) {
+    return WithCarry{C ? B : A, false};
+  };
   checkCarry("cndmask_vcc", Sel);
   checkCarry("cndmask_e64", Sel);
   // VOP3 neg/abs act on the sign bit, like float operands.
@@ -255,7 +254,8 @@ TEST_F(VectorIntTest, Cndmask) {
   });
 }
 
-// --- Multiply -----------------------------------------------------------------
+// --- Multiply
+// -----------------------------------------------------------------
 
 TEST_F(VectorIntTest, Multiply) {
   check32("mul_lo_u32", [](u32 A, u32 B, u32, u32, unsigned) { return A * B; });
@@ -295,13 +295,11 @@ TEST_F(VectorIntTest, Multiply) {
     return (Old & 0xffff0000) | lo16(lo16(A) * lo16(B) + C);
   });
   check32("mad_u16_clamp", [](u32 A, u32 B, u32 C, u32 Old, unsigned) {
-    return (Old & 0xffff0000) |
-           sat<u16>(i64(u64(lo16(A)) * lo16(B) + lo16(C)));
+    return (Old & 0xffff0000) | sat<u16>(i64(u64(lo16(A)) * lo16(B) + lo16(C)));
   });
   // op_sel:[1,0,1,1]: src0 and src2 high halves, result to the high half.
   check32("mad_i16_opsel", [](u32 A, u32 B, u32 C, u32 Old, unsigned) {
-    return (lo16(u32(i16(hi16(A)) * i16(B) + i16(hi16(C)))) << 16) |
-           lo16(Old);
+    return (lo16(u32(i16(hi16(A)) * i16(B) + i16(hi16(C)))) << 16) | lo16(Old);
   });
   check32("mad_legacy_u16", [](u32 A, u32 B, u32 C, u32, unsigned) {
     return lo16(lo16(A) * lo16(B) + C);
@@ -341,12 +339,10 @@ TEST_F(VectorIntTest, Shifts) {
   check32("ashrrev_i32", [](u32 A, u32 B, u32, u32, unsigned) {
     return u32(i32(B) >> (A & 31));
   });
-  check32("lshlrev_b16", [](u32 A, u32 B, u32, u32, unsigned) {
-    return lo16(B << (A & 15));
-  });
-  check32("lshrrev_b16", [](u32 A, u32 B, u32, u32, unsigned) {
-    return lo16(B) >> (A & 15);
-  });
+  check32("lshlrev_b16",
+          [](u32 A, u32 B, u32, u32, unsigned) { return lo16(B << (A & 15)); });
+  check32("lshrrev_b16",
+          [](u32 A, u32 B, u32, u32, unsigned) { return lo16(B) >> (A & 15); });
   check32("ashrrev_i16", [](u32 A, u32 B, u32, u32, unsigned) {
     return lo16(u32(i16(B) >> (A & 15)));
   });
@@ -430,18 +426,21 @@ TEST_F(VectorIntTest, MinMaxMed) {
   });
 }
 
-// --- Bit operations -----------------------------------------------------------
+// --- Bit operations
+// -----------------------------------------------------------
 
 TEST_F(VectorIntTest, BitFields) {
   check32("bfe_u32", [](u32 A, u32 B, u32 C, u32, unsigned) -> u32 {
     unsigned Off = B & 31, W = C & 31;
     return W ? u32((u64(A) >> Off) & ((1ull << W) - 1)) : 0;
   });
+  // The field comes from the sign-extended source: past bit 31 it repeats
+  // the sign.
   check32("bfe_i32", [](u32 A, u32 B, u32 C, u32, unsigned) -> u32 {
     unsigned Off = B & 31, W = C & 31;
     if (!W)
       return 0;
-    u64 F = (u64(A) >> Off) & ((1ull << W) - 1);
+    u64 F = u64(i64(i32(A)) >> Off) & ((1ull << W) - 1);
     return u32(i64(F << (64 - W)) >> (64 - W));
   });
   check32("bfi_b32", [](u32 A, u32 B, u32 C, u32, unsigned) {
@@ -488,8 +487,8 @@ TEST_F(VectorIntTest, BitFields) {
     u32 R = 0;
     for (unsigned I = 0; I < 4; ++I) {
       unsigned S = (C >> (8 * I)) & 0xff;
-      u32 V = S < 8    ? Bytes[S]
-              : S < 12 ? ((Bytes[2 * (S - 8) + 1] & 0x80) ? 0xff : 0)
+      u32 V = S < 8     ? Bytes[S]
+              : S < 12  ? ((Bytes[2 * (S - 8) + 1] & 0x80) ? 0xff : 0)
               : S == 12 ? 0
                         : 0xff;
       R |= V << (8 * I);
@@ -498,7 +497,8 @@ TEST_F(VectorIntTest, BitFields) {
   });
 }
 
-// --- SAD and byte operations --------------------------------------------------
+// --- SAD and byte operations
+// --------------------------------------------------
 
 TEST_F(VectorIntTest, SadAndBytes) {
   auto Sad8 = [](u32 A, u32 B, bool Masked) {
@@ -538,9 +538,9 @@ TEST_F(VectorIntTest, SadAndBytes) {
     return [=](u32 A, u64 B, u64 C, u64) {
       u64 R = 0;
       for (unsigned I = 0; I < 4; ++I)
-        R |= u64((Sad8(u32(B >> (8 * I)), A, Masked) + (C >> (16 * I))) &
-                 0xffff)
-             << (16 * I);
+        R |=
+            u64((Sad8(u32(B >> (8 * I)), A, Masked) + (C >> (16 * I))) & 0xffff)
+            << (16 * I);
       return Wide64{R, false};
     };
   };
@@ -662,8 +662,8 @@ TEST_F(VectorIntTest, Dpp) {
          return int(L / 4 * 4) + Sel[L % 4];
        }},
       {"dpp_row_shl1", [&](unsigned L) { return InRow(L, int(L % 16) + 1); }},
-      {"dpp_row_shr3_bc",
-       [&](unsigned L) { return InRow(L, int(L % 16) - 3); }, 0xf, 0xf, true},
+      {"dpp_row_shr3_bc", [&](unsigned L) { return InRow(L, int(L % 16) - 3); },
+       0xf, 0xf, true},
       {"dpp_row_ror5",
        [&](unsigned L) { return InRow(L, int((L % 16 + 11) % 16)); }},
       {"dpp_row_shr15_masks",

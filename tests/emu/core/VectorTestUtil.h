@@ -84,7 +84,8 @@ public:
       return;
     }
     Dev = std::move(*D);
-    auto M = Module::loadFile(*Dev, std::string(LOOM_EMU_CORE_DIR) + "/" + Name);
+    auto M =
+        Module::loadFile(*Dev, std::string(LOOM_EMU_CORE_DIR) + "/" + Name);
     if (!M) {
       Error = llvm::toString(M.takeError());
       return;

@@ -239,8 +239,15 @@ TEST(RandomReplay, File) {
     F.Level = L;
     F.Paths = {Copy, (Dir + "/" + Stem + ".O" + std::to_string(L) + ".elf").str(),
                (Dir + "/" + Stem + ".host.so").str()};
-    for (const auto &Cmd : {deviceCommand(Clang, Copy, F.Paths.Elf, L),
-                            hostCommand(Clang, Copy, F.Paths.Host)}) {
+    std::vector<std::string> Device = deviceCommand(Clang, Copy, F.Paths.Elf, L);
+    // Extra device flags, to see whether a failure follows a code pattern
+    // (e.g. "-mllvm -disable-promote-alloca-to-vector").
+    if (const char *Extra = env("LOOM_RANDOM_DEVICE_FLAGS")) {
+      std::istringstream In(Extra);
+      for (std::string A; In >> A;)
+        Device.push_back(A);
+    }
+    for (const auto &Cmd : {Device, hostCommand(Clang, Copy, F.Paths.Host)}) {
       std::string Line = commandLine(Cmd) + " 2>&1";
       ASSERT_EQ(std::system(Line.c_str()), 0) << Line;
     }
@@ -249,6 +256,8 @@ TEST(RandomReplay, File) {
                 R.Passed, R.Programs, Dir.c_str());
     EXPECT_TRUE(R.ok()) << R.summary(100);
   }
+  if (!::testing::Test::HasFailure() && !env("LOOM_RANDOM_KEEP"))
+    llvm::sys::fs::remove_directories(Dir);
 }
 
 } // namespace

@@ -375,12 +375,13 @@ KERNEL void lds_addtid(u32 *out, const u32 *in) {
   out[i] = r;
 }
 
-// --- Beyond the group's LDS --------------------------------------------------
+// --- Beyond the group's LDS (vaddr + offset wraps at 32 bits) -----------------
 KERNEL void lds_wild(u32 *out, u32 addr) {
   SHARED(u32, lds, 64);
   u32 r;
   lds[tid()] = 1;
-  asm volatile("ds_read_b32 %0, %1" WAIT : "=v"(r) : "v"(addr) : "memory");
+  asm volatile("ds_read_b32 %0, %1 offset:8" WAIT : "=v"(r) : "v"(addr)
+               : "memory");
   out[gid()] = r + lds[tid()];
 }
 

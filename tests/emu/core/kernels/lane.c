@@ -55,6 +55,26 @@ TO_VECTOR(accvgpr,
           " v_accvgpr_write_b32 a0, 64\n v_accvgpr_read_b32 %[d], a1\n"
           " v_accvgpr_read_b32 %[e], a0")
 
+// GPR indexing as clang -O0 uses it for dynamically indexed vectors:
+// v_mov_b32 reads v[1 + s] (SRC0) or writes v[1 + s] (DST).
+#define GPR_IDX(name, text)                                                    \
+  KERNEL void name(u32 *out, u32 *out2, const u32 *a, u32 s, u64 m) {          \
+    u32 i = gid(), d = out[i], e = out2[i];                                    \
+    asm volatile("s_mov_b32 s42, m0\n v_mov_b32 v1, 11\n v_mov_b32 v2, 22\n" \
+                 " v_mov_b32 v3, 33\n" MASKED(text) "\n s_mov_b32 m0, s42"     \
+                 : [d] "+v"(d), [e] "+v"(e)                                    \
+                 : [a] "v"(a[i]), [s] "s"(s), [m] "s"(m)                       \
+                 : "s40", "s41", "s42", "v1", "v2", "v3");                     \
+    out[i] = d;                                                                \
+    out2[i] = e;                                                               \
+  }
+GPR_IDX(gpr_idx_src,
+        "s_set_gpr_idx_on %[s], gpr_idx(SRC0)\n v_mov_b32 %[d], v1\n"
+        " s_set_gpr_idx_off")
+GPR_IDX(gpr_idx_dst,
+        "s_set_gpr_idx_on %[s], gpr_idx(DST)\n v_mov_b32 v1, %[a]\n"
+        " s_set_gpr_idx_off\n v_mov_b32 %[d], v2\n v_mov_b32 %[e], v1")
+
 #endif // __OPTIMIZE__
 
 // Lane builtins as clang lowers them, with full and divergent EXEC.

@@ -248,53 +248,36 @@ KERNEL void saddr_wide(u32 *out, const u32 *in) {
 }
 
 // --- Every global/flat atomic ------------------------------------------------
-// Lane i works on mem[i] (64-bit ops: mem64[i]) with data[i] (and data2[i]
+// Lane i works on mem[i] (a dword or a qword) with data[i] (and data2[i]
 // for cmpswap); RTN forms return the old value to ret[i]. Three kernels per
 // operation: GLOBAL vaddr RTN, GLOBAL SADDR no-RTN, FLAT RTN.
-#define ATOMIC32(name, op, DATA)                                               \
-  KERNEL void atomic_##name(u32 *mem, const u32 *data, const u32 *data2,       \
-                            u32 *ret) {                                        \
-    u32 i = gid(), r;                                                          \
+#define ATOMIC_GLOBAL(name, op, T, DATA)                                       \
+  KERNEL void atomic_##name(T *mem, const T *data, const T *data2, T *ret) {   \
+    u32 i = gid();                                                             \
+    T r;                                                                       \
     asm volatile("global_atomic_" op " %0, %1, %2, off glc" WAIT               \
                  : "=v"(r) : "v"(mem + i), "v"(DATA) : "memory");             \
     ret[i] = r;                                                                \
   }                                                                            \
-  KERNEL void atomic_##name##_saddr(u32 *mem, const u32 *data,                 \
-                                    const u32 *data2, u32 *ret) {              \
+  KERNEL void atomic_##name##_saddr(T *mem, const T *data, const T *data2,     \
+                                    T *ret) {                                  \
     u32 i = gid();                                                             \
     asm volatile("global_atomic_" op " %0, %1, %2 offset:-16" WAIT             \
-                 : : "v"(4 * i + 16), "v"(DATA), "s"(mem) : "memory");        \
-  }                                                                            \
-  KERNEL void atomic_##name##_flat(u32 *mem, const u32 *data,                  \
-                                   const u32 *data2, u32 *ret) {               \
-    u32 i = gid(), r;                                                          \
+                 : : "v"((u32)sizeof(T) * i + 16), "v"(DATA), "s"(mem)        \
+                 : "memory");                                                  \
+  }
+#define ATOMIC(name, op, T, DATA)                                              \
+  ATOMIC_GLOBAL(name, op, T, DATA)                                             \
+  KERNEL void atomic_##name##_flat(T *mem, const T *data, const T *data2,      \
+                                   T *ret) {                                   \
+    u32 i = gid();                                                             \
+    T r;                                                                       \
     asm volatile("flat_atomic_" op " %0, %1, %2 glc" WAIT                      \
                  : "=v"(r) : "v"(mem + i), "v"(DATA) : "memory");             \
     ret[i] = r;                                                                \
   }
-#define ATOMIC64(name, op, DATA)                                               \
-  KERNEL void atomic_##name(u64 *mem, const u64 *data, const u64 *data2,       \
-                            u64 *ret) {                                        \
-    u32 i = gid();                                                             \
-    u64 r;                                                                     \
-    asm volatile("global_atomic_" op " %0, %1, %2, off glc" WAIT               \
-                 : "=v"(r) : "v"(mem + i), "v"(DATA) : "memory");             \
-    ret[i] = r;                                                                \
-  }                                                                            \
-  KERNEL void atomic_##name##_saddr(u64 *mem, const u64 *data,                 \
-                                    const u64 *data2, u64 *ret) {              \
-    u32 i = gid();                                                             \
-    asm volatile("global_atomic_" op " %0, %1, %2 offset:-16" WAIT             \
-                 : : "v"(8 * i + 16), "v"(DATA), "s"(mem) : "memory");        \
-  }                                                                            \
-  KERNEL void atomic_##name##_flat(u64 *mem, const u64 *data,                  \
-                                   const u64 *data2, u64 *ret) {               \
-    u32 i = gid();                                                             \
-    u64 r;                                                                     \
-    asm volatile("flat_atomic_" op " %0, %1, %2 glc" WAIT                      \
-                 : "=v"(r) : "v"(mem + i), "v"(DATA) : "memory");             \
-    ret[i] = r;                                                                \
-  }
+#define ATOMIC32(name, op, DATA) ATOMIC(name, op, u32, DATA)
+#define ATOMIC64(name, op, DATA) ATOMIC(name, op, u64, DATA)
 #define D1 data[i]
 #define D2 ((u64)data2[i] << 32 | data[i])
 ATOMIC32(swap, "swap", D1)
@@ -331,22 +314,8 @@ ATOMIC64(min_f64, "min_f64", D1)
 ATOMIC64(max_f64, "max_f64", D1)
 
 // GLOBAL-only float atomics (no FLAT form on gfx90a).
-#define ATOMIC32_GLOBAL(name, op)                                              \
-  KERNEL void atomic_##name(u32 *mem, const u32 *data, const u32 *data2,       \
-                            u32 *ret) {                                        \
-    u32 i = gid(), r;                                                          \
-    asm volatile("global_atomic_" op " %0, %1, %2, off glc" WAIT               \
-                 : "=v"(r) : "v"(mem + i), "v"(data[i]) : "memory");          \
-    ret[i] = r;                                                                \
-  }                                                                            \
-  KERNEL void atomic_##name##_saddr(u32 *mem, const u32 *data,                 \
-                                    const u32 *data2, u32 *ret) {              \
-    u32 i = gid();                                                             \
-    asm volatile("global_atomic_" op " %0, %1, %2 offset:-16" WAIT             \
-                 : : "v"(4 * i + 16), "v"(data[i]), "s"(mem) : "memory");     \
-  }
-ATOMIC32_GLOBAL(add_f32, "add_f32")
-ATOMIC32_GLOBAL(pk_add_f16, "pk_add_f16")
+ATOMIC_GLOBAL(add_f32, "add_f32", u32, D1)
+ATOMIC_GLOBAL(pk_add_f16, "pk_add_f16", u32, D1)
 
 // --- FLAT to the LDS aperture ------------------------------------------------
 // Lane i stores through a flat pointer into LDS, adds with a flat atomic,
