@@ -4,7 +4,9 @@
 
 #include "loom/runtime/loader/Registry.h"
 
+#include <atomic>
 #include <set>
+#include <thread>
 
 using namespace loom;
 using namespace loom::loader;
@@ -427,6 +429,50 @@ TEST_F(ExecutableTest, DestroyUnloadsEverything) {
   emu::DispatchResult R = run(Copy, 1, {arg(Out.address())}, {0});
   EXPECT_FALSE(R.ok());
   EXPECT_NE(R.Status, emu::DispatchStatus::Completed);
+}
+
+} // namespace
+
+namespace {
+
+// Several threads load, look up, run and destroy executables at once; the
+// registry's answers stay right for each.
+TEST_F(ExecutableTest, ConcurrentExecutables) {
+  std::vector<uint8_t> Callee = fileBytes(fixture("xco_callee.elf"));
+  std::vector<uint8_t> Caller = fileBytes(fixture("xco_caller.elf"));
+  std::atomic<int> Failures{0};
+  auto Work = [&](int Seed) {
+    for (int Round = 0; Round < 8; ++Round) {
+      auto E = Executable::create();
+      auto R1 = CodeObjectReader::fromMemory(Callee.data(), Callee.size());
+      auto R2 = CodeObjectReader::fromMemory(Caller.data(), Caller.size());
+      if (!R1 || !R2 || !E->loadAgentCodeObject(Agent, **R2) ||
+          !E->loadAgentCodeObject(Agent, **R1) || E->freeze()) {
+        if (!R1)
+          llvm::consumeError(R1.takeError());
+        if (!R2)
+          llvm::consumeError(R2.takeError());
+        ++Failures;
+        continue;
+      }
+      const Symbol *K = E->findSymbol("xco_caller.kd", Agent.Handle);
+      if (!K || Registry::instance().executableAt(K->Address) != E.get()) {
+        ++Failures;
+        continue;
+      }
+      emu::DeviceBuffer Out(*Dev, 64 * 4);
+      emu::DispatchResult Res =
+          run(*K, 64, {arg(Out.address()), arg(Seed), arg(Round)}, {0, 8, 12});
+      if (!Res.ok() || Out.data<int>()[63] != Seed + Round * 2 + 100)
+        ++Failures;
+    }
+  };
+  std::vector<std::thread> Threads;
+  for (int T = 0; T < 4; ++T)
+    Threads.emplace_back(Work, T * 1000);
+  for (std::thread &T : Threads)
+    T.join();
+  EXPECT_EQ(Failures.load(), 0);
 }
 
 } // namespace
