@@ -1,0 +1,120 @@
+//===- loom/runtime/Queue.h - AQL queues and their packet processors ------===//
+//
+// A queue is laid out as amd_queue_t (hsa_queue_t first, then the AMD
+// fields: write/read dispatch ids, apertures, ...), with a ring buffer of
+// 64-byte AQL packets and a doorbell signal. One packet-processor thread
+// per queue consumes packets in order: it spins briefly after the doorbell
+// and then sleeps on it. Kernel dispatches run on the agent's emu::Device
+// with dispatch_ptr pointing at a copy of the packet and queue_ptr at the
+// amd_queue_t. A malformed packet or a fault puts the queue in error: the
+// processor stops and calls the queue's error callback.
+//
+// Interception (hsa_amd_queue_intercept_*): handlers see each packet before
+// it runs and pass on, through their writer, the packets to run instead.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_RUNTIME_QUEUE_H
+#define LOOM_RUNTIME_QUEUE_H
+
+#include "hsa/amd_hsa_queue.h"
+#include "hsa/hsa.h"
+#include "hsa/hsa_api_trace.h"
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace loom::runtime {
+
+class Agent;
+class Signal;
+
+class Queue {
+public:
+  using ErrorCallback = void (*)(hsa_status_t, hsa_queue_t *, void *);
+
+  /// A hardware-like queue on GPU \p A (with a packet processor).
+  static hsa_status_t create(Agent &A, uint32_t Size, hsa_queue_type32_t Type,
+                             ErrorCallback Callback, void *Data,
+                             uint32_t PrivateSegmentSize,
+                             uint32_t GroupSegmentSize, Queue **Out);
+  /// A soft queue: memory and a client-provided doorbell, no processor.
+  static hsa_status_t createSoft(uint32_t Size, hsa_queue_type32_t Type,
+                                 uint32_t Features, hsa_signal_t Doorbell,
+                                 Queue **Out);
+  /// The live queue whose hsa_queue_t is \p Q, or nullptr.
+  static Queue *lookup(const hsa_queue_t *Q);
+  /// Destroys \p Q; false if it is not a live queue.
+  static bool destroy(const hsa_queue_t *Q);
+  static void destroyAll();
+
+  ~Queue();
+
+  hsa_queue_t *hsa() { return &Amd->hsa_queue; }
+  amd_queue_t *amd() { return Amd; }
+  Agent *agent() const { return TheAgent; }
+
+  /// Stops processing packets (hsa_queue_inactivate).
+  void inactivate();
+  /// Called on every store to the doorbell signal.
+  void ringDoorbell();
+
+  std::atomic<bool> Profiling{false};
+  void addInterceptor(hsa_amd_queue_intercept_handler H, void *Data);
+  bool isIntercept() const { return Intercept; }
+  bool Intercept = false;
+
+  std::vector<uint32_t> CuMask;
+  hsa_amd_queue_priority_t Priority = HSA_AMD_QUEUE_PRIORITY_NORMAL;
+  std::mutex ConfigLock;
+
+public:
+  /// Runs one packet; returns the queue error status or SUCCESS.
+  hsa_status_t execute(const void *Packet, uint64_t Index);
+
+private:
+  Queue() = default;
+  void run();
+  hsa_status_t processIntercepted(const void *Packet, uint64_t Index);
+  void fail(hsa_status_t Status);
+
+  amd_queue_t *Amd = nullptr;
+  void *Ring = nullptr;
+  Signal *Doorbell = nullptr; // owned unless soft
+  bool OwnsDoorbell = true;
+  Signal *InactiveSignal = nullptr;
+  Agent *TheAgent = nullptr;
+  ErrorCallback Callback = nullptr;
+  void *CallbackData = nullptr;
+  uint32_t PrivateSegmentSize = 0, GroupSegmentSize = 0;
+  uint8_t *PacketCopy = nullptr; // registered: the dispatch_ptr target
+
+  std::thread Processor;
+  std::atomic<bool> Stop{false};
+  std::atomic<bool> Cancel{false};
+  std::atomic<bool> Errored{false};
+  bool SelfDestroy = false;
+  std::atomic<uint32_t> DoorbellEpoch{0};
+  std::atomic<uint32_t> Sleeping{0};
+
+public:
+  struct Interceptor {
+    hsa_amd_queue_intercept_handler Handler;
+    void *Data;
+  };
+  std::vector<Interceptor> Interceptors; // guarded by ConfigLock
+
+private:
+  friend struct InterceptWriter;
+
+public:
+  hsa_status_t status() const {
+    return Errored ? HSA_STATUS_ERROR : HSA_STATUS_SUCCESS;
+  }
+};
+
+} // namespace loom::runtime
+
+#endif // LOOM_RUNTIME_QUEUE_H
