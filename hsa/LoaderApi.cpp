@@ -116,12 +116,28 @@ template <typename T> void put(void *Value, T V) {
   std::memcpy(Value, &V, sizeof(T));
 }
 
+/// What the program created through the C API and has not destroyed, for
+/// shutDownLoader().
+std::mutex OwnedLock;
+std::set<loader::Executable *> &cExecutables() {
+  static auto *S = new std::set<loader::Executable *>();
+  return *S;
+}
+std::set<CodeObjectReader *> &cReaders() {
+  static auto *S = new std::set<CodeObjectReader *>();
+  return *S;
+}
+
 hsa_status_t newReader(llvm::Expected<std::unique_ptr<CodeObjectReader>> R,
                        hsa_code_object_reader_t *Out) {
   if (!R)
     return fail(R.takeError());
   CodeObjectReader *P = R->release();
   Registry::instance().addReader(P);
+  {
+    std::lock_guard<std::mutex> G(OwnedLock);
+    cReaders().insert(P);
+  }
   Out->handle = reinterpret_cast<uint64_t>(P);
   return HSA_STATUS_SUCCESS;
 }
@@ -134,6 +150,8 @@ hsa_status_t createExecutable(hsa_profile_t Prof,
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   std::unique_ptr<Executable> E =
       Executable::create(Profile(Prof), FloatRoundingMode(Mode));
+  std::lock_guard<std::mutex> G(OwnedLock);
+  cExecutables().insert(E.get());
   *Out = handleOf(E.release());
   return HSA_STATUS_SUCCESS;
 }
@@ -180,6 +198,33 @@ CodeObjectReader *legacyOf(hsa_code_object_t C) {
 
 } // namespace
 
+/// Destroys every executable, reader and code object the program created
+/// through the C API and did not destroy: their images live in device
+/// memory, so they must go before the devices do. hsa_shut_down of the
+/// last reference calls it (declare it there; it is not part of the ABI).
+void shutDownLoader() {
+  std::set<loader::Executable *> Executables;
+  std::set<CodeObjectReader *> Readers;
+  std::set<uint64_t> Legacy;
+  {
+    std::lock_guard<std::mutex> G(OwnedLock);
+    Executables.swap(cExecutables());
+    Readers.swap(cReaders());
+  }
+  {
+    std::lock_guard<std::mutex> G(LegacyLock);
+    Legacy.swap(legacyCodeObjects());
+  }
+  for (loader::Executable *E : Executables)
+    delete E;
+  for (CodeObjectReader *R : Readers) {
+    Registry::instance().removeReader(R);
+    delete R;
+  }
+  for (uint64_t H : Legacy)
+    delete reinterpret_cast<CodeObjectReader *>(H);
+}
+
 //===----------------------------------------------------------------------===//
 // Code object readers
 //===----------------------------------------------------------------------===//
@@ -217,6 +262,10 @@ hsa_status_t hsa_code_object_reader_destroy(hsa_code_object_reader_t Reader) {
   if (!R)
     return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
   Registry::instance().removeReader(R);
+  {
+    std::lock_guard<std::mutex> G(OwnedLock);
+    cReaders().erase(R);
+  }
   delete R;
   return HSA_STATUS_SUCCESS;
 }
@@ -248,6 +297,10 @@ hsa_status_t hsa_executable_destroy(hsa_executable_t Executable) {
   loader::Executable *E = executableOf(Executable);
   if (!E)
     return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
+  {
+    std::lock_guard<std::mutex> G(OwnedLock);
+    cExecutables().erase(E);
+  }
   delete E;
   return HSA_STATUS_SUCCESS;
 }
