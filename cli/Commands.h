@@ -24,6 +24,12 @@ int runDisasm();
 extern llvm::cl::SubCommand CoverageCommand;
 int runCoverage();
 
+extern llvm::cl::SubCommand InfoCommand;
+int runInfo();
+
+extern llvm::cl::SubCommand ExecCommand;
+int runExec();
+
 /// Prints "loom <command>: <message>" to stderr and returns exit code 1.
 int reportError(llvm::StringRef Command, llvm::Error E);
 

@@ -32,6 +32,8 @@ int main(int argc, char **argv) {
           "holds\n"
           "  loom disasm FILE [--kernel NAME | --function NAME]\n"
           "  loom coverage FILE...        operations used vs. emulated\n"
+          "  loom info                    the virtual GPUs and their pools\n"
+          "  loom exec -- APP ARGS...     run APP on Loom's HSA runtime\n"
           "\nRun 'loom <command> --help' for a command's options.\n",
           &errs()))
     return 1;
@@ -41,6 +43,10 @@ int main(int argc, char **argv) {
     return loom::cli::runDisasm();
   if (loom::cli::CoverageCommand)
     return loom::cli::runCoverage();
+  if (loom::cli::InfoCommand)
+    return loom::cli::runInfo();
+  if (loom::cli::ExecCommand)
+    return loom::cli::runExec();
   errs() << "loom: no command given; run 'loom --help'\n";
   return 1;
 }

@@ -163,6 +163,8 @@ hsa_status_t hsa_memory_allocate(hsa_region_t Region, size_t Size,
     return HSA_STATUS_ERROR_INVALID_REGION;
   if (!Ptr || !Size)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (P->kind() == MemoryPool::Kind::Group)
+    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
   void *R = AllocationTable::allocate(P, P->owner(), Size);
   if (!R)
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
@@ -186,7 +188,7 @@ hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t Pool,
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   uint64_t Max = 0;
   P->getPoolInfo(HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE, &Max);
-  if (Size > Max)
+  if (Size > Max || P->kind() == MemoryPool::Kind::Group)
     return HSA_STATUS_ERROR_INVALID_ALLOCATION;
   void *R = AllocationTable::allocate(P, P->owner(), Size);
   if (!R)

@@ -24,6 +24,8 @@ MemoryPool::MemoryPool(Kind K, Agent *Owner, uint64_t Size)
     : TheKind(K), Owner(Owner), Size(Size) {}
 
 uint32_t MemoryPool::globalFlags() const {
+  if (TheKind == Kind::Group)
+    return 0;
   if (TheKind == Kind::SystemFine)
     return HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED |
            HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT;
@@ -34,17 +36,18 @@ hsa_status_t MemoryPool::getPoolInfo(hsa_amd_memory_pool_info_t Attribute,
                                      void *Value) const {
   switch (Attribute) {
   case HSA_AMD_MEMORY_POOL_INFO_SEGMENT:
-    return put(Value, HSA_AMD_SEGMENT_GLOBAL);
+    return put(Value, TheKind == Kind::Group ? HSA_AMD_SEGMENT_GROUP
+                                             : HSA_AMD_SEGMENT_GLOBAL);
   case HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS:
     return put<uint32_t>(Value, globalFlags());
   case HSA_AMD_MEMORY_POOL_INFO_SIZE:
   case HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE:
     return put<size_t>(Value, Size);
   case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED:
-    return put<bool>(Value, true);
+    return put<bool>(Value, TheKind != Kind::Group);
   case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE:
   case HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALIGNMENT:
-    return put<size_t>(Value, Granule);
+    return put<size_t>(Value, TheKind == Kind::Group ? 0 : Granule);
   case HSA_AMD_MEMORY_POOL_INFO_ACCESSIBLE_BY_ALL:
     return put<bool>(Value, TheKind == Kind::SystemFine);
   }
@@ -55,9 +58,11 @@ hsa_status_t MemoryPool::getRegionInfo(hsa_region_info_t Attribute,
                                        void *Value) const {
   switch (uint32_t(Attribute)) {
   case HSA_REGION_INFO_SEGMENT:
-    return put(Value, HSA_REGION_SEGMENT_GLOBAL);
+    return put(Value, TheKind == Kind::Group ? HSA_REGION_SEGMENT_GROUP
+                                             : HSA_REGION_SEGMENT_GLOBAL);
   case HSA_REGION_INFO_GLOBAL_FLAGS:
-    return put<uint32_t>(Value, TheKind == Kind::SystemFine
+    return put<uint32_t>(Value, TheKind == Kind::Group ? 0
+                                : TheKind == Kind::SystemFine
                                     ? HSA_REGION_GLOBAL_FLAG_KERNARG |
                                           HSA_REGION_GLOBAL_FLAG_FINE_GRAINED
                                     : HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED);
@@ -67,10 +72,10 @@ hsa_status_t MemoryPool::getRegionInfo(hsa_region_info_t Attribute,
   case HSA_REGION_INFO_ALLOC_MAX_PRIVATE_WORKGROUP_SIZE:
     return put<uint32_t>(Value, 0);
   case HSA_REGION_INFO_RUNTIME_ALLOC_ALLOWED:
-    return put<bool>(Value, true);
+    return put<bool>(Value, TheKind != Kind::Group);
   case HSA_REGION_INFO_RUNTIME_ALLOC_GRANULE:
   case HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT:
-    return put<size_t>(Value, Granule);
+    return put<size_t>(Value, TheKind == Kind::Group ? 0 : Granule);
   case HSA_AMD_REGION_INFO_HOST_ACCESSIBLE:
     return put<bool>(Value, TheKind != Kind::DeviceLocal);
   case HSA_AMD_REGION_INFO_BASE:
@@ -90,6 +95,9 @@ hsa_amd_memory_pool_access_t MemoryPool::accessFrom(const Agent &A) const {
   case Kind::SystemCoarse:
     return A.isGpu() ? HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT
                      : HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT;
+  case Kind::Group:
+    return &A == Owner ? HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT
+                       : HSA_AMD_MEMORY_POOL_ACCESS_NEVER_ALLOWED;
   case Kind::DeviceLocal:
     return &A == Owner ? HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT
                        : HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT;

@@ -81,8 +81,10 @@ hsa_status_t RuntimeState::create() {
     Gpu->Dev = std::move(*Dev);
     MemoryPool *Vram =
         AddPool(MemoryPool::Kind::DeviceLocal, Gpu.get(), gpu::VramBytes);
-    Gpu->Pools = {Vram};
-    Gpu->Regions = {Vram, State->SystemFine, State->SystemCoarse};
+    MemoryPool *Lds =
+        AddPool(MemoryPool::Kind::Group, Gpu.get(), gpu::LdsBytes);
+    Gpu->Pools = {Vram, Lds};
+    Gpu->Regions = {Vram, Lds, State->SystemFine, State->SystemCoarse};
     State->Agents.push_back(std::move(Gpu));
   }
   Instance.store(State.release(), std::memory_order_release);

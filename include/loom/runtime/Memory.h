@@ -2,7 +2,8 @@
 //
 // Memory pools double as HSA regions (as in ROCr): the system fine-grained
 // pool (kernarg), the system coarse-grained pool, and a device-local
-// coarse-grained "VRAM" pool per GPU, backed by host memory. Every
+// coarse-grained "VRAM" pool per GPU, backed by host memory, and a GPU's
+// group-segment (LDS) pool, which reports its size and allocates nothing. Every
 // allocation, lock and registration is registered with every virtual GPU's
 // memory map, so device memory is host memory (ARCHITECTURE decision 4).
 //
@@ -27,7 +28,7 @@ class Agent;
 
 class MemoryPool {
 public:
-  enum class Kind { SystemFine, SystemCoarse, DeviceLocal };
+  enum class Kind { SystemFine, SystemCoarse, DeviceLocal, Group };
   MemoryPool(Kind K, Agent *Owner, uint64_t Size);
 
   Kind kind() const { return TheKind; }
