@@ -15,8 +15,9 @@ using namespace llvm;
 
 namespace loom::emu {
 
-void HandlerTable::add(StringRef OpName, Handler Fn, uint32_t Flags) {
-  Ops[OpName] = OpInfo{Fn, Flags};
+void HandlerTable::add(StringRef OpName, Handler Fn, uint32_t Flags,
+                       Specializer Specialize) {
+  Ops[OpName] = OpInfo{Fn, Flags, Specialize};
 }
 
 const OpInfo *HandlerTable::find(StringRef OpName) const {
@@ -50,6 +51,13 @@ OpName operationName(StringRef McName) {
   for (const Suffix &S : Encodings)
     if (N.consume_back(S.Text))
       R.Flags |= S.Flag;
+  // gfx940 SCRATCH address forms: _VE (vaddr, the SVE bit set), _ST (no
+  // address operand), _SVS (saddr and vaddr). Which address operands an
+  // instruction has is read from its operands (FlatOps.cpp).
+  if (N.starts_with("SCRATCH_"))
+    for (StringRef Form : {"_VE", "_ST", "_SVS"})
+      if (N.consume_back(Form))
+        break;
   R.Name = N.str();
   return R;
 }
@@ -267,7 +275,8 @@ std::string Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
   OpName Op = operationName(MC.opcodeName(Out.Opcode));
   Out.NameId = internName(Op.Name);
   Out.Flags |= Op.Flags;
-  if (const OpInfo *Info = handlers().find(Op.Name)) {
+  const OpInfo *Info = handlers().find(Op.Name);
+  if (Info) {
     Out.Fn = Info->Fn;
     Out.Flags |= Info->Flags;
   } else {
@@ -276,6 +285,9 @@ std::string Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
   convert(Inst, Out);
   if (Op.Name.rfind("V_PK_", 0) == 0)
     Out.Flags |= FlagVop3p;
+  if (Info && Info->Specialize && Out.Fn == Info->Fn)
+    if (Handler Fast = Info->Specialize(Out))
+      Out.Fn = Fast;
   return MC.print(Inst, Address);
 }
 

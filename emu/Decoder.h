@@ -37,15 +37,21 @@ class McContext;
 namespace loom::emu {
 
 /// What a handler needs to know about an operation beyond its operands.
+/// Picks, once per decoded instruction, a faster handler for its operand
+/// shape (no modifiers, say), or returns null to keep the general one.
+using Specializer = Handler (*)(const DecodedInst &I);
+
 struct OpInfo {
   Handler Fn = nullptr;
   uint32_t Flags = 0; // FlagMemory, FlagVector, FlagEndsBlock...
+  Specializer Specialize = nullptr;
 };
 
 /// Operation name -> handler. Each semantics file adds its operations.
 class HandlerTable {
 public:
-  void add(llvm::StringRef OpName, Handler Fn, uint32_t Flags = 0);
+  void add(llvm::StringRef OpName, Handler Fn, uint32_t Flags = 0,
+           Specializer Specialize = nullptr);
   const OpInfo *find(llvm::StringRef OpName) const;
   /// Every registered operation name (for coverage reports).
   std::vector<std::string> names() const;

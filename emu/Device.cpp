@@ -164,11 +164,33 @@ void illegalInstruction(Wave &W, const DecodedInst &I) {
 Device::Device(std::unique_ptr<Impl> I) : P(std::move(I)) {}
 Device::~Device() = default;
 
+Expected<TargetProperties> TargetProperties::of(StringRef Processor) {
+  TargetProperties T;
+  T.Processor = Processor.str();
+  if (Processor == "gfx90a")
+    return T;
+  if (Processor == "gfx940" || Processor == "gfx941" || Processor == "gfx942") {
+    T.ArchitectedFlatScratch = true;
+    return T;
+  }
+  return createStringError(
+      inconvertibleErrorCode(),
+      "the virtual GPU does not emulate '%s' (it emulates gfx90a, gfx940, "
+      "gfx941 and gfx942)",
+      Processor.str().c_str());
+}
+
 Expected<std::unique_ptr<Device>> Device::create(const DeviceOptions &Options) {
   auto I = std::make_unique<Impl>();
   I->Options = Options;
   StringRef Target = Options.Target;
   auto [Processor, FeatureText] = Target.split(':');
+  auto Props = TargetProperties::of(Processor);
+  if (!Props)
+    return Props.takeError();
+  I->Target = std::move(*Props);
+  if (I->Options.LdsSize > I->Target.LdsBytes)
+    I->Options.LdsSize = I->Target.LdsBytes;
   codeobj::TargetId Id;
   Id.Processor = Processor.str();
   for (StringRef F : split(FeatureText, ':')) {
@@ -201,6 +223,7 @@ Expected<std::unique_ptr<Device>> Device::create(const DeviceOptions &Options) {
 
 const DeviceOptions &Device::options() const { return P->Options; }
 StringRef Device::processor() const { return P->MC->processor(); }
+const TargetProperties &Device::target() const { return P->Target; }
 MemoryMap &Device::memory() { return P->Memory; }
 
 Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
@@ -376,8 +399,11 @@ void initWave(Wave &W, DispatchState &D, Workgroup &G, unsigned WaveInGroup,
     W.S[S++] = G.Id[2];
   if (KD.Rsrc2.EnableSgprWorkgroupInfo)
     W.S[S++] = 0; // first-wave bit and wave count: not modelled
-  if (KD.Rsrc2.EnablePrivateSegment)
+  if (KD.Rsrc2.EnablePrivateSegment) {
     W.S[S++] = uint32_t(WaveOffset);
+    if (D.Dev->Target.ArchitectedFlatScratch)
+      W.write64(SgprFlatScratchLo, W.ScratchBase);
+  }
   W.S[SgprM0] = 0xffffffffu;
 
   // Work-item ids, packed into v0 (gfx90a): x | y << 10 | z << 20.

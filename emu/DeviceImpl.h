@@ -19,6 +19,7 @@ namespace loom::emu {
 
 struct Device::Impl {
   DeviceOptions Options;
+  TargetProperties Target;
   unsigned Threads = 1;
   std::unique_ptr<isa::McContext> MC;
   std::unique_ptr<Decoder> Dec;

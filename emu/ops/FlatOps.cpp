@@ -30,13 +30,19 @@ struct FlatArgs {
   const Operand *VAddr = nullptr, *SAddr = nullptr, *VData = nullptr;
 };
 
-/// Operand roles. Loads: [saddr,] vaddr (global) or vaddr | saddr (scratch).
-/// Stores and atomics: vaddr, vdata [, saddr]; scratch stores put vdata
-/// first, then vaddr or saddr.
+/// Operand roles. Loads: [saddr,] vaddr (global); for scratch any of vaddr
+/// and saddr. Stores and atomics: vaddr, vdata [, saddr]; scratch stores put
+/// vdata first, then any of vaddr and saddr.
 template <Seg S, Kind K> FlatArgs flatArgs(const DecodedInst &I) {
   FlatArgs A;
   const Operand *Src = I.Src;
-  if constexpr (K == Kind::Load) {
+  if constexpr (K == Kind::Load && S == Seg::Scratch) {
+    // vaddr, saddr, both (gfx940 SVS) or neither (gfx940 ST); d16 loads
+    // also have their tied destination as a source.
+    for (unsigned J = 0; J < I.NumSrc; ++J)
+      if (!Src[J].Tied)
+        (Src[J].K == Operand::Sgpr ? A.SAddr : A.VAddr) = &Src[J];
+  } else if constexpr (K == Kind::Load) {
     if (Src[0].K == Operand::Sgpr) {
       A.SAddr = &Src[0];
       if constexpr (S == Seg::Global)
@@ -46,7 +52,9 @@ template <Seg S, Kind K> FlatArgs flatArgs(const DecodedInst &I) {
     }
   } else if constexpr (S == Seg::Scratch) {
     A.VData = &Src[0];
-    (Src[1].K == Operand::Sgpr ? A.SAddr : A.VAddr) = &Src[1];
+    for (unsigned J = 1; J < I.NumSrc; ++J)
+      if (!Src[J].Tied)
+        (Src[J].K == Operand::Sgpr ? A.SAddr : A.VAddr) = &Src[J];
   } else {
     A.VAddr = &Src[0];
     A.VData = &Src[1];

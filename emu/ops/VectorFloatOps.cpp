@@ -102,43 +102,11 @@ struct ModeOp<K, Fl, Fz, R (*)(A...)> {
   };
 };
 
-#if defined(__x86_64__) && defined(__clang__)
-#define LOOM_FLOAT_AVX2 1
-/// The build targets baseline x86-64, where std::fma is a library call per
-/// lane. The hot operations get a second copy of their plain lane loop (no
-/// modifiers, SDWA or DPP; default MODE) compiled for hosts with AVX2 and
-/// FMA: same IEEE results, vectorised.
-const bool HostHasAvx2Fma = [] {
-  __builtin_cpu_init(); // needed before static initialisation is over
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}();
-
-template <auto K, class R, class... A>
-__attribute__((target("avx2,fma"))) void plainAvx2(Wave &W,
-                                                   const DecodedInst &I) {
-  constexpr unsigned N = sizeof...(A);
-  using U = std::conditional_t<sizeof(R) == 8, uint64_t, uint32_t>;
-  alignas(64) U Buf[N][WaveSize];
-  const U *S[N];
-  for (unsigned J = 0; J < N; ++J) {
-    if constexpr (sizeof(R) == 8) {
-      readVector64(W, I.Src[J], *reinterpret_cast<Lanes64 *>(Buf[J]));
-      S[J] = Buf[J];
-    } else {
-      S[J] = readVector32(W, I.Src[J], *reinterpret_cast<Lanes32 *>(Buf[J]));
-    }
-  }
-  alignas(64) U Res[WaveSize];
-  [&]<size_t... J>(std::index_sequence<J...>) {
-    for (unsigned L = 0; L < WaveSize; ++L)
-      Res[L] = std::bit_cast<U>(K(std::bit_cast<A>(S[J][L])...));
-  }
-  (std::index_sequence_for<A...>());
-  uint32_t *Lo = W.vgpr(W.vectorIndex(I.Dst[0]));
-  if constexpr (sizeof(R) == 8)
-    vop::blend64(Lo, Lo + WaveSize, Res, W.exec());
+template <class M> void byMode(Wave &W, const DecodedInst &I) {
+  if ((W.Mode & 0xff) == DefaultFloatMode)
+    vop::run<typename M::template Op<true>>(W, I);
   else
-    vop::blend32(Lo, Res, W.exec());
+    vop::run<typename M::template Op<false>>(W, I);
 }
 
 /// Whether \p I runs as a plain lane loop: no modifier of any kind.
@@ -150,27 +118,96 @@ bool isPlain(const DecodedInst &I) {
       return false;
   return true;
 }
-#endif
 
-template <class M> void byMode(Wave &W, const DecodedInst &I) {
-  if ((W.Mode & 0xff) == DefaultFloatMode)
-    vop::run<typename M::template Op<true>>(W, I);
-  else
-    vop::run<typename M::template Op<false>>(W, I);
-}
+#if defined(__x86_64__) && defined(__clang__)
+/// The build targets baseline x86-64, where std::fma is a library call per
+/// lane. The hot operations get a second copy of their plain lane loop (no
+/// modifiers, SDWA or DPP), compiled for hosts with AVX2 and FMA: the same
+/// IEEE results, vectorised. The decoder picks it per instruction, so the
+/// only check left when it runs is MODE (s_setreg may change it).
+const bool HostHasAvx2Fma = [] {
+  __builtin_cpu_init(); // needed before static initialisation is over
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}();
 
-/// Hot operation \p K: the AVX2/FMA loop when it applies, else byMode.
+/// 32-bit lanes: eight lanes at a time, read, computed and written back in
+/// place. A destination row may be one of the sources (v_fmac), but only
+/// lane for lane, so each chunk reads all its inputs before writing.
 template <class M, auto K, class R, class... A>
-void byModeHot(Wave &W, const DecodedInst &I) {
-#ifdef LOOM_FLOAT_AVX2
-  if (HostHasAvx2Fma && (W.Mode & 0xff) == DefaultFloatMode && isPlain(I))
-    return plainAvx2<K, R, A...>(W, I);
-#endif
-  byMode<M>(W, I);
+__attribute__((target("avx2,fma"))) void plainAvx2(Wave &W,
+                                                   const DecodedInst &I) {
+  if ((W.Mode & 0xff) != DefaultFloatMode)
+    return byMode<M>(W, I);
+  constexpr unsigned N = sizeof...(A);
+  alignas(64) uint32_t Buf[N][WaveSize];
+  const uint32_t *S[N];
+  for (unsigned J = 0; J < N; ++J)
+    S[J] = I.Src[J].isVector()
+               ? W.vgpr(W.vectorIndex(I.Src[J]))
+               : readVector32(W, I.Src[J], *reinterpret_cast<Lanes32 *>(Buf[J]));
+  uint32_t *D = W.vgpr(W.vectorIndex(I.Dst[0]));
+  const uint64_t Exec = W.exec();
+  constexpr unsigned Chunk = 8;
+  for (unsigned C = 0; C < WaveSize; C += Chunk) {
+    uint32_t Res[Chunk];
+    [&]<size_t... J>(std::index_sequence<J...>) {
+      for (unsigned L = 0; L < Chunk; ++L)
+        Res[L] = std::bit_cast<uint32_t>(
+            K(std::bit_cast<A>(S[J][C + L])...));
+    }(std::index_sequence_for<A...>());
+    uint32_t Bits = uint32_t(Exec >> C) & 0xff;
+    if (Bits == 0xff) {
+      std::memcpy(D + C, Res, sizeof(Res));
+    } else {
+      for (unsigned L = 0; L < Chunk; ++L)
+        D[C + L] = (Bits >> L) & 1 ? Res[L] : D[C + L];
+    }
+  }
 }
+
+/// 64-bit lanes: gathered from their register pairs, computed, blended.
+template <class M, auto K, class R, class... A>
+__attribute__((target("avx2,fma"))) void plainAvx2Wide(Wave &W,
+                                                       const DecodedInst &I) {
+  if ((W.Mode & 0xff) != DefaultFloatMode)
+    return byMode<M>(W, I);
+  constexpr unsigned N = sizeof...(A);
+  alignas(64) uint64_t S[N][WaveSize];
+  for (unsigned J = 0; J < N; ++J)
+    readVector64(W, I.Src[J], *reinterpret_cast<Lanes64 *>(S[J]));
+  alignas(64) uint64_t Res[WaveSize];
+  [&]<size_t... J>(std::index_sequence<J...>) {
+    for (unsigned L = 0; L < WaveSize; ++L)
+      Res[L] = std::bit_cast<uint64_t>(K(std::bit_cast<A>(S[J][L])...));
+  }(std::index_sequence_for<A...>());
+  uint32_t *Lo = W.vgpr(W.vectorIndex(I.Dst[0]));
+  vop::blend64(Lo, Lo + WaveSize, Res, W.exec());
+}
+
+template <class M, auto K, class R, class... A>
+Handler plainIfPossible(const DecodedInst &I) {
+  if (!HostHasAvx2Fma || !isPlain(I))
+    return nullptr;
+  if constexpr (sizeof(R) == 8)
+    return &plainAvx2Wide<M, K, R, A...>;
+  else
+    return &plainAvx2<M, K, R, A...>;
+}
+#endif
+
+/// A hot operation: the general handler, and the specializer that picks
+/// the AVX2/FMA loop for plain instructions.
+struct HotHandler {
+  Handler General;
+  Specializer Fast;
+};
 template <class M, auto K, class Sig = decltype(K)> struct Hot;
 template <class M, auto K, class R, class... A> struct Hot<M, K, R (*)(A...)> {
-  static constexpr Handler H = &byModeHot<M, K, R, A...>;
+#if defined(__x86_64__) && defined(__clang__)
+  static constexpr HotHandler H = {&byMode<M>, &plainIfPossible<M, K, R, A...>};
+#else
+  static constexpr HotHandler H = {&byMode<M>, nullptr};
+#endif
 };
 
 /// The handler of kernel \p K under MODE flushing \p Fz.
@@ -179,10 +216,10 @@ inline constexpr Handler modeOp = &byMode<ModeOp<K, Fl, Fz>>;
 /// The same for the operations float-heavy kernels spend their time in
 /// (f32 and f64).
 template <auto K>
-inline constexpr Handler hotOp = Hot<ModeOp<K, 0, FlushBoth>, K>::H;
-template <class T, auto K, unsigned Fl = 0> constexpr Handler hotIfWide() {
+inline constexpr HotHandler hotOp = Hot<ModeOp<K, 0, FlushBoth>, K>::H;
+template <class T, auto K, unsigned Fl = 0> constexpr HotHandler hotIfWide() {
   if constexpr (std::is_same_v<T, _Float16>)
-    return modeOp<K, Fl>;
+    return {modeOp<K, Fl>, nullptr};
   else
     return hotOp<K>;
 }
@@ -342,6 +379,9 @@ struct Registrar {
   void operator()(const std::string &Name, Handler H) const {
     T.add(Name, H, FlagVector);
   }
+  void operator()(const std::string &Name, HotHandler H) const {
+    T.add(Name, H.General, FlagVector, H.Fast);
+  }
 };
 
 /// The operations every float format has: "V_<OP>_<Suffix>".
@@ -398,6 +438,9 @@ void addF32(Registrar Add) {
   Add("V_MAC_F32", vop::handler<mad<T>>);
   Add("V_MADAK_F32", vop::handler<mad<T>>);
   Add("V_MADMK_F32", vop::handler<mad<T>>);
+  // gfx940+: the literal K is an operand in MC order, as for madmk/madak.
+  Add("V_FMAMK_F32", modeOp<fma<T>>);
+  Add("V_FMAAK_F32", modeOp<fma<T>>);
   Add("V_MUL_LEGACY_F32", modeOp<fm::mulLegacy>);
   Add("V_MAD_LEGACY_F32", vop::handler<fm::madLegacy>);
   Add("V_MIN3_F32", modeOp<min3<T>>);

@@ -129,6 +129,9 @@ template <class T> T shrrev(u32 S, T V) {
 }
 
 u32 lshlAdd(u32 A, u32 S, u32 C) { return (A << (S & 31)) + C; }
+// gfx940: the shift is S1[2:0] (clang uses 0 to 4).
+u64 lshlAdd64(u64 A, u32 S, u64 C) { return (A << (S & 7)) + C; }
+u64 mov64(u64 A) { return A; }
 u32 addLshl(u32 A, u32 B, u32 S) { return (A + B) << (S & 31); }
 u32 lshlOr(u32 A, u32 S, u32 C) { return (A << (S & 31)) | C; }
 u32 alignbit(u32 Hi, u32 Lo, u32 S) {
@@ -355,6 +358,8 @@ void registerVectorIntOps(HandlerTable &T) {
   Add("V_LSHRREV_B16", handler<shrrev<u16>>);
   Add("V_ASHRREV_I16", handler<shrrev<i16>>);
   Add("V_LSHL_ADD_U32", handler<lshlAdd>);
+  Add("V_LSHL_ADD_U64", handler<lshlAdd64>); // gfx940+
+  Add("V_MOV_B64", handler<mov64>);          // gfx940+
   Add("V_ADD_LSHL_U32", handler<addLshl>);
   Add("V_LSHL_OR_B32", handler<lshlOr>);
   // gfx9 encodes these with op_sel fields that 32-bit operands ignore.

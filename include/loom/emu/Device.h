@@ -49,6 +49,26 @@ struct DeviceOptions {
   uint32_t LdsSize = 64 * 1024;
 };
 
+/// What differs between the processors the virtual GPU emulates. gfx90a
+/// (MI200) is complete; gfx940/gfx941/gfx942 (MI300) share its wave64
+/// register model and add architected flat scratch. The instruction set
+/// itself comes from LLVM's MC layer for the processor.
+struct TargetProperties {
+  std::string Processor;
+  /// VGPRs + AGPRs in the unified file, per lane (512 on both).
+  unsigned VectorRegisters = 512;
+  /// The hardware initialises FLAT_SCRATCH to the wave's scratch base
+  /// (AMDGPUUsage "Flat Scratch"); no flat-scratch-init SGPRs or private
+  /// segment buffer are used.
+  bool ArchitectedFlatScratch = false;
+  /// LDS per work-group, bytes.
+  uint32_t LdsBytes = 64 * 1024;
+
+  /// The properties of \p Processor ("gfx90a"), or an error naming the
+  /// processors Loom emulates.
+  static llvm::Expected<TargetProperties> of(llvm::StringRef Processor);
+};
+
 /// How a dispatch ended.
 enum class DispatchStatus : uint8_t {
   Completed,
@@ -116,6 +136,7 @@ public:
   const DeviceOptions &options() const;
   /// The processor name ("gfx90a").
   llvm::StringRef processor() const;
+  const TargetProperties &target() const;
 
   MemoryMap &memory();
 

@@ -6,14 +6,28 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
 
 namespace loom::emu::difftest {
 
+std::string target() {
+  const char *T = std::getenv("LOOM_DIFF_TARGET");
+  return T && *T ? T : "gfx90a";
+}
+
+DeviceOptions deviceOptions() {
+  DeviceOptions Options;
+  Options.Target = target();
+  return Options;
+}
+
 std::string kernelPath(llvm::StringRef Source, int Level) {
-  return std::string(LOOM_DIFF_KERNEL_DIR) + "/" + Source.str() + ".O" +
+  std::string Target = target();
+  return std::string(LOOM_DIFF_KERNEL_DIR) + "/" + Source.str() +
+         (Target == "gfx90a" ? "" : "." + Target) + ".O" +
          std::to_string(Level) + ".elf";
 }
 
@@ -34,7 +48,7 @@ Shared &shared() {
 Device *sharedDevice() {
   Shared &S = shared();
   if (!S.Dev && !S.Failed) {
-    auto D = Device::create();
+    auto D = Device::create(deviceOptions());
     if (!D) {
       S.Failed = true;
       ADD_FAILURE() << "Device::create: " << llvm::toString(D.takeError());

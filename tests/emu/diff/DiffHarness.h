@@ -32,7 +32,13 @@ namespace loom::emu::difftest {
 /// The optimisation levels every kernel source is built at.
 inline constexpr int OptLevels[] = {0, 1, 2, 3};
 
-/// Path of kernels/<Source>.cpp built at -O<Level>.
+/// The processor the corpus runs on: $LOOM_DIFF_TARGET, or gfx90a.
+std::string target();
+
+/// Options of a device for target().
+DeviceOptions deviceOptions();
+
+/// Path of kernels/<Source>.cpp built for target() at -O<Level>.
 std::string kernelPath(llvm::StringRef Source, int Level);
 
 /// The device shared by the test binary (created on first use), or null

@@ -17,7 +17,7 @@ namespace {
 class Faults : public LevelTest {
 protected:
   void SetUp() override {
-    auto D = Device::create();
+    auto D = Device::create(deviceOptions());
     ASSERT_TRUE(static_cast<bool>(D)) << llvm::toString(D.takeError());
     Dev = std::move(*D);
     auto Mod = Module::loadFile(*Dev, kernelPath("faults", level()));
