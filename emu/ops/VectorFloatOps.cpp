@@ -133,36 +133,59 @@ const bool HostHasAvx2Fma = [] {
 /// 32-bit lanes: eight lanes at a time, read, computed and written back in
 /// place. A destination row may be one of the sources (v_fmac), but only
 /// lane for lane, so each chunk reads all its inputs before writing.
+template <auto K, class... A>
+[[gnu::always_inline]] __attribute__((target("avx2,fma"))) inline void
+plainLanes32(uint32_t *D, const uint32_t *const *S, uint64_t Exec) {
+  constexpr unsigned Chunk = 8;
+  auto Compute = [&](unsigned C, uint32_t *Res) {
+    [&]<size_t... J>(std::index_sequence<J...>) {
+      for (unsigned L = 0; L < Chunk; ++L)
+        Res[L] = std::bit_cast<uint32_t>(K(std::bit_cast<A>(S[J][C + L])...));
+    }(std::index_sequence_for<A...>());
+  };
+  if (Exec == ~uint64_t(0)) {
+    for (unsigned C = 0; C < WaveSize; C += Chunk) {
+      uint32_t Res[Chunk];
+      Compute(C, Res);
+      std::memcpy(D + C, Res, sizeof(Res));
+    }
+    return;
+  }
+  for (unsigned C = 0; C < WaveSize; C += Chunk) {
+    uint32_t Res[Chunk];
+    Compute(C, Res);
+    uint32_t Bits = uint32_t(Exec >> C) & 0xff;
+    for (unsigned L = 0; L < Chunk; ++L)
+      D[C + L] = (Bits >> L) & 1 ? Res[L] : D[C + L];
+  }
+}
+
+/// Every source a vector register: no broadcast buffers.
+template <class M, auto K, class R, class... A>
+__attribute__((target("avx2,fma"))) void plainAvx2Vgpr(Wave &W,
+                                                       const DecodedInst &I) {
+  if ((W.Mode & 0xff) != DefaultFloatMode)
+    return byMode<M>(W, I);
+  const uint32_t *S[] = {W.vgpr(W.vectorIndex(I.Src[0])),
+                         W.vgpr(W.vectorIndex(I.Src[1])),
+                         W.vgpr(W.vectorIndex(I.Src[sizeof...(A) - 1]))};
+  plainLanes32<K, A...>(W.vgpr(W.vectorIndex(I.Dst[0])), S, W.exec());
+}
+
+/// Some source a scalar or a constant, broadcast to 64 lanes first.
 template <class M, auto K, class R, class... A>
 __attribute__((target("avx2,fma"))) void plainAvx2(Wave &W,
                                                    const DecodedInst &I) {
   if ((W.Mode & 0xff) != DefaultFloatMode)
     return byMode<M>(W, I);
   constexpr unsigned N = sizeof...(A);
-  alignas(64) uint32_t Buf[N][WaveSize];
+  alignas(32) uint32_t Buf[N][WaveSize];
   const uint32_t *S[N];
   for (unsigned J = 0; J < N; ++J)
     S[J] = I.Src[J].isVector()
                ? W.vgpr(W.vectorIndex(I.Src[J]))
                : readVector32(W, I.Src[J], *reinterpret_cast<Lanes32 *>(Buf[J]));
-  uint32_t *D = W.vgpr(W.vectorIndex(I.Dst[0]));
-  const uint64_t Exec = W.exec();
-  constexpr unsigned Chunk = 8;
-  for (unsigned C = 0; C < WaveSize; C += Chunk) {
-    uint32_t Res[Chunk];
-    [&]<size_t... J>(std::index_sequence<J...>) {
-      for (unsigned L = 0; L < Chunk; ++L)
-        Res[L] = std::bit_cast<uint32_t>(
-            K(std::bit_cast<A>(S[J][C + L])...));
-    }(std::index_sequence_for<A...>());
-    uint32_t Bits = uint32_t(Exec >> C) & 0xff;
-    if (Bits == 0xff) {
-      std::memcpy(D + C, Res, sizeof(Res));
-    } else {
-      for (unsigned L = 0; L < Chunk; ++L)
-        D[C + L] = (Bits >> L) & 1 ? Res[L] : D[C + L];
-    }
-  }
+  plainLanes32<K, A...>(W.vgpr(W.vectorIndex(I.Dst[0])), S, W.exec());
 }
 
 /// 64-bit lanes: gathered from their register pairs, computed, blended.
@@ -188,10 +211,14 @@ template <class M, auto K, class R, class... A>
 Handler plainIfPossible(const DecodedInst &I) {
   if (!HostHasAvx2Fma || !isPlain(I))
     return nullptr;
-  if constexpr (sizeof(R) == 8)
+  if constexpr (sizeof(R) == 8) {
     return &plainAvx2Wide<M, K, R, A...>;
-  else
-    return &plainAvx2<M, K, R, A...>;
+  } else {
+    bool AllVgpr = true;
+    for (unsigned J = 0; J < sizeof...(A); ++J)
+      AllVgpr &= I.Src[J].isVector();
+    return AllVgpr ? &plainAvx2Vgpr<M, K, R, A...> : &plainAvx2<M, K, R, A...>;
+  }
 }
 #endif
 
