@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds Loom and shows its main job on the sample HIP
-# program (tests/fixtures/hip/two_kernels.hip, built by Debian's hipcc).
+# program (tests/fixtures/hip/two_kernels.hip, built by Debian's hipcc): the
+# unmodified program runs on the virtual GPU through Loom's HSA runtime, and
+# its code object is inspected and disassembled. (Instrumentation tools are
+# not written yet.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh"
@@ -8,5 +11,7 @@ build=${LOOM_BUILD_DIR:-$root/build}
 app="$build/tests/fixtures/hip_two_kernels"
 loom="$build/bin/loom"
 set -x
+"$loom" info
+"$loom" exec -- "$app"
 "$loom" inspect "$app"
 "$loom" disasm "$app" --kernel _Z5saxpyfPKfPfi
