@@ -269,6 +269,11 @@ void Queue::run() {
     uint8_t *Slot = Base + (R & Mask) * PacketBytes;
     alignas(64) uint8_t Packet[PacketBytes];
     std::memcpy(Packet, Slot, PacketBytes);
+    // The packet is consumed (as a command processor does at launch): its
+    // slot is free again once the read index moves, before it completes.
+    __atomic_store_n(reinterpret_cast<uint16_t *>(Slot),
+                     uint16_t(HSA_PACKET_TYPE_INVALID), __ATOMIC_RELAXED);
+    __atomic_store_n(&Amd->read_dispatch_id, R + 1, __ATOMIC_RELEASE);
     hsa_status_t S;
     bool HasInterceptors;
     {
@@ -278,10 +283,6 @@ void Queue::run() {
     S = HasInterceptors ? processIntercepted(Packet, R) : execute(Packet, R);
     if (S == Aborted)
       break;
-    // The slot is free again: mark it invalid before the read index moves.
-    __atomic_store_n(reinterpret_cast<uint16_t *>(Slot),
-                     uint16_t(HSA_PACKET_TYPE_INVALID), __ATOMIC_RELAXED);
-    __atomic_store_n(&Amd->read_dispatch_id, R + 1, __ATOMIC_RELEASE);
     if (S != HSA_STATUS_SUCCESS) {
       fail(S);
       break;

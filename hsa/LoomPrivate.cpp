@@ -1,0 +1,20 @@
+//===- hsa/LoomPrivate.cpp - Loom's own entry points, outside the HSA ABI -===//
+//
+// Exported with version LOOM_PRIVATE_1 for Loom's tests and tools that live
+// in another binary than the runtime (the runtime's C++ objects are hidden
+// inside libhsa-runtime64.so). Not part of any HSA header.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ApiTable.h"
+
+#include "loom/runtime/Runtime.h"
+
+extern "C" {
+
+/// The loom::emu::Device behind a GPU agent (nullptr for other handles).
+HSA_API_EXPORT void *loom_hsa_device_of_agent(uint64_t AgentHandle) {
+  return loom::runtime::deviceOfAgent(AgentHandle);
+}
+
+} // extern "C"
