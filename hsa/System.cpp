@@ -5,14 +5,22 @@
 #include "loom/runtime/Signal.h"
 
 #include <cstring>
+#include <mutex>
 
 using namespace loom;
 using namespace loom::runtime;
 
 namespace loom::hsa::impl {
 
+// hsa_init and hsa_shut_down run one at a time: the first loads the tools,
+// the last unloads them and the loader's objects before the devices go.
+static std::recursive_mutex InitShutDownLock;
+
+void shutDownLoader(); // hsa/LoaderApi.cpp
+
 hsa_status_t hsa_init() {
-  bool First = !RuntimeState::get();
+  std::lock_guard<std::recursive_mutex> L(InitShutDownLock);
+  bool First = RuntimeState::references() == 0;
   hsa_status_t S = RuntimeState::acquire();
   if (S == HSA_STATUS_SUCCESS && First)
     loadTools();
@@ -20,17 +28,17 @@ hsa_status_t hsa_init() {
 }
 
 hsa_status_t hsa_shut_down() {
-  RuntimeState *State = RuntimeState::get();
-  if (!State)
+  std::lock_guard<std::recursive_mutex> L(InitShutDownLock);
+  unsigned Refs = RuntimeState::references();
+  if (Refs == 0)
     return HSA_STATUS_ERROR_NOT_INITIALIZED;
-  // The tools go before the last reference: they may still call the API.
-  static std::mutex Lock;
-  std::lock_guard<std::mutex> L(Lock);
-  // Peek at whether this is the last reference by releasing and checking.
-  hsa_status_t S = RuntimeState::release();
-  if (S == HSA_STATUS_SUCCESS && !RuntimeState::get())
+  if (Refs == 1) {
+    // As ROCr: tools first (they may still call the API), then what the
+    // program loaded and never destroyed, then the runtime itself.
     unloadTools();
-  return S;
+    shutDownLoader();
+  }
+  return RuntimeState::release();
 }
 
 hsa_status_t hsa_system_get_info(hsa_system_info_t Attribute, void *Value) {

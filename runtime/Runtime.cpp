@@ -119,6 +119,11 @@ hsa_status_t RuntimeState::release() {
   return HSA_STATUS_SUCCESS;
 }
 
+unsigned RuntimeState::references() {
+  std::lock_guard<std::mutex> L(InitLock);
+  return InitCount;
+}
+
 Agent *RuntimeState::agent(uint64_t Handle) const {
   for (const auto &A : Agents)
     if (A->handle() == Handle)

@@ -34,6 +34,8 @@ public:
   /// hsa_init / hsa_shut_down, reference-counted.
   static hsa_status_t acquire();
   static hsa_status_t release();
+  /// How many hsa_init calls are not yet matched by hsa_shut_down.
+  static unsigned references();
   /// The instance, or nullptr before hsa_init / after the last shut-down.
   static RuntimeState *get() { return Instance.load(std::memory_order_acquire); }
 
