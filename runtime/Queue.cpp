@@ -31,7 +31,7 @@ std::atomic<uint64_t> NextQueueId{0};
 
 constexpr size_t PacketBytes = 64;
 constexpr uint64_t SpinNs = 20'000;
-constexpr uint64_t RecheckNs = 5'000'000;
+constexpr uint64_t RecheckNs = 20'000'000; // idle queues: clients ring
 
 uint8_t packetType(uint16_t Header) {
   return uint8_t((Header >> HSA_PACKET_HEADER_TYPE) &

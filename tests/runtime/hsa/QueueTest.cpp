@@ -5,6 +5,8 @@
 #include <hsa/amd_hsa_queue.h>
 
 #include <atomic>
+#include <set>
+#include <string>
 #include <cstring>
 #include <thread>
 
@@ -343,6 +345,97 @@ TEST_F(DispatchTest, MemoryFaultRaisesEventAndQueueError) {
   Errors = 0;
   runAndCheck(Q2, 128, 3);
   EXPECT_HSA(hsa_queue_destroy(Q2));
+}
+
+} // namespace
+
+namespace {
+
+TEST_F(QueueTest, SoftQueueInactivateCuMaskPriority) {
+  hsa_region_t Region =
+      collect<hsa_region_t>(hsa_agent_iterate_regions, Gpu).at(0);
+  hsa_signal_t Doorbell = signal(0);
+  hsa_queue_t *Soft = nullptr;
+  ASSERT_HSA(hsa_soft_queue_create(Region, 128, HSA_QUEUE_TYPE_SINGLE,
+                                   HSA_QUEUE_FEATURE_AGENT_DISPATCH, Doorbell,
+                                   &Soft));
+  EXPECT_EQ(128u, Soft->size);
+  EXPECT_EQ(Doorbell.handle, Soft->doorbell_signal.handle);
+  EXPECT_EQ(uint32_t(HSA_QUEUE_FEATURE_AGENT_DISPATCH), Soft->features);
+  // Nobody consumes a soft queue's packets: the client's agent does.
+  hsa_barrier_and_packet_t B{};
+  B.header = header(HSA_PACKET_TYPE_BARRIER_AND);
+  uint64_t Index = hsa_queue_add_write_index_relaxed(Soft, 1);
+  std::memcpy(static_cast<uint8_t *>(Soft->base_address) + Index * 64, &B, 64);
+  hsa_signal_store_screlease(Doorbell, int64_t(Index));
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(0u, hsa_queue_load_read_index_scacquire(Soft));
+  hsa_queue_store_read_index_screlease(Soft, 1);
+  EXPECT_EQ(1u, hsa_queue_load_read_index_relaxed(Soft));
+  EXPECT_HSA(hsa_queue_destroy(Soft));
+  hsa_signal_destroy(Doorbell);
+
+  hsa_queue_t *Q = createQueue();
+  uint32_t Mask[4] = {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff};
+  EXPECT_EQ(hsa_status_t(HSA_STATUS_CU_MASK_REDUCED),
+            hsa_amd_queue_cu_set_mask(Q, 128, Mask)); // only 104 CUs
+  uint32_t Half[4] = {0x55555555, 0x55555555, 0x55555555, 0x55};
+  EXPECT_HSA(hsa_amd_queue_cu_set_mask(Q, 128, Half));
+  uint32_t Got[4] = {};
+  EXPECT_HSA(hsa_amd_queue_cu_get_mask(Q, 128, Got));
+  EXPECT_EQ(0, std::memcmp(Half, Got, sizeof(Got)));
+  EXPECT_HSA(hsa_amd_queue_set_priority(Q, HSA_AMD_QUEUE_PRIORITY_HIGH));
+  EXPECT_EQ(HSA_STATUS_ERROR_INVALID_ARGUMENT,
+            hsa_amd_queue_set_priority(Q, hsa_amd_queue_priority_t(9)));
+  // An inactive queue consumes nothing more.
+  EXPECT_HSA(hsa_queue_inactivate(Q));
+  hsa_signal_t Done = signal(1);
+  hsa_barrier_and_packet_t B2{};
+  B2.header = header(HSA_PACKET_TYPE_BARRIER_AND);
+  B2.completion_signal = Done;
+  submit(Q, B2);
+  EXPECT_EQ(1, hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                         20'000'000, HSA_WAIT_STATE_BLOCKED));
+  EXPECT_HSA(hsa_queue_destroy(Q));
+  hsa_signal_destroy(Done);
+}
+
+TEST(MultiGpuTest, SettingsGiveSeveralDistinctGpus) {
+  setenv("LOOM_GPUS", "3", 1);
+  ASSERT_HSA(hsa_init());
+  unsetenv("LOOM_GPUS");
+  std::vector<hsa_agent_t> Gpus;
+  for (hsa_agent_t A : collect<hsa_agent_t>(hsa_iterate_agents))
+    if (deviceType(A) == HSA_DEVICE_TYPE_GPU)
+      Gpus.push_back(A);
+  ASSERT_EQ(3u, Gpus.size());
+  std::set<uint32_t> Bdfs, Nodes;
+  std::set<std::string> Uuids;
+  for (hsa_agent_t A : Gpus) {
+    uint32_t Bdf = 0, Node = 0;
+    char Uuid[32] = {};
+    hsa_agent_get_info(A, hsa_agent_info_t(HSA_AMD_AGENT_INFO_BDFID), &Bdf);
+    hsa_agent_get_info(A, HSA_AGENT_INFO_NODE, &Node);
+    hsa_agent_get_info(A, hsa_agent_info_t(HSA_AMD_AGENT_INFO_UUID), Uuid);
+    Bdfs.insert(Bdf);
+    Nodes.insert(Node);
+    Uuids.insert(Uuid);
+    // Each GPU has its own VRAM pool, which only it reaches by default.
+    auto Pools = collect<hsa_amd_memory_pool_t>(
+        hsa_amd_agent_iterate_memory_pools, A);
+    hsa_amd_memory_pool_access_t Own, Other;
+    hsa_amd_agent_memory_pool_get_info(
+        A, Pools.at(0), HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS, &Own);
+    hsa_amd_agent_memory_pool_get_info(
+        A.handle == Gpus[0].handle ? Gpus[1] : Gpus[0], Pools.at(0),
+        HSA_AMD_AGENT_MEMORY_POOL_INFO_ACCESS, &Other);
+    EXPECT_EQ(HSA_AMD_MEMORY_POOL_ACCESS_ALLOWED_BY_DEFAULT, Own);
+    EXPECT_EQ(HSA_AMD_MEMORY_POOL_ACCESS_DISALLOWED_BY_DEFAULT, Other);
+  }
+  EXPECT_EQ(3u, Bdfs.size());
+  EXPECT_EQ(3u, Nodes.size());
+  EXPECT_EQ(3u, Uuids.size());
+  EXPECT_HSA(hsa_shut_down());
 }
 
 } // namespace

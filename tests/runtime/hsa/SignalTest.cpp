@@ -192,3 +192,24 @@ TEST_F(SignalTest, WaitAnyAndGroups) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(SignalTest, AmdSignalCreateAndAsyncFunction) {
+  hsa_signal_t S;
+  ASSERT_HSA(hsa_amd_signal_create(7, 0, nullptr, 0, &S));
+  EXPECT_EQ(7, hsa_signal_load_relaxed(S));
+  EXPECT_EQ(HSA_STATUS_ERROR_INVALID_ARGUMENT,
+            hsa_amd_signal_create(0, 0, nullptr, HSA_AMD_SIGNAL_IPC, &S));
+  // An async function runs on the handler thread; it may signal.
+  ASSERT_HSA(hsa_amd_async_function(
+      [](void *Arg) {
+        hsa_signal_subtract_screlease(*static_cast<hsa_signal_t *>(Arg), 7);
+      },
+      &S));
+  EXPECT_EQ(0, hsa_signal_wait_scacquire(S, HSA_SIGNAL_CONDITION_EQ, 0,
+                                         UINT64_MAX, HSA_WAIT_STATE_BLOCKED));
+  EXPECT_HSA(hsa_signal_destroy(S));
+}
+
+} // namespace
