@@ -1,12 +1,14 @@
 //===- runtime/Signal.cpp - HSA signals -----------------------------------===//
 
 #include "loom/runtime/Signal.h"
+#include "loom/runtime/Memory.h"
 #include "loom/runtime/Queue.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <climits>
+#include <cstdlib>
 #include <ctime>
 #include <linux/futex.h>
 #include <mutex>
@@ -15,6 +17,7 @@
 #include <thread>
 #include <unistd.h>
 #include <unordered_map>
+#include <vector>
 
 namespace loom::runtime {
 
@@ -186,6 +189,53 @@ struct Table {
   std::shared_mutex Lock;
   std::unordered_map<uint64_t, Signal *> Live;
 };
+
+// Signals live in slabs registered with every virtual GPU, so kernels may
+// update them (HIP's hostcall does), without one memory-map entry each.
+struct Slabs {
+  static constexpr size_t PerSlab = 512;
+  std::mutex Lock;
+  std::vector<void *> Free;
+  std::vector<void *> Chunks;
+  size_t InUse = 0;
+
+  void *take() {
+    std::lock_guard<std::mutex> L(Lock);
+    if (Free.empty()) {
+      size_t Bytes = PerSlab * sizeof(Signal);
+      void *Chunk = std::aligned_alloc(alignof(Signal), Bytes);
+      if (!Chunk)
+        return nullptr;
+      registerRange(Chunk, Bytes);
+      Chunks.push_back(Chunk);
+      for (size_t I = PerSlab; I-- > 0;)
+        Free.push_back(static_cast<char *>(Chunk) + I * sizeof(Signal));
+    }
+    void *Slot = Free.back();
+    Free.pop_back();
+    ++InUse;
+    return Slot;
+  }
+  void give(void *Slot) {
+    std::lock_guard<std::mutex> L(Lock);
+    Free.push_back(Slot);
+    --InUse;
+  }
+  /// At shut-down: the devices (and their registrations) go; the next
+  /// runtime registers fresh slabs. Slabs still in use are left alone.
+  void reset() {
+    std::lock_guard<std::mutex> L(Lock);
+    if (InUse == 0)
+      for (void *C : Chunks)
+        std::free(C);
+    Chunks.clear();
+    Free.clear();
+  }
+};
+Slabs &slabs() {
+  static auto *S = new Slabs;
+  return *S;
+}
 Table &table() {
   static Table *T = new Table; // outlives static destructors
   return *T;
@@ -193,9 +243,10 @@ Table &table() {
 } // namespace
 
 Signal *SignalTable::create(int64_t Initial) {
-  Signal *S = new (std::nothrow) Signal;
-  if (!S)
+  void *Slot = slabs().take();
+  if (!Slot)
     return nullptr;
+  Signal *S = new (Slot) Signal;
   std::memset(&S->Amd, 0, sizeof(S->Amd));
   S->Amd.kind = AMD_SIGNAL_KIND_USER;
   S->Amd.value = Initial;
@@ -214,8 +265,10 @@ Signal *SignalTable::lookup(uint64_t Handle) {
 }
 
 void SignalTable::release(Signal *S) {
-  if (S->Refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
-    delete S;
+  if (S->Refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    S->~Signal();
+    slabs().give(S);
+  }
 }
 
 bool SignalTable::destroy(uint64_t Handle) {
@@ -242,6 +295,7 @@ void SignalTable::clear() {
   }
   for (auto &[H, S] : Left)
     release(S);
+  slabs().reset();
 }
 
 } // namespace loom::runtime

@@ -1,7 +1,8 @@
 //===- loom/runtime/Signal.h - HSA signals laid out as amd_signal_t -------===//
 //
 // A signal's handle is the address of its amd_signal_t (as in ROCr), so a
-// client that reads the value through the handle works. Waiters spin
+// client that reads the value through the handle works; signal memory is
+// registered with every virtual GPU, so kernels may update it too. Waiters spin
 // briefly, then sleep on a futex that every update through the runtime
 // wakes; a long wait also rechecks the value every few milliseconds, so a
 // value written straight into memory is noticed too.

@@ -299,6 +299,30 @@ TEST_F(DispatchTest, ManyThreadsManyQueuesNoLostCompletion) {
   hsa_signal_destroy(All);
 }
 
+TEST_F(DispatchTest, KernelsMayWriteSignalMemory) {
+  // A kernel storing into a signal's value (as HIP's hostcall does): signal
+  // memory is device memory.
+  hsa_queue_t *Q = createQueue();
+  hsa_signal_t Target = signal(0);
+  volatile hsa_signal_value_t *Value = nullptr;
+  ASSERT_HSA(hsa_amd_signal_value_pointer(Target, &Value));
+  auto *In = alloc<float>(Vram, 256);
+  In[0] = 3.0f;
+  auto *KA = alloc<Args>(Kernarg, 64);
+  *KA = {const_cast<float *>(reinterpret_cast<volatile float *>(Value)), In, 1};
+  hsa_signal_t Done = signal(1);
+  submit(Q, dispatchPacket(Kernel, 1, 64, KA, Done));
+  ASSERT_TRUE(waitZero(Done));
+  EXPECT_EQ(0, Errors.load());
+  float Want = In[0] * Scale + float(Table[0]);
+  uint32_t Bits;
+  std::memcpy(&Bits, &Want, 4);
+  EXPECT_EQ(int64_t(Bits), hsa_signal_load_scacquire(Target));
+  hsa_signal_destroy(Target);
+  hsa_signal_destroy(Done);
+  EXPECT_HSA(hsa_queue_destroy(Q));
+}
+
 struct FaultSeen {
   std::atomic<int> Events{0};
   std::atomic<uint64_t> Address{0};
