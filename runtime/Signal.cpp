@@ -281,7 +281,6 @@ bool SignalTable::destroy(uint64_t Handle) {
     S = It->second;
     table().Live.erase(It);
   }
-  S->Destroyed = true;
   S->Amd.kind = AMD_SIGNAL_KIND_INVALID;
   release(S);
   return true;

@@ -60,21 +60,29 @@ public:
   void inactivate();
   /// Called on every store to the doorbell signal.
   void ringDoorbell();
+  /// True once a packet or a fault has put the queue in error.
+  bool inError() const { return Errored; }
 
-  std::atomic<bool> Profiling{false};
+  /// Interception (queues made by hsa_amd_queue_intercept_create).
+  struct Interceptor {
+    hsa_amd_queue_intercept_handler Handler;
+    void *Data;
+  };
   void addInterceptor(hsa_amd_queue_intercept_handler H, void *Data);
   bool isIntercept() const { return Intercept; }
   bool Intercept = false;
 
-  std::vector<uint32_t> CuMask;
-  hsa_amd_queue_priority_t Priority = HSA_AMD_QUEUE_PRIORITY_NORMAL;
-  std::mutex ConfigLock;
-
-public:
   /// Runs one packet; returns the queue error status or SUCCESS.
   hsa_status_t execute(const void *Packet, uint64_t Index);
 
+  /// Recorded settings (the virtual GPU has no CUs to mask or priorities).
+  std::atomic<bool> Profiling{false};
+  std::mutex ConfigLock; // guards CuMask, Priority and the interceptors
+  std::vector<uint32_t> CuMask;
+  hsa_amd_queue_priority_t Priority = HSA_AMD_QUEUE_PRIORITY_NORMAL;
+
 private:
+  friend struct InterceptWriter;
   Queue() = default;
   void run();
   hsa_status_t processIntercepted(const void *Packet, uint64_t Index);
@@ -90,29 +98,15 @@ private:
   void *CallbackData = nullptr;
   uint32_t PrivateSegmentSize = 0, GroupSegmentSize = 0;
   uint8_t *PacketCopy = nullptr; // registered: the dispatch_ptr target
+  std::vector<Interceptor> Interceptors;
 
   std::thread Processor;
   std::atomic<bool> Stop{false};
   std::atomic<bool> Cancel{false};
   std::atomic<bool> Errored{false};
-  bool SelfDestroy = false;
+  bool SelfDestroy = false; // destroyed from its own error callback
   std::atomic<uint32_t> DoorbellEpoch{0};
   std::atomic<uint32_t> Sleeping{0};
-
-public:
-  struct Interceptor {
-    hsa_amd_queue_intercept_handler Handler;
-    void *Data;
-  };
-  std::vector<Interceptor> Interceptors; // guarded by ConfigLock
-
-private:
-  friend struct InterceptWriter;
-
-public:
-  hsa_status_t status() const {
-    return Errored ? HSA_STATUS_ERROR : HSA_STATUS_SUCCESS;
-  }
 };
 
 } // namespace loom::runtime

@@ -81,12 +81,10 @@ private:
     }
   }
 
-  amd_signal_t Amd; // first: the handle points here
-public:
-  std::atomic<uint32_t> Epoch{0};
-  std::atomic<uint32_t> Waiters{0};
-  std::atomic<uint32_t> Refs{1};
-  bool Destroyed = false;
+  amd_signal_t Amd; // the handle points here
+  std::atomic<uint32_t> Epoch{0};   // bumped by every notify (futex word)
+  std::atomic<uint32_t> Waiters{0}; // sleeping in wait()
+  std::atomic<uint32_t> Refs{1};    // the table's, plus each SignalRef's
 };
 
 /// True if \p V satisfies \p Cond against \p Compare.
