@@ -250,12 +250,19 @@ void Queue::run() {
            HSA_PACKET_TYPE_INVALID;
   };
   uint64_t IdleSince = nowTicks();
+  uint32_t Polls = 0;
   while (!Stop.load(std::memory_order_relaxed)) {
     uint64_t R = Amd->read_dispatch_id;
     if (!Ready(R)) {
-      uint64_t Now = nowTicks();
-      if (Now - IdleSince < SpinNs) {
+      // Spin a while (reading the clock only every 64 polls), then sleep.
+      if (++Polls & 63) {
         __builtin_ia32_pause();
+        continue;
+      }
+      if (nowTicks() - IdleSince < SpinNs) {
+        // A client thread spinning for our result may share this core.
+        if (!(Polls & 1023))
+          std::this_thread::yield();
         continue;
       }
       Sleeping.store(1, std::memory_order_seq_cst);

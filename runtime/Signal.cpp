@@ -162,16 +162,20 @@ int64_t Signal::wait(hsa_signal_condition_t Cond, int64_t Compare,
   uint64_t Deadline =
       TimeoutTicks >= UINT64_MAX - Start ? UINT64_MAX : Start + TimeoutTicks;
   uint64_t Spin = Hint == HSA_WAIT_STATE_ACTIVE ? UINT64_MAX : SpinNs;
-  while (true) {
+  for (uint32_t Polls = 1;; ++Polls) {
     int64_t V = load(Order);
     if (conditionHolds(Cond, V, Compare))
       return V;
+    if (Polls & 31) { // read the clock every 32 polls only
+      cpuRelax();
+      continue;
+    }
     uint64_t Now = nowTicks();
     if (Now >= Deadline)
       return V;
     if (Now - Start < Spin) {
-      cpuRelax();
-      if (Hint == HSA_WAIT_STATE_ACTIVE && ((Now - Start) >> 20) & 1)
+      // Let the thread that will satisfy us run if it shares this core.
+      if (!(Polls & 511))
         std::this_thread::yield();
       continue;
     }
