@@ -300,9 +300,17 @@ WorkerResources &workerResources() {
 
 template <bool Count> void runSlice(Wave &W, unsigned Budget) {
   WorkerCounters &C = *W.Counters;
+  // The next instruction's index lives in a register, not only in W: a
+  // handler reports a jump through W.NextIndex, but the common case (the
+  // next instruction) must not wait for that store to be read back before
+  // the next handler's address can be loaded.
+  const CodeRegion *Region = W.Region;
+  const DecodedInst *Insts = Region->insts();
+  uint32_t Idx = W.Index;
   while (Budget-- && W.State == WaveState::Running) {
-    const DecodedInst &I = W.Region->insts()[W.Index];
-    W.NextIndex = W.Index + 1;
+    const DecodedInst &I = Insts[Idx];
+    W.Index = Idx;
+    W.NextIndex = Idx + 1;
     if constexpr (Count) {
       C.Executions[I.Id]++;
       if (I.Flags & FlagVector)
@@ -311,24 +319,36 @@ template <bool Count> void runSlice(Wave &W, unsigned Budget) {
     I.Fn(W, I);
     if (W.State == WaveState::Faulted)
       return;
-    // A loop that only re-reads memory is waiting for another wave or the
-    // host: let them run rather than burn the slice.
-    if ((I.Flags & FlagBackwardBranch) && W.NextIndex == I.Target) {
-      bool OnlyLoads = W.LoadedMemory && !W.StoredMemory;
-      W.LoadedMemory = W.StoredMemory = false;
-      W.SpinCount = OnlyLoads ? W.SpinCount + 1 : 0;
-      if (W.SpinCount >= SpinIterations) {
-        W.SpinCount = 0;
-        W.Spinning = true;
-        W.Yield = true;
+    uint32_t Next = W.NextIndex;
+    if (Next != Idx + 1 || W.Region != Region) [[unlikely]] {
+      // A loop that only re-reads memory is waiting for another wave or
+      // the host: let them run rather than burn the slice.
+      if ((I.Flags & FlagBackwardBranch) && Next == I.Target) {
+        bool OnlyLoads = W.LoadedMemory && !W.StoredMemory;
+        W.LoadedMemory = W.StoredMemory = false;
+        W.SpinCount = OnlyLoads ? W.SpinCount + 1 : 0;
+        if (W.SpinCount >= SpinIterations) {
+          W.SpinCount = 0;
+          W.Spinning = true;
+          W.Yield = true;
+        }
       }
+      Idx = Next;
+      Region = W.Region;
+      Insts = Region->insts();
+    } else {
+      ++Idx;
+      // Keeps the compiler from merging the two paths into Idx = Next,
+      // which would bring the dependency on the store back.
+      asm volatile("" : "+r"(Idx));
     }
-    W.Index = W.NextIndex;
     if (W.Yield) {
+      W.Index = Idx;
       W.Yield = false;
       return;
     }
   }
+  W.Index = Idx;
 }
 
 void initWave(Wave &W, DispatchState &D, Workgroup &G, unsigned WaveInGroup,

@@ -160,32 +160,26 @@ plainLanes32(uint32_t *D, const uint32_t *const *S, uint64_t Exec) {
   }
 }
 
-/// Every source a vector register: no broadcast buffers.
-template <class M, auto K, class R, class... A>
-__attribute__((target("avx2,fma"))) void plainAvx2Vgpr(Wave &W,
-                                                       const DecodedInst &I) {
-  if ((W.Mode & 0xff) != DefaultFloatMode)
-    return byMode<M>(W, I);
-  const uint32_t *S[] = {W.vgpr(W.vectorIndex(I.Src[0])),
-                         W.vgpr(W.vectorIndex(I.Src[1])),
-                         W.vgpr(W.vectorIndex(I.Src[sizeof...(A) - 1]))};
-  plainLanes32<K, A...>(W.vgpr(W.vectorIndex(I.Dst[0])), S, W.exec());
-}
-
-/// Some source a scalar or a constant, broadcast to 64 lanes first.
-template <class M, auto K, class R, class... A>
+/// The 32-bit plain handler. With \p AllVgpr every source is a vector
+/// register and no broadcast buffers are needed (the common case, and
+/// measurably faster); otherwise scalars and constants are broadcast first.
+template <bool AllVgpr, class M, auto K, class R, class... A>
 __attribute__((target("avx2,fma"))) void plainAvx2(Wave &W,
                                                    const DecodedInst &I) {
   if ((W.Mode & 0xff) != DefaultFloatMode)
     return byMode<M>(W, I);
   constexpr unsigned N = sizeof...(A);
-  alignas(32) uint32_t Buf[N][WaveSize];
   const uint32_t *S[N];
-  for (unsigned J = 0; J < N; ++J)
-    S[J] = I.Src[J].isVector()
-               ? W.vgpr(W.vectorIndex(I.Src[J]))
-               : readVector32(W, I.Src[J], *reinterpret_cast<Lanes32 *>(Buf[J]));
-  plainLanes32<K, A...>(W.vgpr(W.vectorIndex(I.Dst[0])), S, W.exec());
+  if constexpr (AllVgpr) {
+    for (unsigned J = 0; J < N; ++J)
+      S[J] = W.vgpr(W.vectorIndex(I.Src[J]));
+    plainLanes32<K, A...>(W.vgpr(W.vectorIndex(I.Dst[0])), S, W.exec());
+  } else {
+    alignas(32) uint32_t Buf[N][WaveSize];
+    for (unsigned J = 0; J < N; ++J)
+      S[J] = readVector32(W, I.Src[J], *reinterpret_cast<Lanes32 *>(Buf[J]));
+    plainLanes32<K, A...>(W.vgpr(W.vectorIndex(I.Dst[0])), S, W.exec());
+  }
 }
 
 /// 64-bit lanes: gathered from their register pairs, computed, blended.
@@ -217,7 +211,8 @@ Handler plainIfPossible(const DecodedInst &I) {
     bool AllVgpr = true;
     for (unsigned J = 0; J < sizeof...(A); ++J)
       AllVgpr &= I.Src[J].isVector();
-    return AllVgpr ? &plainAvx2Vgpr<M, K, R, A...> : &plainAvx2<M, K, R, A...>;
+    return AllVgpr ? &plainAvx2<true, M, K, R, A...>
+                   : &plainAvx2<false, M, K, R, A...>;
   }
 }
 #endif
