@@ -44,6 +44,35 @@ TEST(ApiInit, IsReferenceCounted) {
             hsa_system_get_info(HSA_SYSTEM_INFO_VERSION_MAJOR, &V));
 }
 
+TEST(ApiInit, ShutDownReclaimsWhatWasLeft) {
+  for (int Round = 0; Round < 2; ++Round) {
+    ASSERT_HSA(hsa_init());
+    hsa_agent_t Gpu{0};
+    for (hsa_agent_t A : collect<hsa_agent_t>(hsa_iterate_agents))
+      if (deviceType(A) == HSA_DEVICE_TYPE_GPU)
+        Gpu = A;
+    hsa_queue_t *Q;
+    ASSERT_HSA(hsa_queue_create(Gpu, 64, HSA_QUEUE_TYPE_MULTI, nullptr,
+                                nullptr, UINT32_MAX, UINT32_MAX, &Q));
+    hsa_signal_t S, Gate;
+    ASSERT_HSA(hsa_signal_create(1, 0, nullptr, &S));
+    ASSERT_HSA(hsa_signal_create(1, 0, nullptr, &Gate));
+    // A barrier still waiting and a copy whose dependency never comes.
+    hsa_barrier_and_packet_t B{};
+    B.header = header(HSA_PACKET_TYPE_BARRIER_AND);
+    B.dep_signal[0] = Gate;
+    submit(Q, B);
+    auto Pools = collect<hsa_amd_memory_pool_t>(
+        hsa_amd_agent_iterate_memory_pools, Gpu);
+    void *P = nullptr;
+    ASSERT_HSA(hsa_amd_memory_pool_allocate(Pools.at(0), 4096, 0, &P));
+    ASSERT_HSA(hsa_amd_memory_async_copy(P, Gpu, P, Gpu, 64, 1, &Gate, S));
+    // Nothing destroyed: hsa_shut_down reclaims it all, and the runtime can
+    // start again.
+    ASSERT_HSA(hsa_shut_down());
+  }
+}
+
 class ApiMisuseTest : public HsaTest {};
 
 TEST_F(ApiMisuseTest, InvalidHandles) {

@@ -94,4 +94,17 @@ TEST(ToolTest, ToolSeesQueueCreationsAndDispatches) {
   EXPECT_HSA(hsa_shut_down());
 }
 
+TEST(ToolTest, FailedToolsAreCountedForTheNextOnes) {
+  std::string List = std::string("/nonexistent/libtool.so ") + LOOM_COUNTING_TOOL;
+  setenv("HSA_TOOLS_LIB", List.c_str(), 1);
+  ASSERT_HSA(hsa_init());
+  unsetenv("HSA_TOOLS_LIB");
+  void *Tool = dlopen(LOOM_COUNTING_TOOL, RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(nullptr, Tool);
+  auto Failed =
+      reinterpret_cast<CountFn>(dlsym(Tool, "countingToolLastFailedCount"));
+  EXPECT_EQ(1, Failed());
+  EXPECT_HSA(hsa_shut_down());
+}
+
 } // namespace

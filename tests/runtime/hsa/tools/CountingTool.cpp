@@ -15,6 +15,7 @@ namespace {
 CoreApiTable Saved;
 AmdExtTable SavedAmd;
 std::atomic<int> QueueCreates{0}, Dispatches{0}, Loads{0}, Unloads{0};
+std::atomic<int> LastFailedCount{-1};
 
 void countPackets(const void *Packets, uint64_t Count, uint64_t, void *,
                   hsa_amd_queue_intercept_packet_writer Writer) {
@@ -50,6 +51,7 @@ OnLoad(HsaApiTable *Table, uint64_t RuntimeVersion, uint64_t FailedCount,
   if (Table->version.major_id != HSA_API_TABLE_MAJOR_VERSION ||
       Table->core_->version.minor_id < sizeof(CoreApiTable))
     return false;
+  LastFailedCount = int(FailedCount);
   Saved = *Table->core_;
   SavedAmd = *Table->amd_ext_;
   Table->core_->hsa_queue_create_fn = countingQueueCreate;
@@ -66,6 +68,9 @@ __attribute__((visibility("default"))) int countingToolDispatches() {
   return Dispatches;
 }
 __attribute__((visibility("default"))) int countingToolLoads() { return Loads; }
+__attribute__((visibility("default"))) int countingToolLastFailedCount() {
+  return LastFailedCount;
+}
 __attribute__((visibility("default"))) int countingToolUnloads() {
   return Unloads;
 }
