@@ -211,22 +211,17 @@ hsa_status_t hsa_amd_queue_cu_set_mask(const hsa_queue_t *HQ,
   if ((NumCuMaskCount && !CuMask) || NumCuMaskCount % 32)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   std::lock_guard<std::mutex> L(Q->ConfigLock);
-  size_t Words = (gpu::ComputeUnits + 31) / 32;
-  std::vector<uint32_t> Mask(Words, 0);
+  std::vector<uint32_t> Full = fullCuMask(Q->agent()->computeUnits());
+  std::vector<uint32_t> Mask(Full.size(), 0);
   bool Reduced = false;
   for (uint32_t W = 0; W < NumCuMaskCount / 32; ++W) {
-    uint32_t Valid = W + 1 < Words ? 0xffffffffu
-                     : W + 1 == Words
-                         ? (1u << (gpu::ComputeUnits % 32)) - 1
-                         : 0;
-    if (W < Words)
+    uint32_t Valid = W < Full.size() ? Full[W] : 0;
+    if (W < Mask.size())
       Mask[W] = CuMask[W] & Valid;
     Reduced |= (CuMask[W] & ~Valid) != 0;
   }
-  if (!NumCuMaskCount) { // an empty mask restores every CU
-    Mask.assign(Words, 0xffffffffu);
-    Mask.back() = (1u << (gpu::ComputeUnits % 32)) - 1;
-  }
+  if (!NumCuMaskCount) // an empty mask restores every CU
+    Mask = Full;
   Q->CuMask = Mask;
   return Reduced ? hsa_status_t(HSA_STATUS_CU_MASK_REDUCED)
                  : HSA_STATUS_SUCCESS;
@@ -239,7 +234,7 @@ hsa_status_t hsa_amd_queue_cu_get_mask(const hsa_queue_t *HQ,
   Queue *Q = Queue::lookup(HQ);
   if (!Q || !Q->agent())
     return HSA_STATUS_ERROR_INVALID_QUEUE;
-  if (!CuMask || NumCuMaskCount < gpu::ComputeUnits)
+  if (!CuMask || NumCuMaskCount < Q->agent()->computeUnits())
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   std::lock_guard<std::mutex> L(Q->ConfigLock);
   std::memset(CuMask, 0, (NumCuMaskCount + 31) / 32 * 4);

@@ -55,6 +55,12 @@ std::string cpuModelName() {
 }
 } // namespace
 
+namespace {
+const Board Mi210 = {"AMD Instinct MI210", 0x740f, 104, 8, 64ull << 30, 1700};
+const Board Mi300x = {"AMD Instinct MI300X", 0x74a1, 304, 32, 192ull << 30,
+                      2100};
+} // namespace
+
 const Isa *Isa::fromName(const std::string &Name) {
   std::string Proc = Name;
   static const char Prefix[] = "amdgcn-amd-amdhsa--";
@@ -74,7 +80,7 @@ const Isa *Isa::fromName(const std::string &Name) {
   for (const Isa &I : isas())
     if (I.Name == Full)
       return &I;
-  isas().push_back(Isa{Full, Proc});
+  isas().push_back(Isa{Full, Proc, Proc == "gfx942" ? &Mi300x : &Mi210});
   return &isas().back();
 }
 
@@ -220,14 +226,14 @@ hsa_status_t Agent::getInfo(hsa_agent_info_t Attribute, void *Value) const {
   case HSA_AGENT_INFO_VERSION_MINOR:
     return put<uint16_t>(Value, 1);
   case HSA_AMD_AGENT_INFO_CHIP_ID:
-    return put<uint32_t>(Value, Gpu ? gpu::ChipId : 0);
+    return put<uint32_t>(Value, Gpu ? board()->ChipId : 0);
   case HSA_AMD_AGENT_INFO_CACHELINE_SIZE:
     return put<uint32_t>(Value, Gpu ? gpu::CachelineBytes : 64);
   case HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT:
-    return put<uint32_t>(Value, Gpu ? gpu::ComputeUnits
+    return put<uint32_t>(Value, Gpu ? computeUnits()
                                     : uint32_t(sysconf(_SC_NPROCESSORS_ONLN)));
   case HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY:
-    return put<uint32_t>(Value, Gpu ? gpu::MaxClockMhz : 2000);
+    return put<uint32_t>(Value, Gpu ? board()->MaxClockMhz : 2000);
   case HSA_AMD_AGENT_INFO_MAX_ADDRESS_WATCH_POINTS:
     return put<uint32_t>(Value, Gpu ? 4 : 0);
   case HSA_AMD_AGENT_INFO_BDFID:
@@ -239,8 +245,8 @@ hsa_status_t Agent::getInfo(hsa_agent_info_t Attribute, void *Value) const {
     return put<uint32_t>(Value, Gpu ? 1600 : 0);
   case HSA_AMD_AGENT_INFO_PRODUCT_NAME:
     putString(Value,
-              Gpu ? "Loom virtual AMD Instinct MI210 (" + TheIsa->Processor +
-                        ")"
+              Gpu ? std::string("Loom virtual ") + board()->Product + " (" +
+                        TheIsa->Processor + ")"
                   : cpuModelName(),
               64);
     return HSA_STATUS_SUCCESS;
@@ -249,7 +255,7 @@ hsa_status_t Agent::getInfo(hsa_agent_info_t Attribute, void *Value) const {
   case HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU:
     return put<uint32_t>(Value, Gpu ? gpu::SimdsPerCu : 0);
   case HSA_AMD_AGENT_INFO_NUM_SHADER_ENGINES:
-    return put<uint32_t>(Value, Gpu ? gpu::ShaderEngines : 0);
+    return put<uint32_t>(Value, Gpu ? board()->ShaderEngines : 0);
   case HSA_AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE:
     return put<uint32_t>(Value, Gpu ? gpu::ShaderArraysPerSe : 0);
   case HSA_AMD_AGENT_INFO_HDP_FLUSH: {
@@ -275,7 +281,7 @@ hsa_status_t Agent::getInfo(hsa_agent_info_t Attribute, void *Value) const {
   case HSA_AMD_AGENT_INFO_SVM_DIRECT_HOST_ACCESS:
     return put<bool>(Value, true);
   case HSA_AMD_AGENT_INFO_COOPERATIVE_COMPUTE_UNIT_COUNT:
-    return put<uint32_t>(Value, Gpu ? gpu::ComputeUnits : 0);
+    return put<uint32_t>(Value, computeUnits());
   }
   return HSA_STATUS_ERROR_INVALID_ARGUMENT;
 }

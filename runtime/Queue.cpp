@@ -64,6 +64,13 @@ const hsa_status_t Aborted = hsa_status_t(0x7fffffff);
 
 //===--- Creation and destruction -----------------------------------------===//
 
+std::vector<uint32_t> fullCuMask(uint32_t ComputeUnits) {
+  std::vector<uint32_t> Mask((ComputeUnits + 31) / 32, 0xffffffffu);
+  if (ComputeUnits % 32)
+    Mask.back() = (1u << (ComputeUnits % 32)) - 1;
+  return Mask;
+}
+
 static void *mapZeroed(size_t Bytes) {
   void *P = mmap(nullptr, Bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -89,7 +96,7 @@ static hsa_status_t allocateQueueMemory(Queue &Q, amd_queue_t *&Amd,
 
 static void fillAmdQueue(amd_queue_t *Amd, void *Ring, uint32_t Size,
                          hsa_queue_type32_t Type, uint32_t Features,
-                         hsa_signal_t Doorbell) {
+                         hsa_signal_t Doorbell, uint32_t ComputeUnits) {
   Amd->hsa_queue.type = Type;
   Amd->hsa_queue.features = Features;
   Amd->hsa_queue.base_address = Ring;
@@ -100,7 +107,7 @@ static void fillAmdQueue(amd_queue_t *Amd, void *Ring, uint32_t Size,
       uint32_t(emu::SharedApertureBase >> 32);
   Amd->private_segment_aperture_base_hi =
       uint32_t(emu::PrivateApertureBase >> 32);
-  Amd->max_cu_id = gpu::ComputeUnits - 1;
+  Amd->max_cu_id = ComputeUnits ? ComputeUnits - 1 : 0;
   Amd->max_wave_id = gpu::MaxWavesPerCu - 1;
   Amd->read_dispatch_id_field_base_byte_offset = uint32_t(
       offsetof(amd_queue_t, read_dispatch_id) - offsetof(amd_queue_t, hsa_queue));
@@ -128,11 +135,10 @@ hsa_status_t Queue::create(Agent &A, uint32_t Size, hsa_queue_type32_t Type,
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   Q->Doorbell->DoorbellOf = Q.get();
   fillAmdQueue(Q->Amd, Q->Ring, Size, Type, HSA_QUEUE_FEATURE_KERNEL_DISPATCH,
-               {Q->Doorbell->handle()});
+               {Q->Doorbell->handle()}, A.computeUnits());
   Q->Amd->queue_inactive_signal = {Q->InactiveSignal->handle()};
   Q->Amd->compute_tmpring_size = 0;
-  Q->CuMask.assign((gpu::ComputeUnits + 31) / 32, 0xffffffffu);
-  Q->CuMask.back() = (1u << (gpu::ComputeUnits % 32)) - 1;
+  Q->CuMask = fullCuMask(A.computeUnits());
   Queue *Raw = Q.release();
   {
     std::unique_lock<std::shared_mutex> L(registry().Lock);
@@ -152,7 +158,7 @@ hsa_status_t Queue::createSoft(uint32_t Size, hsa_queue_type32_t Type,
       S != HSA_STATUS_SUCCESS)
     return S;
   Q->OwnsDoorbell = false;
-  fillAmdQueue(Q->Amd, Q->Ring, Size, Type, Features, Doorbell);
+  fillAmdQueue(Q->Amd, Q->Ring, Size, Type, Features, Doorbell, 0);
   Queue *Raw = Q.release();
   std::unique_lock<std::shared_mutex> L(registry().Lock);
   registry().Live.emplace(Raw->hsa(), Raw);

@@ -80,7 +80,8 @@ hsa_status_t RuntimeState::create() {
     }
     Gpu->Dev = std::move(*Dev);
     MemoryPool *Vram =
-        AddPool(MemoryPool::Kind::DeviceLocal, Gpu.get(), gpu::VramBytes);
+        AddPool(MemoryPool::Kind::DeviceLocal, Gpu.get(),
+                GpuIsa->TheBoard->VramBytes);
     MemoryPool *Lds =
         AddPool(MemoryPool::Kind::Group, Gpu.get(), gpu::LdsBytes);
     Gpu->Pools = {Vram, Lds};

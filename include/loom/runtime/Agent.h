@@ -11,6 +11,7 @@
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_amd.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,10 +24,21 @@ namespace loom::runtime {
 
 class MemoryPool;
 
+/// What varies between the boards the virtual GPU poses as.
+struct Board {
+  const char *Product;    ///< Marketing name.
+  uint32_t ChipId;        ///< PCI device id.
+  uint32_t ComputeUnits;
+  uint32_t ShaderEngines;
+  uint64_t VramBytes;
+  uint32_t MaxClockMhz;
+};
+
 /// An instruction set an agent runs ("amdgcn-amd-amdhsa--gfx90a:...").
 struct Isa {
   std::string Name;      ///< Full ISA name.
   std::string Processor; ///< "gfx90a".
+  const Board *TheBoard = nullptr; ///< MI210 for gfx90a, MI300X for gfx942.
   uint64_t handle() const { return reinterpret_cast<uint64_t>(this); }
   hsa_status_t getInfo(hsa_isa_info_t Attribute, void *Value) const;
   /// The ISA named \p Name (full name or just a processor), or nullptr.
@@ -47,6 +59,10 @@ public:
   unsigned node() const { return Node; }
   const Isa *isa() const { return TheIsa; }
   emu::Device *device() const { return Dev.get(); }
+  /// The board a GPU agent poses as (nullptr for the CPU).
+  const Board *board() const { return TheIsa ? TheIsa->TheBoard : nullptr; }
+  /// Compute units of a GPU agent (0 for the CPU).
+  uint32_t computeUnits() const { return board() ? board()->ComputeUnits : 0; }
 
   hsa_status_t getInfo(hsa_agent_info_t Attribute, void *Value) const;
 
@@ -63,19 +79,14 @@ private:
   const Isa *TheIsa;
 };
 
-/// Board facts of the virtual GPU (MI210-like).
+/// Facts common to the boards (CDNA2/CDNA3 compute units).
 namespace gpu {
-inline constexpr uint32_t ComputeUnits = 104;
 inline constexpr uint32_t SimdsPerCu = 4;
 inline constexpr uint32_t MaxWavesPerCu = 32; // 8 per SIMD
-inline constexpr uint32_t ShaderEngines = 8;
 inline constexpr uint32_t ShaderArraysPerSe = 1;
 inline constexpr uint32_t Wavefront = 64;
 inline constexpr uint32_t WorkgroupMax = 1024;
 inline constexpr uint32_t LdsBytes = 64 * 1024;
-inline constexpr uint32_t ChipId = 0x740f;
-inline constexpr uint32_t MaxClockMhz = 1700;
-inline constexpr uint64_t VramBytes = 64ull << 30;
 inline constexpr uint32_t QueueMinSize = 64;
 inline constexpr uint32_t QueueMaxSize = 131072;
 inline constexpr uint32_t QueuesMax = 128;

@@ -31,6 +31,9 @@ namespace loom::runtime {
 class Agent;
 class Signal;
 
+/// A CU mask enabling all \p ComputeUnits (32 per word).
+std::vector<uint32_t> fullCuMask(uint32_t ComputeUnits);
+
 class Queue {
 public:
   using ErrorCallback = void (*)(hsa_status_t, hsa_queue_t *, void *);

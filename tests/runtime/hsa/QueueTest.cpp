@@ -463,3 +463,44 @@ TEST(MultiGpuTest, SettingsGiveSeveralDistinctGpus) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(IsaSettingTest, Gfx942PosesAsMi300x) {
+  setenv("LOOM_ISA", "gfx942", 1);
+  ASSERT_HSA(hsa_init());
+  unsetenv("LOOM_ISA");
+  hsa_agent_t Gpu{0};
+  for (hsa_agent_t A : collect<hsa_agent_t>(hsa_iterate_agents))
+    if (deviceType(A) == HSA_DEVICE_TYPE_GPU)
+      Gpu = A;
+  char Name[64] = {}, IsaName[128] = {};
+  uint32_t Cus = 0;
+  hsa_agent_get_info(Gpu, HSA_AGENT_INFO_NAME, Name);
+  hsa_agent_get_info(
+      Gpu, hsa_agent_info_t(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT), &Cus);
+  hsa_isa_t Isa = collect<hsa_isa_t>(hsa_agent_iterate_isas, Gpu).at(0);
+  hsa_isa_get_info_alt(Isa, HSA_ISA_INFO_NAME, IsaName);
+  EXPECT_STREQ("gfx942", Name);
+  EXPECT_EQ(304u, Cus);
+  EXPECT_STREQ("amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-", IsaName);
+  // The queue's CU mask covers exactly the board's CUs.
+  hsa_queue_t *Q;
+  ASSERT_HSA(hsa_queue_create(Gpu, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr,
+                              UINT32_MAX, UINT32_MAX, &Q));
+  EXPECT_EQ(303u, reinterpret_cast<amd_queue_t *>(Q)->max_cu_id);
+  std::vector<uint32_t> Mask(10);
+  ASSERT_HSA(hsa_amd_queue_cu_get_mask(Q, 320, Mask.data()));
+  unsigned Bits = 0;
+  for (uint32_t W : Mask)
+    Bits += __builtin_popcount(W);
+  EXPECT_EQ(304u, Bits);
+  EXPECT_HSA(hsa_queue_destroy(Q));
+  EXPECT_HSA(hsa_shut_down());
+
+  setenv("LOOM_ISA", "gfx1234", 1);
+  EXPECT_EQ(HSA_STATUS_ERROR_INVALID_ISA_NAME, hsa_init());
+  unsetenv("LOOM_ISA");
+}
+
+} // namespace
