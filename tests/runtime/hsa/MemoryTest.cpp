@@ -129,6 +129,27 @@ TEST_F(MemoryTest, AsyncCopyWaitsForDependencies) {
     hsa_signal_destroy(S);
 }
 
+TEST_F(MemoryTest, AsyncCopyProfiling) {
+  ASSERT_HSA(hsa_amd_profiling_async_copy_enable(true));
+  std::vector<char> Src(1 << 20, 'x'), Dst(1 << 20, 0);
+  hsa_signal_t Done = make(1);
+  uint64_t Before = 0, After = 0;
+  hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &Before);
+  ASSERT_HSA(hsa_amd_memory_async_copy(Dst.data(), Cpu, Src.data(), Cpu,
+                                       Src.size(), 0, nullptr, Done));
+  ASSERT_EQ(0, hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                         UINT64_MAX, HSA_WAIT_STATE_BLOCKED));
+  hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &After);
+  hsa_amd_profiling_async_copy_time_t T;
+  ASSERT_HSA(hsa_amd_profiling_get_async_copy_time(Done, &T));
+  EXPECT_LE(Before, T.start);
+  EXPECT_LE(T.start, T.end);
+  EXPECT_LE(T.end, After);
+  EXPECT_EQ(Src, Dst);
+  EXPECT_HSA(hsa_amd_profiling_async_copy_enable(false));
+  hsa_signal_destroy(Done);
+}
+
 TEST_F(MemoryTest, AsyncCopyRect) {
   // A 3D box (16 x 5 x 3 bytes) out of a pitched source into another.
   constexpr size_t SrcPitch = 64, SrcSlice = 64 * 8, DstPitch = 32,
