@@ -96,6 +96,9 @@ Error Module::place() {
   std::memset(Image, 0, Rounded);
   Base = reinterpret_cast<uint64_t>(Image);
   for (const codeobj::LoadSegment &S : CO->loadSegments()) {
+    // A segment of only .bss (HIP __device__ variables) has no file bytes.
+    if (S.FileSize == 0)
+      continue;
     Expected<ArrayRef<uint8_t>> Bytes = CO->contents(S.VAddr, S.FileSize);
     if (!Bytes)
       return Bytes.takeError();
