@@ -8,6 +8,7 @@
 
 #include "ApiTable.h"
 
+#include "loom/runtime/KernelFaults.h"
 #include "loom/runtime/Runtime.h"
 
 extern "C" {
@@ -15,6 +16,16 @@ extern "C" {
 /// The loom::emu::Device behind a GPU agent (nullptr for other handles).
 HSA_API_EXPORT void *loom_hsa_device_of_agent(uint64_t AgentHandle) {
   return loom::runtime::deviceOfAgent(AgentHandle);
+}
+
+/// Number of faulting dispatches recorded under LOOM_KERNEL_FAULTS=report;
+/// the first one's HSA status in *FirstStatus. Read by hsa/HipFaultShim.c.
+HSA_API_EXPORT uint64_t loom_hsa_kernel_faults(int *FirstStatus) {
+  hsa_status_t S = HSA_STATUS_SUCCESS;
+  uint64_t N = loom::runtime::kernelFaults(&S);
+  if (FirstStatus)
+    *FirstStatus = int(S);
+  return N;
 }
 
 } // extern "C"

@@ -3,6 +3,7 @@
 #include "loom/runtime/Queue.h"
 #include "loom/runtime/Agent.h"
 #include "loom/runtime/Events.h"
+#include "loom/runtime/KernelFaults.h"
 #include "loom/runtime/Memory.h"
 #include "loom/runtime/Signal.h"
 
@@ -430,11 +431,16 @@ hsa_status_t Queue::execute(const void *PacketPtr, uint64_t Index) {
                   TheAgent->node(),
                   (unsigned long long)R.FirstFault.Address,
                   R.FirstFault.Message.c_str());
-      } else if (!Callback) {
+      } else {
+        // Clients (HIP) often abort in their callback with only the status:
+        // say which instruction failed first.
         fprintf(stderr, "Loom: GPU queue error: %s\n",
                 R.FirstFault.Message.c_str());
       }
-      return statusOfFault(R.Status);
+      if (!reportKernelFaults())
+        return statusOfFault(R.Status);
+      // Recorded for the HIP shim; the packet completes so waiters return.
+      recordKernelFault(statusOfFault(R.Status));
     }
     break;
   }
