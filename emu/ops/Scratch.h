@@ -295,6 +295,19 @@ inline bool isPlain(const Plan &P) {
   return !(P.Private | P.Split) && !P.Dwords;
 }
 
+/// Whether every lane of the wave accesses its \p Bytes right after the
+/// previous lane's (a wave reading or writing one contiguous block, as
+/// unit-stride array code does): then one copy does the whole wave.
+inline bool isContiguousWave(const Plan &P, unsigned Bytes) {
+  if (P.Mask != ~uint64_t(0) || !isPlain(P))
+    return false;
+  uint64_t Base = P.Addr[0], Off = 0;
+  bool Same = true;
+  for (unsigned L = 0; L < WaveSize; ++L, Off += Bytes)
+    Same &= P.Addr[L] - Base == Off;
+  return Same;
+}
+
 /// Loads into VGPRs \p Dst.. (unified-file index) for the lanes of \p Exec:
 /// lanes of the plan read memory, the others (MUBUF out of range) read
 /// zeros. All lanes are read before any register is written (the
@@ -305,7 +318,16 @@ void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
   if (Exec & ~P.Mask)
     for (unsigned R = 0; R < Wd.Regs; ++R)
       std::memset(Val[R].V, 0, sizeof(Val[R].V));
-  if (isPlain(P)) {
+  if (Wd.Bytes == 4 * Wd.Regs && isContiguousWave(P, Wd.Bytes)) {
+    const uint32_t *A = reinterpret_cast<const uint32_t *>(P.Addr[0]);
+    if constexpr (Wd.Regs == 1) {
+      std::memcpy(Val[0].V, A, sizeof(Val[0].V));
+    } else {
+      for (unsigned L = 0; L < WaveSize; ++L)
+        for (unsigned R = 0; R < Wd.Regs; ++R)
+          std::memcpy(&Val[R].V[L], A + L * Wd.Regs + R, 4);
+    }
+  } else if (isPlain(P)) {
     // Fixed-size copies the compiler inlines.
     forLanes(P.Mask, [&](unsigned L) {
       const uint8_t *A = reinterpret_cast<const uint8_t *>(P.Addr[L]);
@@ -348,6 +370,17 @@ void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
 /// Stores VGPRs \p Src.. of the plan's lanes.
 template <Width Wd> void storeLanes(Wave &W, unsigned Src, const Plan &P) {
   const uint32_t *S = W.vgpr(Src);
+  if (Wd.Bytes == 4 * Wd.Regs && isContiguousWave(P, Wd.Bytes)) {
+    uint32_t *A = reinterpret_cast<uint32_t *>(P.Addr[0]);
+    if constexpr (Wd.Regs == 1) {
+      std::memcpy(A, S, sizeof(uint32_t) * WaveSize);
+    } else {
+      for (unsigned L = 0; L < WaveSize; ++L)
+        for (unsigned R = 0; R < Wd.Regs; ++R)
+          std::memcpy(A + L * Wd.Regs + R, S + R * WaveSize + L, 4);
+    }
+    return;
+  }
   if (isPlain(P)) {
     forLanes(P.Mask, [&](unsigned L) {
       uint8_t *A = reinterpret_cast<uint8_t *>(P.Addr[L]);
