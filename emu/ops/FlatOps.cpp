@@ -36,10 +36,14 @@ struct FlatArgs {
 template <Seg S, Kind K> FlatArgs flatArgs(const DecodedInst &I) {
   FlatArgs A;
   const Operand *Src = I.Src;
-  if constexpr (K == Kind::Load && S == Seg::Scratch) {
-    // vaddr, saddr, both (gfx940 SVS) or neither (gfx940 ST); d16 loads
-    // also have their tied destination as a source.
-    for (unsigned J = 0; J < I.NumSrc; ++J)
+  if constexpr (S == Seg::Scratch) {
+    // Stores put vdata first. The address is vaddr, saddr, both (gfx940
+    // SVS) or neither (gfx940 ST); d16 loads also have their tied
+    // destination as a source.
+    unsigned J = 0;
+    if constexpr (K != Kind::Load)
+      A.VData = &Src[J++];
+    for (; J < I.NumSrc; ++J)
       if (!Src[J].Tied)
         (Src[J].K == Operand::Sgpr ? A.SAddr : A.VAddr) = &Src[J];
   } else if constexpr (K == Kind::Load) {
@@ -50,11 +54,6 @@ template <Seg S, Kind K> FlatArgs flatArgs(const DecodedInst &I) {
     } else {
       A.VAddr = &Src[0];
     }
-  } else if constexpr (S == Seg::Scratch) {
-    A.VData = &Src[0];
-    for (unsigned J = 1; J < I.NumSrc; ++J)
-      if (!Src[J].Tied)
-        (Src[J].K == Operand::Sgpr ? A.SAddr : A.VAddr) = &Src[J];
   } else {
     A.VAddr = &Src[0];
     A.VData = &Src[1];
