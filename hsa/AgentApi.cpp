@@ -40,10 +40,8 @@ hsa_status_t hsa_iterate_agents(hsa_status_t (*Callback)(hsa_agent_t, void *),
   LOOM_HSA_STATE(State);
   if (!Callback)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (const auto &A : State->Agents)
-    if (hsa_status_t S = Callback(A->hsa(), Data); S != HSA_STATUS_SUCCESS)
-      return S;
-  return HSA_STATUS_SUCCESS;
+  return visitEach(State->Agents,
+                   [&](const auto &A) { return Callback(A->hsa(), Data); });
 }
 
 hsa_status_t hsa_agent_get_info(hsa_agent_t AgentH, hsa_agent_info_t Attribute,
@@ -79,15 +77,8 @@ hsa_status_t hsa_agent_iterate_caches(hsa_agent_t AgentH,
     return HSA_STATUS_ERROR_INVALID_AGENT;
   if (!Callback)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  auto Visit = [&](const Cache *Begin, const Cache *End) {
-    for (const Cache *C = Begin; C != End; ++C)
-      if (hsa_status_t S = Callback({C->handle()}, Data);
-          S != HSA_STATUS_SUCCESS)
-        return S;
-    return HSA_STATUS_SUCCESS;
-  };
-  return A->isGpu() ? Visit(std::begin(GpuCaches), std::end(GpuCaches))
-                    : Visit(std::begin(CpuCaches), std::end(CpuCaches));
+  auto Visit = [&](const Cache &C) { return Callback({C.handle()}, Data); };
+  return A->isGpu() ? visitEach(GpuCaches, Visit) : visitEach(CpuCaches, Visit);
 }
 
 hsa_status_t hsa_cache_get_info(hsa_cache_t CacheH, hsa_cache_info_t Attribute,

@@ -33,6 +33,17 @@ inline hsa_status_t notSupported(hsa_status_t AfterInit) {
 void loadTools();
 void unloadTools();
 
+/// Calls \p Visit on each of \p Items in order, as the hsa_*_iterate_*
+/// functions call their callback: the first status other than success
+/// (HSA_STATUS_INFO_BREAK included) ends the walk and is returned.
+template <class Range, class Fn>
+hsa_status_t visitEach(const Range &Items, Fn &&Visit) {
+  for (const auto &Item : Items)
+    if (hsa_status_t S = Visit(Item); S != HSA_STATUS_SUCCESS)
+      return S;
+  return HSA_STATUS_SUCCESS;
+}
+
 } // namespace loom::hsa
 
 /// The runtime instance, or return NOT_INITIALIZED from the caller.

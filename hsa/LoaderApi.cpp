@@ -855,10 +855,10 @@ hsa_status_t hsa_ven_amd_loader_iterate_executables(
   LOOM_HSA_STATE(State);
   if (!Callback)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (loader::Executable *E : Registry::instance().executables())
-    if (hsa_status_t St = Callback(handleOf(E), Data); St != HSA_STATUS_SUCCESS)
-      return St;
-  return HSA_STATUS_SUCCESS;
+  return visitEach(Registry::instance().executables(),
+                   [&](loader::Executable *E) {
+                     return Callback(handleOf(E), Data);
+                   });
 }
 
 hsa_status_t hsa_ven_amd_loader_executable_iterate_loaded_code_objects(
@@ -872,11 +872,9 @@ hsa_status_t hsa_ven_amd_loader_executable_iterate_loaded_code_objects(
     return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   if (!Callback)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (const LoadedCodeObject *L : E->loadedCodeObjects())
-    if (hsa_status_t St = Callback(Executable, handleOf(L), Data);
-        St != HSA_STATUS_SUCCESS)
-      return St;
-  return HSA_STATUS_SUCCESS;
+  return visitEach(E->loadedCodeObjects(), [&](const LoadedCodeObject *L) {
+    return Callback(Executable, handleOf(L), Data);
+  });
 }
 
 hsa_status_t hsa_ven_amd_loader_loaded_code_object_get_info(

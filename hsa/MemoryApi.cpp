@@ -75,10 +75,9 @@ hsa_status_t hsa_agent_iterate_regions(hsa_agent_t AgentH,
     return HSA_STATUS_ERROR_INVALID_AGENT;
   if (!Callback)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (MemoryPool *P : A->Regions)
-    if (hsa_status_t S = Callback({P->handle()}, Data); S != HSA_STATUS_SUCCESS)
-      return S;
-  return HSA_STATUS_SUCCESS;
+  return visitEach(A->Regions, [&](MemoryPool *P) {
+    return Callback({P->handle()}, Data);
+  });
 }
 
 hsa_status_t hsa_region_get_info(hsa_region_t Region,
@@ -101,10 +100,9 @@ hsa_status_t hsa_amd_agent_iterate_memory_pools(
     return HSA_STATUS_ERROR_INVALID_AGENT;
   if (!Callback)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  for (MemoryPool *P : A->Pools)
-    if (hsa_status_t S = Callback({P->handle()}, Data); S != HSA_STATUS_SUCCESS)
-      return S;
-  return HSA_STATUS_SUCCESS;
+  return visitEach(A->Pools, [&](MemoryPool *P) {
+    return Callback({P->handle()}, Data);
+  });
 }
 
 hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t Pool,
