@@ -157,7 +157,7 @@ Stats stats(std::vector<double> Us) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main() {
   const unsigned RoundTrips = 20000, BackToBack = 100000;
   std::string Path = std::string(LOOM_BENCH_DIR) + "/throughput.elf";
 
@@ -238,7 +238,5 @@ int main(int argc, char **argv) {
   hsa_amd_memory_pool_free(Kernarg);
   hsa_queue_destroy(Q);
   hsa_shut_down();
-  (void)argc;
-  (void)argv;
   return 0;
 }
