@@ -282,7 +282,8 @@ Error Executable::addSymbol(std::unique_ptr<Symbol> S, bool Global) {
   return Error::success();
 }
 
-Error Executable::defineProgramVariable(StringRef Name, uint64_t Address) {
+Error Executable::defineHostVariable(StringRef Name,
+                                     std::unique_ptr<Symbol> S) {
   if (Name.empty())
     return loaderError(LoaderErrc::InvalidArgument,
                        "define variable: empty name");
@@ -291,41 +292,32 @@ Error Executable::defineProgramVariable(StringRef Name, uint64_t Address) {
     return loaderError(LoaderErrc::FrozenExecutable,
                        "define variable '" + Name +
                            "': the executable is frozen");
-  auto S = std::make_unique<Symbol>();
   S->Kind = SymbolKind::Variable;
   S->Name = Name.str();
   S->Linkage = SymbolLinkage::Program;
-  S->Allocation = VariableAllocation::Program;
-  S->Segment = VariableSegment::Global;
-  S->Address = Address;
   S->HostDefined = true;
   S->Owner = this;
   return addSymbol(std::move(S), /*Global=*/true);
 }
 
+Error Executable::defineProgramVariable(StringRef Name, uint64_t Address) {
+  auto S = std::make_unique<Symbol>();
+  S->Allocation = VariableAllocation::Program;
+  S->Segment = VariableSegment::Global;
+  S->Address = Address;
+  return defineHostVariable(Name, std::move(S));
+}
+
 Error Executable::defineAgentVariable(StringRef Name, const LoaderAgent &Agent,
                                       VariableSegment Segment,
                                       uint64_t Address) {
-  if (Name.empty())
-    return loaderError(LoaderErrc::InvalidArgument,
-                       "define variable: empty name");
-  std::unique_lock<std::shared_mutex> G(Lock);
-  if (State == ExecutableState::Frozen)
-    return loaderError(LoaderErrc::FrozenExecutable,
-                       "define variable '" + Name +
-                           "': the executable is frozen");
   auto S = std::make_unique<Symbol>();
-  S->Kind = SymbolKind::Variable;
-  S->Name = Name.str();
-  S->Linkage = SymbolLinkage::Program;
   S->Allocation = VariableAllocation::Agent;
   S->Agent = Agent.Handle;
   S->Segment = Segment;
   S->IsConst = Segment == VariableSegment::Readonly;
   S->Address = Address;
-  S->HostDefined = true;
-  S->Owner = this;
-  return addSymbol(std::move(S), /*Global=*/true);
+  return defineHostVariable(Name, std::move(S));
 }
 
 std::optional<uint64_t> Executable::resolveFor(const LoadedCodeObject &L,

@@ -119,6 +119,9 @@ private:
   std::vector<std::string> unresolved(const LoadedCodeObject &LCO) const;
   /// Adds \p S to the namespace. Caller holds Lock.
   llvm::Error addSymbol(std::unique_ptr<Symbol> S, bool Global);
+  /// Names \p S (a variable the host defines), checks and adds it.
+  llvm::Error defineHostVariable(llvm::StringRef Name,
+                                 std::unique_ptr<Symbol> S);
   const Symbol *findLocked(llvm::StringRef Name,
                            std::optional<uint64_t> Agent) const;
 
