@@ -29,18 +29,21 @@ cl::SubCommand InfoCommand("info",
 
 namespace {
 /// The HSA entry points loom info uses, from the loaded runtime.
+#define LOOM_HSA_FUNCTIONS(X)                                                  \
+  X(hsa_init)                                                                  \
+  X(hsa_shut_down)                                                             \
+  X(hsa_status_string)                                                         \
+  X(hsa_system_get_info)                                                       \
+  X(hsa_iterate_agents)                                                        \
+  X(hsa_agent_get_info)                                                        \
+  X(hsa_agent_iterate_isas)                                                    \
+  X(hsa_isa_get_info_alt)                                                      \
+  X(hsa_amd_agent_iterate_memory_pools)                                        \
+  X(hsa_amd_memory_pool_get_info)
+
 struct Hsa {
 #define LOOM_FN(Name) decltype(&::Name) Name = nullptr;
-  LOOM_FN(hsa_init)
-  LOOM_FN(hsa_shut_down)
-  LOOM_FN(hsa_status_string)
-  LOOM_FN(hsa_system_get_info)
-  LOOM_FN(hsa_iterate_agents)
-  LOOM_FN(hsa_agent_get_info)
-  LOOM_FN(hsa_agent_iterate_isas)
-  LOOM_FN(hsa_isa_get_info_alt)
-  LOOM_FN(hsa_amd_agent_iterate_memory_pools)
-  LOOM_FN(hsa_amd_memory_pool_get_info)
+  LOOM_HSA_FUNCTIONS(LOOM_FN)
 #undef LOOM_FN
 
   Error load(const std::string &Path) {
@@ -52,16 +55,7 @@ struct Hsa {
   if (!(Name = reinterpret_cast<decltype(Name)>(dlsym(H, #Name))))             \
     return createStringError(inconvertibleErrorCode(), "%s has no %s",         \
                              Path.c_str(), #Name);
-    LOOM_FN(hsa_init)
-    LOOM_FN(hsa_shut_down)
-    LOOM_FN(hsa_status_string)
-    LOOM_FN(hsa_system_get_info)
-    LOOM_FN(hsa_iterate_agents)
-    LOOM_FN(hsa_agent_get_info)
-    LOOM_FN(hsa_agent_iterate_isas)
-    LOOM_FN(hsa_isa_get_info_alt)
-    LOOM_FN(hsa_amd_agent_iterate_memory_pools)
-    LOOM_FN(hsa_amd_memory_pool_get_info)
+    LOOM_HSA_FUNCTIONS(LOOM_FN)
 #undef LOOM_FN
     return Error::success();
   }
