@@ -7,7 +7,8 @@
 // over one thread measured in the same run, and the ratio to the target
 // (200 M wave-instructions per second per core). A native baseline in the
 // same run, the host doing fma_loop's FMAs itself, shows how close the
-// emulator is to what the machine can do.
+// emulator is to what the machine can do; each kernel also runs on one
+// thread with the trace compiler off (the interpreter alone).
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,10 +71,13 @@ void nativeFma(benchmark::State &State) {
 
 unsigned allThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-void runShape(benchmark::State &State, const Shape &S, unsigned Threads) {
+void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
+              bool Compile) {
   DeviceOptions Opts;
   Opts.Threads = Threads;
   Opts.CollectCounters = false;
+  if (!Compile)
+    Opts.JitThreshold = 0;
   auto Dev = Device::create(Opts);
   DeviceOptions CountOpts = Opts;
   CountOpts.CollectCounters = true;
@@ -123,6 +127,7 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads) {
   State.counters["wave_insts_per_s"] = benchmark::Counter(
       double(WaveInsts) * State.iterations(), benchmark::Counter::kIsRate);
   State.counters["threads"] = Threads;
+  State.counters["interpreter"] = !Compile;
 }
 
 void registerAll() {
@@ -130,17 +135,27 @@ void registerAll() {
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime()
       ->MinTime(0.5);
-  for (const Shape &S : Shapes)
+  for (const Shape &S : Shapes) {
+    // The baseline: the same kernel with the trace compiler off.
+    std::string Base = std::string(S.Kernel) + "/interpreter/threads:1";
+    benchmark::RegisterBenchmark(
+        Base.c_str(),
+        [&S](benchmark::State &St) { runShape(St, S, 1, /*Compile=*/false); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->MinTime(0.5);
     for (unsigned T : {1u, allThreads()}) {
       std::string Name = std::string(S.Kernel) + "/threads:" + std::to_string(T);
       benchmark::RegisterBenchmark(
-          Name.c_str(), [&S, T](benchmark::State &St) { runShape(St, S, T); })
+          Name.c_str(),
+          [&S, T](benchmark::State &St) { runShape(St, S, T, /*Compile=*/true); })
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->MinTime(0.5);
       if (allThreads() == 1)
         break;
     }
+  }
 }
 
 /// Collects each benchmark's rate so the summary can compare them.
@@ -155,6 +170,9 @@ public:
       std::string Name = R.benchmark_name();
       std::string Kernel = Name.substr(0, Name.find('/'));
       unsigned Threads = static_cast<unsigned>(R.counters.at("threads").value);
+      auto Interp = R.counters.find("interpreter");
+      if (Interp != R.counters.end() && Interp->second.value)
+        Threads = 0; // the interpreter-only baseline
       // Counter values are already rates after finalisation.
       Measured[{Kernel, Threads}] = It->second.value;
     }
@@ -170,19 +188,20 @@ int main(int argc, char **argv) {
   SummaryReporter Reporter;
   benchmark::RunSpecifiedBenchmarks(&Reporter);
   unsigned N = allThreads();
-  std::printf("\n%-12s %14s %14s %10s %12s\n", "kernel", "1 thread",
-              (std::to_string(N) + " threads").c_str(), "scaling",
-              "vs target");
+  std::printf("\n%-12s %14s %14s %10s %12s %16s %9s\n", "kernel",
+              "1 thread", (std::to_string(N) + " threads").c_str(), "scaling",
+              "vs target", "interpreter", "speed-up");
   for (const Shape &S : Shapes) {
-    auto One = Reporter.Measured.find({S.Kernel, 1});
-    auto All = Reporter.Measured.find({S.Kernel, N});
-    if (One == Reporter.Measured.end())
+    auto Rate = [&](unsigned T) {
+      auto It = Reporter.Measured.find({S.Kernel, T});
+      return It == Reporter.Measured.end() ? 0.0 : It->second;
+    };
+    double One = Rate(1), All = Rate(N), Interp = Rate(0);
+    if (!One)
       continue;
-    double Scale = All != Reporter.Measured.end() ? All->second / One->second : 0;
-    std::printf("%-12s %11.1f M/s %11.1f M/s %9.2fx %11.2fx\n", S.Kernel,
-                One->second / 1e6,
-                All != Reporter.Measured.end() ? All->second / 1e6 : 0.0,
-                Scale, One->second / TargetPerCore);
+    std::printf("%-12s %11.1f M/s %11.1f M/s %9.2fx %11.2fx %12.1f M/s %8.2fx\n",
+                S.Kernel, One / 1e6, All / 1e6, All / One, One / TargetPerCore,
+                Interp / 1e6, Interp ? One / Interp : 0.0);
   }
   auto Native = Reporter.Measured.find({"native_fma", 1});
   auto Fma = Reporter.Measured.find({"fma_loop", 1});
@@ -191,7 +210,13 @@ int main(int argc, char **argv) {
                 "the same register layout; fma_loop runs at %.2fx of it)\n",
                 Native->second / 1e6, Fma->second / Native->second);
   std::printf("(rates in emulated wave-instructions per second; scaling = "
-              "%u threads / 1 thread; vs target = 1 thread / 200 M)\n", N);
+              "%u threads / 1 thread; vs target = 1 thread / 200 M;\n"
+              " interpreter = 1 thread with the trace compiler off, "
+              "speed-up = 1 thread / interpreter)\n", N);
+  TraceCompilerStats J = traceCompilerStats();
+  std::printf("trace compiler: %llu traces compiled in %.1f ms, %llu reused\n",
+              static_cast<unsigned long long>(J.Compiled), J.Seconds * 1e3,
+              static_cast<unsigned long long>(J.Reused));
   benchmark::Shutdown();
   return 0;
 }

@@ -4,6 +4,7 @@
 
 #include "Decoder.h"
 #include "Dispatch.h"
+#include "TraceCache.h"
 
 #include "loom/codeobj/CodeObject.h"
 #include "loom/isa/Disassembler.h"
@@ -28,7 +29,8 @@ void ranOffTheEnd(Wave &W, const DecodedInst &I) {
 
 Expected<std::unique_ptr<CodeRegion>>
 CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
-                   uint64_t LoadBase, StringRef Name, uint32_t FirstId) {
+                   uint64_t LoadBase, StringRef Name, uint32_t FirstId,
+                   uint32_t JitThreshold) {
   std::unique_ptr<CodeRegion> R(new CodeRegion());
   R->Name = Name.str();
   R->LoadBase = LoadBase;
@@ -106,8 +108,15 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
   Sentinel.Id = FirstId + static_cast<uint32_t>(R->Insts.size());
   R->Insts.push_back(Sentinel);
   R->Texts.push_back("<end of code>");
+
+  // Insts is complete (the traces keep a pointer into it).
+  if (JitThreshold)
+    R->Traces = std::make_unique<TraceCache>(R->Insts.data(), R->size(), Dec,
+                                             JitThreshold, R->Name);
   return std::move(R);
 }
+
+CodeRegion::~CodeRegion() = default;
 
 uint32_t CodeRegion::indexOf(uint64_t Addr) const {
   if (Addr < Begin || Addr >= End || (Addr - Begin) % 4)

@@ -26,6 +26,7 @@ class CodeObject;
 namespace loom::emu {
 
 class Decoder;
+class TraceCache;
 
 inline constexpr uint32_t NoInstruction = ~0u;
 
@@ -39,10 +40,12 @@ public:
   };
 
   /// Decodes the executable segments of \p CO loaded at \p LoadBase.
-  /// Instruction ids start at \p FirstId.
+  /// Instruction ids start at \p FirstId. Traces that have run
+  /// \p JitThreshold times are compiled to host code (0: never).
   static llvm::Expected<std::unique_ptr<CodeRegion>>
   create(Decoder &Dec, const codeobj::CodeObject &CO, uint64_t LoadBase,
-         llvm::StringRef Name, uint32_t FirstId);
+         llvm::StringRef Name, uint32_t FirstId, uint32_t JitThreshold = 0);
+  ~CodeRegion();
 
   llvm::StringRef name() const { return Name; }
   uint64_t loadBase() const { return LoadBase; }
@@ -62,6 +65,10 @@ public:
   /// The kernel or function containing \p Addr.
   const Symbol *symbolAt(uint64_t Addr) const;
 
+  /// The region's traces (see TraceCache.h), or null with the trace
+  /// compiler off.
+  TraceCache *traces() const { return Traces.get(); }
+
 private:
   CodeRegion() = default;
 
@@ -72,6 +79,7 @@ private:
   std::vector<std::string> Texts;
   std::vector<uint32_t> IndexOfWord; // (Addr - Begin) / 4 -> index
   std::vector<Symbol> Symbols;       // by address
+  std::unique_ptr<TraceCache> Traces;
 };
 
 } // namespace loom::emu

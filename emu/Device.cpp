@@ -10,6 +10,7 @@
 
 #include "DeviceImpl.h"
 #include "Dispatch.h"
+#include "TraceCache.h"
 
 #include "loom/codeobj/Target.h"
 
@@ -229,7 +230,8 @@ MemoryMap &Device::memory() { return P->Memory; }
 Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
                            StringRef Name) {
   std::unique_lock<std::shared_mutex> G(P->CodeLock);
-  auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId);
+  auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId,
+                              jitThreshold(P->Options.JitThreshold));
   if (!R)
     return R.takeError();
   P->NextInstructionId += (*R)->size() + 1;
@@ -316,7 +318,8 @@ template <bool Count> void runSlice(Wave &W, unsigned Budget) {
       if (I.Flags & FlagVector)
         C.Lanes[I.Id] += std::popcount(W.exec());
     }
-    I.Fn(W, I);
+    // Relaxed: the trace compiler may switch a handler while waves run.
+    __atomic_load_n(&I.Fn, __ATOMIC_RELAXED)(W, I);
     if (W.State == WaveState::Faulted)
       return;
     uint32_t Next = W.NextIndex;

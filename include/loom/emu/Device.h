@@ -47,7 +47,20 @@ struct DeviceOptions {
   bool RecordMemoryAccesses = false;
   /// LDS per work-group, bytes (gfx90a: 64 KiB).
   uint32_t LdsSize = 64 * 1024;
+  /// Runs after which a trace (straight-line ALU code in one basic block)
+  /// is compiled to host code; 0 keeps everything in the interpreter.
+  /// LOOM_JIT_THRESHOLD overrides it (docs/emu.md, "Trace compiler").
+  uint32_t JitThreshold = 1000;
 };
+
+/// What the trace compiler (DeviceOptions::JitThreshold) has done in this
+/// process, over every device.
+struct TraceCompilerStats {
+  uint64_t Compiled = 0; ///< host functions compiled
+  uint64_t Reused = 0;   ///< traces whose code was already compiled
+  double Seconds = 0;    ///< time spent compiling
+};
+TraceCompilerStats traceCompilerStats();
 
 /// What differs between the processors the virtual GPU emulates. gfx90a
 /// (MI200) is complete; gfx940/gfx941/gfx942 (MI300) share its wave64

@@ -1,0 +1,915 @@
+//===- emu/Jit.cpp - Straight-line ALU code compiled to host code ---------===//
+//
+// Each instruction becomes the IR of its interpreter handler, written as
+// plainly as possible: sources loaded from the register files, the result
+// stored back (vector results blended into the old value on the EXEC lanes).
+// A vector register is a <64 x i32> value. The optimiser then forwards
+// stored values to later loads and drops stores that are overwritten, so
+// what reaches the machine code is one load per register read in the trace
+// and one store per register written.
+//
+// The semantics mirror the handlers they replace (VectorIntOps.cpp,
+// VectorFloatOps.cpp, LaneOps.cpp, VectorCompareOps.cpp, ScalarOps.cpp,
+// ScalarControlOps.cpp); keep the two in step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Jit.h"
+
+#include "Wave.h"
+
+#include "loom/emu/Device.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/DeadStoreElimination.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <chrono>
+#include <mutex>
+
+using namespace llvm;
+
+namespace loom::emu::jit {
+
+//===----------------------------------------------------------------------===//
+// Which instructions compile
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+enum Kind : uint8_t { Vector, Scalar, Branch, NoOp };
+
+Kind kindOf(Op O) {
+  if (O == Op::Nop)
+    return NoOp;
+  if (isBranch(O))
+    return Branch;
+  return O < Op::SMov32 ? Vector : Scalar;
+}
+
+bool isCompare(Op O) { return O >= Op::VCmpEqU32 && O <= Op::VCmpGeI32; }
+bool writesCarry(Op O) { return O >= Op::VAddCo && O <= Op::VSubbrevCo; }
+bool readsMask(Op O) {
+  return O == Op::VCndmask || O == Op::VAddcCo || O == Op::VSubbCo ||
+         O == Op::VSubbrevCo;
+}
+/// Scalar operations on 64-bit operands.
+bool isScalar64(Op O) {
+  switch (O) {
+  case Op::SMov64: case Op::SCselect64: case Op::SAnd64: case Op::SOr64:
+  case Op::SXor64: case Op::SAndn2_64: case Op::SOrn2_64: case Op::SNot64:
+  case Op::SCmpEqU64: case Op::SCmpLgU64: case Op::SAndSaveexec:
+  case Op::SOrSaveexec: case Op::SXorSaveexec: case Op::SAndn2Saveexec:
+    return true;
+  default:
+    return false;
+  }
+}
+
+const StringMap<Op> &opTable() {
+  static const StringMap<Op> T = {
+      {"S_NOP", Op::Nop},
+      {"S_WAITCNT", Op::Nop},
+      {"V_MOV_B32", Op::VMov},
+      {"V_ADD_F32", Op::VAddF32},
+      {"V_SUB_F32", Op::VSubF32},
+      {"V_SUBREV_F32", Op::VSubrevF32},
+      {"V_MUL_F32", Op::VMulF32},
+      {"V_FMA_F32", Op::VFmaF32},
+      {"V_FMAC_F32", Op::VFmaF32},
+      {"V_ADD_U32", Op::VAddU32},
+      {"V_SUB_U32", Op::VSubU32},
+      {"V_SUBREV_U32", Op::VSubrevU32},
+      {"V_AND_B32", Op::VAnd},
+      {"V_OR_B32", Op::VOr},
+      {"V_XOR_B32", Op::VXor},
+      {"V_NOT_B32", Op::VNot},
+      {"V_LSHLREV_B32", Op::VLshlrev},
+      {"V_LSHRREV_B32", Op::VLshrrev},
+      {"V_ASHRREV_I32", Op::VAshrrev},
+      {"V_MUL_LO_U32", Op::VMulLo},
+      {"V_MUL_LO_I32", Op::VMulLo},
+      {"V_MUL_U32_U24", Op::VMulU24},
+      {"V_CNDMASK_B32", Op::VCndmask},
+      {"V_ADD_CO_U32", Op::VAddCo},
+      {"V_ADDC_CO_U32", Op::VAddcCo},
+      {"V_SUB_CO_U32", Op::VSubCo},
+      {"V_SUBB_CO_U32", Op::VSubbCo},
+      {"V_SUBREV_CO_U32", Op::VSubrevCo},
+      {"V_SUBBREV_CO_U32", Op::VSubbrevCo},
+      {"V_CMP_EQ_U32", Op::VCmpEqU32},
+      {"V_CMP_NE_U32", Op::VCmpNeU32},
+      {"V_CMP_LT_U32", Op::VCmpLtU32},
+      {"V_CMP_LE_U32", Op::VCmpLeU32},
+      {"V_CMP_GT_U32", Op::VCmpGtU32},
+      {"V_CMP_GE_U32", Op::VCmpGeU32},
+      {"V_CMP_EQ_I32", Op::VCmpEqI32},
+      {"V_CMP_NE_I32", Op::VCmpNeI32},
+      {"V_CMP_LT_I32", Op::VCmpLtI32},
+      {"V_CMP_LE_I32", Op::VCmpLeI32},
+      {"V_CMP_GT_I32", Op::VCmpGtI32},
+      {"V_CMP_GE_I32", Op::VCmpGeI32},
+      {"S_MOV_B32", Op::SMov32},
+      {"S_MOV_B64", Op::SMov64},
+      {"S_MOVK_I32", Op::SMovk},
+      {"S_ADD_U32", Op::SAddU32},
+      {"S_SUB_U32", Op::SSubU32},
+      {"S_ADD_I32", Op::SAddI32},
+      {"S_SUB_I32", Op::SSubI32},
+      {"S_ADDC_U32", Op::SAddcU32},
+      {"S_SUBB_U32", Op::SSubbU32},
+      {"S_ADDK_I32", Op::SAddk},
+      {"S_MUL_I32", Op::SMulI32},
+      {"S_CSELECT_B32", Op::SCselect32},
+      {"S_CSELECT_B64", Op::SCselect64},
+      {"S_AND_B32", Op::SAnd32},
+      {"S_OR_B32", Op::SOr32},
+      {"S_XOR_B32", Op::SXor32},
+      {"S_ANDN2_B32", Op::SAndn2_32},
+      {"S_ORN2_B32", Op::SOrn2_32},
+      {"S_NOT_B32", Op::SNot32},
+      {"S_AND_B64", Op::SAnd64},
+      {"S_OR_B64", Op::SOr64},
+      {"S_XOR_B64", Op::SXor64},
+      {"S_ANDN2_B64", Op::SAndn2_64},
+      {"S_ORN2_B64", Op::SOrn2_64},
+      {"S_NOT_B64", Op::SNot64},
+      {"S_LSHL_B32", Op::SLshl32},
+      {"S_LSHR_B32", Op::SLshr32},
+      {"S_ASHR_I32", Op::SAshr32},
+      {"S_CMP_EQ_I32", Op::SCmpEqI32},
+      {"S_CMP_LG_I32", Op::SCmpLgI32},
+      {"S_CMP_GT_I32", Op::SCmpGtI32},
+      {"S_CMP_GE_I32", Op::SCmpGeI32},
+      {"S_CMP_LT_I32", Op::SCmpLtI32},
+      {"S_CMP_LE_I32", Op::SCmpLeI32},
+      {"S_CMP_EQ_U32", Op::SCmpEqU32},
+      {"S_CMP_LG_U32", Op::SCmpLgU32},
+      {"S_CMP_GT_U32", Op::SCmpGtU32},
+      {"S_CMP_GE_U32", Op::SCmpGeU32},
+      {"S_CMP_LT_U32", Op::SCmpLtU32},
+      {"S_CMP_LE_U32", Op::SCmpLeU32},
+      {"S_CMP_EQ_U64", Op::SCmpEqU64},
+      {"S_CMP_LG_U64", Op::SCmpLgU64},
+      {"S_AND_SAVEEXEC_B64", Op::SAndSaveexec},
+      {"S_OR_SAVEEXEC_B64", Op::SOrSaveexec},
+      {"S_XOR_SAVEEXEC_B64", Op::SXorSaveexec},
+      {"S_ANDN2_SAVEEXEC_B64", Op::SAndn2Saveexec},
+      {"S_BRANCH", Op::SBranch},
+      {"S_CBRANCH_SCC0", Op::SCbranchScc0},
+      {"S_CBRANCH_SCC1", Op::SCbranchScc1},
+      {"S_CBRANCH_VCCZ", Op::SCbranchVccz},
+      {"S_CBRANCH_VCCNZ", Op::SCbranchVccnz},
+      {"S_CBRANCH_EXECZ", Op::SCbranchExecz},
+      {"S_CBRANCH_EXECNZ", Op::SCbranchExecnz},
+  };
+  return T;
+}
+
+/// Registers (SGPRs, VGPRs) and constants only: no AGPRs (their index
+/// depends on the wave's accum_offset) and no special values.
+bool plainOperand(const Operand &Op, bool AllowVector) {
+  switch (Op.K) {
+  case Operand::Sgpr:
+  case Operand::Imm:
+    return true;
+  case Operand::Vgpr:
+    return AllowVector;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
+Op classify(StringRef OpName, const DecodedInst &I) {
+  OpName.consume_back("_pad_s_nop");
+  auto It = opTable().find(OpName);
+  if (It == opTable().end())
+    return Op::None;
+  Op O = It->second;
+  switch (kindOf(O)) {
+  case NoOp:
+    return O;
+  case Branch:
+    // A backward branch stays with the interpreter, which watches the
+    // loops it closes for spin-waits.
+    return (I.Flags & FlagBranch) && !(I.Flags & FlagBackwardBranch) ? O
+                                                                      : Op::None;
+  case Vector:
+    // Plain forms only: no SDWA, DPP, neg/abs, clamp or omod.
+    if (I.Flags & (FlagSdwa | FlagDpp | FlagHasSrcMods | FlagHasOutMods))
+      return Op::None;
+    for (unsigned K = 0; K < I.NumImm; ++K)
+      if (I.Imm[K])
+        return Op::None;
+    if (isCompare(O) ? I.NumDst > 1 : I.NumDst < 1 || I.Dst[0].K != Operand::Vgpr)
+      return Op::None;
+    if (isCompare(O) && I.NumDst == 1 && I.Dst[0].K != Operand::Sgpr)
+      return Op::None;
+    if (writesCarry(O) && I.NumDst == 2 && I.Dst[1].K != Operand::Sgpr)
+      return Op::None;
+    for (unsigned K = 0; K < I.NumSrc; ++K)
+      if (!plainOperand(I.Src[K], true))
+        return Op::None;
+    // The mask input of the VOP3 forms is an SGPR pair.
+    if (readsMask(O) && I.NumSrc > 2 && I.Src[2].K != Operand::Sgpr)
+      return Op::None;
+    if (I.NumSrc < (O == Op::VMov || O == Op::VNot ? 1u : 2u))
+      return Op::None;
+    if (O == Op::VFmaF32 && I.NumSrc != 3)
+      return Op::None;
+    return O;
+  case Scalar:
+    for (unsigned K = 0; K < I.NumSrc; ++K)
+      if (!plainOperand(I.Src[K], false))
+        return Op::None;
+    for (unsigned K = 0; K < I.NumDst; ++K)
+      if (I.Dst[K].K != Operand::Sgpr)
+        return Op::None;
+    return O;
+  }
+  return Op::None;
+}
+
+//===----------------------------------------------------------------------===//
+// IR for one trace
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Where a trace starts: its first instruction and that one's index in
+/// its region (branch targets are region indices).
+struct TraceStart {
+  const DecodedInst *Head;
+  uint32_t Index;
+  /// The target of the branch Head[K], relative to the head.
+  uint32_t relativeTarget(size_t K) const { return Head[K].Target - Index; }
+};
+
+class TraceEmitter {
+public:
+  /// Emits into \p F: (S, V, Scc) or, counting, (S, V, Scc, Executions,
+  /// Lanes).
+  TraceEmitter(LLVMContext &Ctx, Function &F)
+      : B(BasicBlock::Create(Ctx, "entry", &F)),
+        I32(Type::getInt32Ty(Ctx)), I64(Type::getInt64Ty(Ctx)),
+        Lanes(FixedVectorType::get(I32, WaveSize)),
+        Floats(FixedVectorType::get(Type::getFloatTy(Ctx), WaveSize)),
+        Bits(FixedVectorType::get(Type::getInt1Ty(Ctx), WaveSize)),
+        S(F.getArg(0)), V(F.getArg(1)), SccPtr(F.getArg(2)),
+        Executions(F.arg_size() > 3 ? F.getArg(3) : nullptr),
+        LaneCounts(F.arg_size() > 4 ? F.getArg(4) : nullptr) {}
+
+  /// Emits \p Ops, the instructions from \p At.Head on; returns the next
+  /// instruction's index relative to the head's.
+  void emit(TraceStart At, ArrayRef<Op> Ops) {
+    Value *Next = B.getInt32(Ops.size());
+    for (size_t K = 0; K < Ops.size(); ++K) {
+      const DecodedInst &I = At.Head[K];
+      // The interpreter has counted the first one (it runs the trace).
+      if (Executions && K > 0)
+        count(I, K);
+      switch (kindOf(Ops[K])) {
+      case NoOp:
+        break;
+      case Vector:
+        emitVector(Ops[K], I);
+        break;
+      case Scalar:
+        emitScalar(Ops[K], I);
+        break;
+      case Branch:
+        // Forward branches only: the target follows the head.
+        Next = B.CreateSelect(branchTaken(Ops[K]),
+                              B.getInt32(At.relativeTarget(K)),
+                              B.getInt32(K + 1));
+        break;
+      }
+    }
+    B.CreateRet(Next);
+  }
+
+private:
+  /// The interpreter's counters for \p I, the trace's \p K th
+  /// instruction, before it runs.
+  void count(const DecodedInst &I, size_t K) {
+    auto Bump = [&](Value *Base, Value *By) {
+      Value *P = B.CreateConstInBoundsGEP1_64(I64, Base, K);
+      B.CreateAlignedStore(B.CreateAdd(B.CreateAlignedLoad(I64, P, Align(8)), By),
+                           P, Align(8));
+    };
+    Bump(Executions, B.getInt64(1));
+    if (I.Flags & FlagVector)
+      Bump(LaneCounts, B.CreateUnaryIntrinsic(Intrinsic::ctpop, exec()));
+  }
+
+  // --- Scalar operand space ----------------------------------------------
+  Value *sgprPtr(unsigned Idx) {
+    return B.CreateConstInBoundsGEP1_32(I32, S, Idx);
+  }
+  Value *readS32(const Operand &Op) {
+    if (Op.K == Operand::Sgpr)
+      return B.CreateAlignedLoad(I32, sgprPtr(Op.Index), Align(4));
+    return B.getInt32(uint32_t(Op.Value));
+  }
+  Value *readS64(const Operand &Op) {
+    if (Op.K != Operand::Sgpr)
+      return B.getInt64(uint64_t(Op.Value));
+    return readPair(Op.Index);
+  }
+  Value *readPair(unsigned Idx) {
+    Value *Lo = B.CreateZExt(B.CreateAlignedLoad(I32, sgprPtr(Idx), Align(4)), I64);
+    Value *Hi = B.CreateZExt(B.CreateAlignedLoad(I32, sgprPtr(Idx + 1), Align(4)), I64);
+    return B.CreateOr(Lo, B.CreateShl(Hi, 32));
+  }
+  void writeS32(const Operand &Op, Value *Val) {
+    if (Op.K == Operand::Sgpr && Op.Index != SgprNull)
+      B.CreateAlignedStore(Val, sgprPtr(Op.Index), Align(4));
+  }
+  void writeS64(const Operand &Op, Value *Val) {
+    if (Op.K == Operand::Sgpr && Op.Index != SgprNull)
+      writePair(Op.Index, Val);
+  }
+  void writePair(unsigned Idx, Value *Val) {
+    B.CreateAlignedStore(B.CreateTrunc(Val, I32), sgprPtr(Idx), Align(4));
+    B.CreateAlignedStore(B.CreateTrunc(B.CreateLShr(Val, 32), I32),
+                         sgprPtr(Idx + 1), Align(4));
+  }
+  Value *exec() { return readPair(SgprExecLo); }
+  Value *vcc() { return readPair(SgprVccLo); }
+  Value *scc() {
+    return B.CreateTrunc(B.CreateLoad(B.getInt8Ty(), SccPtr), B.getInt1Ty());
+  }
+  void setScc(Value *Bit) {
+    B.CreateStore(B.CreateZExt(Bit, B.getInt8Ty()), SccPtr);
+  }
+
+  // --- Vector registers ----------------------------------------------------
+  Value *vgprPtr(unsigned Idx) {
+    return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), V,
+                                        uint64_t(Idx) * WaveSize * 4);
+  }
+  /// A 32-bit source as 64 lanes (scalars and constants broadcast).
+  Value *readV(const Operand &Op) {
+    if (Op.K == Operand::Vgpr)
+      return B.CreateAlignedLoad(Lanes, vgprPtr(Op.Index), Align(4));
+    return B.CreateVectorSplat(WaveSize, readS32(Op));
+  }
+  /// Writes \p Val to the EXEC lanes of \p Dst.
+  void writeV(const Operand &Dst, Value *Val) {
+    Value *Ptr = vgprPtr(Dst.Index);
+    Value *Old = B.CreateAlignedLoad(Lanes, Ptr, Align(4));
+    B.CreateAlignedStore(B.CreateSelect(lanes(exec()), Val, Old), Ptr, Align(4));
+  }
+  /// A lane mask as one bit per lane, and back.
+  Value *lanes(Value *Mask) { return B.CreateBitCast(Mask, Bits); }
+  Value *mask(Value *LaneBits) { return B.CreateBitCast(LaneBits, I64); }
+  Value *asFloat(Value *X) { return B.CreateBitCast(X, Floats); }
+  Value *asInt(Value *X) { return B.CreateBitCast(X, Lanes); }
+
+  /// The mask input of v_cndmask / v_addc: VCC for e32, an SGPR pair for
+  /// e64 (the source after the two lane sources).
+  Value *maskIn(const DecodedInst &I) {
+    return I.NumSrc > 2 ? readS64(I.Src[2]) : vcc();
+  }
+  /// Writes a compare or carry mask: VCC unless the instruction names an
+  /// SGPR pair.
+  void writeMask(const Operand *Dst, Value *M) {
+    if (Dst)
+      writeS64(*Dst, M);
+    else
+      writePair(SgprVccLo, M);
+  }
+
+  void emitVector(Op O, const DecodedInst &I) {
+    Value *A = readV(I.Src[0]);
+    Value *Bv = I.NumSrc > 1 && O != Op::VMov && O != Op::VNot ? readV(I.Src[1])
+                                                               : nullptr;
+    Value *R = nullptr;
+    auto Float = [&](auto F) { R = asInt(F(asFloat(A), asFloat(Bv))); };
+    auto Shift = [&](Value *Amount) {
+      return B.CreateAnd(Amount, B.CreateVectorSplat(WaveSize, B.getInt32(31)));
+    };
+    switch (O) {
+    case Op::VMov:
+      R = A;
+      break;
+    case Op::VAddF32:
+      Float([&](Value *X, Value *Y) { return B.CreateFAdd(X, Y); });
+      break;
+    case Op::VSubF32:
+      Float([&](Value *X, Value *Y) { return B.CreateFSub(X, Y); });
+      break;
+    case Op::VSubrevF32:
+      Float([&](Value *X, Value *Y) { return B.CreateFSub(Y, X); });
+      break;
+    case Op::VMulF32:
+      Float([&](Value *X, Value *Y) { return B.CreateFMul(X, Y); });
+      break;
+    case Op::VFmaF32:
+      R = asInt(B.CreateIntrinsic(Intrinsic::fma, {Floats},
+                                  {asFloat(A), asFloat(Bv),
+                                   asFloat(readV(I.Src[2]))}));
+      break;
+    case Op::VAddU32:
+      R = B.CreateAdd(A, Bv);
+      break;
+    case Op::VSubU32:
+      R = B.CreateSub(A, Bv);
+      break;
+    case Op::VSubrevU32:
+      R = B.CreateSub(Bv, A);
+      break;
+    case Op::VAnd:
+      R = B.CreateAnd(A, Bv);
+      break;
+    case Op::VOr:
+      R = B.CreateOr(A, Bv);
+      break;
+    case Op::VXor:
+      R = B.CreateXor(A, Bv);
+      break;
+    case Op::VNot:
+      R = B.CreateNot(A);
+      break;
+    case Op::VLshlrev:
+      R = B.CreateShl(Bv, Shift(A));
+      break;
+    case Op::VLshrrev:
+      R = B.CreateLShr(Bv, Shift(A));
+      break;
+    case Op::VAshrrev:
+      R = B.CreateAShr(Bv, Shift(A));
+      break;
+    case Op::VMulLo:
+      R = B.CreateMul(A, Bv);
+      break;
+    case Op::VMulU24: {
+      Value *Low24 = B.CreateVectorSplat(WaveSize, B.getInt32(0xffffff));
+      R = B.CreateMul(B.CreateAnd(A, Low24), B.CreateAnd(Bv, Low24));
+      break;
+    }
+    case Op::VCndmask:
+      R = B.CreateSelect(lanes(maskIn(I)), Bv, A);
+      break;
+    case Op::VAddCo:
+    case Op::VAddcCo:
+    case Op::VSubCo:
+    case Op::VSubbCo:
+    case Op::VSubrevCo:
+    case Op::VSubbrevCo:
+      return emitCarry(O, I, A, Bv);
+    default:
+      return emitCompare(O, I, A, Bv);
+    }
+    writeV(I.Dst[0], R);
+  }
+
+  /// The carry forms (addCarry / subBorrow in VectorIntOps.cpp): the
+  /// 32-bit result and a carry (borrow) mask of the EXEC lanes.
+  void emitCarry(Op O, const DecodedInst &I, Value *A, Value *Bv) {
+    bool Add = O == Op::VAddCo || O == Op::VAddcCo;
+    bool Rev = O == Op::VSubrevCo || O == Op::VSubbrevCo;
+    if (Rev)
+      std::swap(A, Bv);
+    Value *Cin = O == Op::VAddcCo || O == Op::VSubbCo || O == Op::VSubbrevCo
+                     ? B.CreateZExt(lanes(maskIn(I)), Lanes)
+                     : Constant::getNullValue(Lanes);
+    Value *R, *C;
+    if (Add) {
+      Value *T = B.CreateAdd(A, Bv);
+      R = B.CreateAdd(T, Cin);
+      C = B.CreateOr(B.CreateICmpULT(T, A), B.CreateICmpULT(R, T));
+    } else {
+      Value *T = B.CreateSub(A, Bv);
+      R = B.CreateSub(T, Cin);
+      C = B.CreateOr(B.CreateICmpULT(A, Bv), B.CreateICmpULT(T, Cin));
+    }
+    Value *Exec = exec();
+    writeMask(I.NumDst >= 2 ? &I.Dst[1] : nullptr, B.CreateAnd(mask(C), Exec));
+    writeV(I.Dst[0], R);
+  }
+
+  void emitCompare(Op O, const DecodedInst &I, Value *A, Value *Bv) {
+    static constexpr CmpInst::Predicate Preds[] = {
+        CmpInst::ICMP_EQ,  CmpInst::ICMP_NE,  CmpInst::ICMP_ULT,
+        CmpInst::ICMP_ULE, CmpInst::ICMP_UGT, CmpInst::ICMP_UGE,
+        CmpInst::ICMP_EQ,  CmpInst::ICMP_NE,  CmpInst::ICMP_SLT,
+        CmpInst::ICMP_SLE, CmpInst::ICMP_SGT, CmpInst::ICMP_SGE};
+    unsigned K = unsigned(O) - unsigned(Op::VCmpEqU32);
+    Value *M = mask(B.CreateICmp(Preds[K], A, Bv));
+    writeMask(I.NumDst ? &I.Dst[0] : nullptr, B.CreateAnd(M, exec()));
+  }
+
+  void emitScalar(Op O, const DecodedInst &I) {
+    if (isScalar64(O))
+      return emitScalar64(O, I);
+    auto Src = [&](unsigned K) { return readS32(I.Src[K]); };
+    auto Nz = [&](Value *R) { setScc(B.CreateICmpNE(R, B.getInt32(0))); };
+    auto Cmp = [&](CmpInst::Predicate P) {
+      setScc(B.CreateICmp(P, Src(0), Src(1)));
+    };
+    auto Overflow = [&](Intrinsic::ID Id, Value *X, Value *Y) {
+      Value *Pair = B.CreateBinaryIntrinsic(Id, X, Y);
+      setScc(B.CreateExtractValue(Pair, 1));
+      return B.CreateExtractValue(Pair, 0);
+    };
+    Value *R = nullptr;
+    switch (O) {
+    case Op::SMov32:
+      R = Src(0);
+      break;
+    case Op::SMovk:
+      R = B.getInt32(uint32_t(int32_t(int16_t(I.Imm[0]))));
+      break;
+    case Op::SAddU32:
+      R = Overflow(Intrinsic::uadd_with_overflow, Src(0), Src(1));
+      break;
+    case Op::SSubU32:
+      R = Overflow(Intrinsic::usub_with_overflow, Src(0), Src(1));
+      break;
+    case Op::SAddI32:
+      R = Overflow(Intrinsic::sadd_with_overflow, Src(0), Src(1));
+      break;
+    case Op::SSubI32:
+      R = Overflow(Intrinsic::ssub_with_overflow, Src(0), Src(1));
+      break;
+    case Op::SAddk:
+      R = Overflow(Intrinsic::sadd_with_overflow, Src(0),
+                   B.getInt32(uint32_t(int32_t(int16_t(I.Imm[0])))));
+      break;
+    case Op::SAddcU32:
+    case Op::SSubbU32: {
+      Value *X = B.CreateZExt(Src(0), I64), *Y = B.CreateZExt(Src(1), I64);
+      Value *C = B.CreateZExt(scc(), I64);
+      Value *W = O == Op::SAddcU32 ? B.CreateAdd(B.CreateAdd(X, Y), C)
+                                   : B.CreateSub(B.CreateSub(X, Y), C);
+      setScc(B.CreateTrunc(B.CreateLShr(W, 32), B.getInt1Ty()));
+      R = B.CreateTrunc(W, I32);
+      break;
+    }
+    case Op::SMulI32:
+      R = B.CreateMul(Src(0), Src(1));
+      break;
+    case Op::SCselect32:
+      R = B.CreateSelect(scc(), Src(0), Src(1));
+      break;
+    case Op::SAnd32:
+      Nz(R = B.CreateAnd(Src(0), Src(1)));
+      break;
+    case Op::SOr32:
+      Nz(R = B.CreateOr(Src(0), Src(1)));
+      break;
+    case Op::SXor32:
+      Nz(R = B.CreateXor(Src(0), Src(1)));
+      break;
+    case Op::SAndn2_32:
+      Nz(R = B.CreateAnd(Src(0), B.CreateNot(Src(1))));
+      break;
+    case Op::SOrn2_32:
+      Nz(R = B.CreateOr(Src(0), B.CreateNot(Src(1))));
+      break;
+    case Op::SNot32:
+      Nz(R = B.CreateNot(Src(0)));
+      break;
+    case Op::SLshl32:
+      Nz(R = B.CreateShl(Src(0), B.CreateAnd(Src(1), 31)));
+      break;
+    case Op::SLshr32:
+      Nz(R = B.CreateLShr(Src(0), B.CreateAnd(Src(1), 31)));
+      break;
+    case Op::SAshr32:
+      Nz(R = B.CreateAShr(Src(0), B.CreateAnd(Src(1), 31)));
+      break;
+    case Op::SCmpEqI32: return Cmp(CmpInst::ICMP_EQ);
+    case Op::SCmpLgI32: return Cmp(CmpInst::ICMP_NE);
+    case Op::SCmpGtI32: return Cmp(CmpInst::ICMP_SGT);
+    case Op::SCmpGeI32: return Cmp(CmpInst::ICMP_SGE);
+    case Op::SCmpLtI32: return Cmp(CmpInst::ICMP_SLT);
+    case Op::SCmpLeI32: return Cmp(CmpInst::ICMP_SLE);
+    case Op::SCmpEqU32: return Cmp(CmpInst::ICMP_EQ);
+    case Op::SCmpLgU32: return Cmp(CmpInst::ICMP_NE);
+    case Op::SCmpGtU32: return Cmp(CmpInst::ICMP_UGT);
+    case Op::SCmpGeU32: return Cmp(CmpInst::ICMP_UGE);
+    case Op::SCmpLtU32: return Cmp(CmpInst::ICMP_ULT);
+    case Op::SCmpLeU32: return Cmp(CmpInst::ICMP_ULE);
+    default:
+      llvm_unreachable("not a 32-bit scalar operation");
+    }
+    writeS32(I.Dst[0], R);
+  }
+
+  void emitScalar64(Op O, const DecodedInst &I) {
+    auto Src = [&](unsigned K) { return readS64(I.Src[K]); };
+    auto Nz = [&](Value *R) { setScc(B.CreateICmpNE(R, B.getInt64(0))); };
+    Value *R = nullptr;
+    switch (O) {
+    case Op::SMov64:
+      R = Src(0);
+      break;
+    case Op::SCselect64:
+      R = B.CreateSelect(scc(), Src(0), Src(1));
+      break;
+    case Op::SAnd64:
+      Nz(R = B.CreateAnd(Src(0), Src(1)));
+      break;
+    case Op::SOr64:
+      Nz(R = B.CreateOr(Src(0), Src(1)));
+      break;
+    case Op::SXor64:
+      Nz(R = B.CreateXor(Src(0), Src(1)));
+      break;
+    case Op::SAndn2_64:
+      Nz(R = B.CreateAnd(Src(0), B.CreateNot(Src(1))));
+      break;
+    case Op::SOrn2_64:
+      Nz(R = B.CreateOr(Src(0), B.CreateNot(Src(1))));
+      break;
+    case Op::SNot64:
+      Nz(R = B.CreateNot(Src(0)));
+      break;
+    case Op::SCmpEqU64:
+      return setScc(B.CreateICmpEQ(Src(0), Src(1)));
+    case Op::SCmpLgU64:
+      return setScc(B.CreateICmpNE(Src(0), Src(1)));
+    case Op::SAndSaveexec:
+    case Op::SOrSaveexec:
+    case Op::SXorSaveexec:
+    case Op::SAndn2Saveexec: {
+      // sdst = the old EXEC; EXEC = F(ssrc0, EXEC); SCC = EXEC != 0.
+      Value *X = Src(0), *Old = exec(), *New;
+      if (O == Op::SAndSaveexec)
+        New = B.CreateAnd(X, Old);
+      else if (O == Op::SOrSaveexec)
+        New = B.CreateOr(X, Old);
+      else if (O == Op::SXorSaveexec)
+        New = B.CreateXor(X, Old);
+      else
+        New = B.CreateAnd(X, B.CreateNot(Old));
+      writeS64(I.Dst[0], Old);
+      writePair(SgprExecLo, New);
+      return Nz(New);
+    }
+    default:
+      llvm_unreachable("not a 64-bit scalar operation");
+    }
+    writeS64(I.Dst[0], R);
+  }
+
+  Value *branchTaken(Op O) {
+    switch (O) {
+    case Op::SBranch:
+      return B.getTrue();
+    case Op::SCbranchScc0:
+      return B.CreateNot(scc());
+    case Op::SCbranchScc1:
+      return scc();
+    case Op::SCbranchVccz:
+      return B.CreateICmpEQ(vcc(), B.getInt64(0));
+    case Op::SCbranchVccnz:
+      return B.CreateICmpNE(vcc(), B.getInt64(0));
+    case Op::SCbranchExecz:
+      return B.CreateICmpEQ(exec(), B.getInt64(0));
+    case Op::SCbranchExecnz:
+      return B.CreateICmpNE(exec(), B.getInt64(0));
+    default:
+      llvm_unreachable("not a branch");
+    }
+  }
+
+  IRBuilder<> B;
+  Type *I32, *I64;
+  FixedVectorType *Lanes, *Floats, *Bits;
+  Value *S, *V, *SccPtr;
+  Value *Executions, *LaneCounts; // null: not counting
+};
+
+//===----------------------------------------------------------------------===//
+// The JIT
+//===----------------------------------------------------------------------===//
+
+} // namespace
+
+/// One ORC JIT for the process, for every device: compiling is rare (a
+/// trace once it is hot) and serialised.
+class Engine {
+public:
+  static Expected<Engine &> get() {
+    static Engine E;
+    if (!E.J)
+      return createStringError(inconvertibleErrorCode(), E.InitError);
+    return E;
+  }
+
+  /// The host function for the trace at \p At, compiled or from the
+  /// cache.
+  Expected<void *> get(TraceStart At, ArrayRef<Op> Ops, bool Counted,
+                       StringRef Name) {
+    std::lock_guard<std::mutex> G(Lock);
+    std::string Key = keyOf(At, Ops, Counted);
+    auto It = Cache.find(Key);
+    if (It != Cache.end()) {
+      ++Totals.Reused;
+      return It->second;
+    }
+    auto Start = std::chrono::steady_clock::now();
+    Expected<void *> Fn = compile(At, Ops, Counted, Name);
+    Totals.Seconds += std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count();
+    if (Fn) {
+      ++Totals.Compiled;
+      Cache[Key] = *Fn;
+    }
+    return Fn;
+  }
+
+  TraceCompilerStats stats() {
+    std::lock_guard<std::mutex> G(Lock);
+    return Totals;
+  }
+
+private:
+  Engine() {
+    InitializeNativeTarget();
+    InitializeNativeTargetAsmPrinter();
+    auto JTMB = orc::JITTargetMachineBuilder::detectHost();
+    if (!JTMB) {
+      InitError = toString(JTMB.takeError());
+      return;
+    }
+    JTMB->setCodeGenOptLevel(CodeGenOptLevel::Less);
+    CPU = JTMB->getCPU();
+    Features = JTMB->getFeatures().getString();
+    auto TMOr = JTMB->createTargetMachine();
+    if (!TMOr) {
+      InitError = toString(TMOr.takeError());
+      return;
+    }
+    TM = std::move(*TMOr);
+    auto JOr = orc::LLJITBuilder().setJITTargetMachineBuilder(*JTMB).create();
+    if (!JOr) {
+      InitError = toString(JOr.takeError());
+      return;
+    }
+    J = std::move(*JOr);
+  }
+
+  Expected<void *> compile(TraceStart At, ArrayRef<Op> Ops, bool Counted,
+                           StringRef Name) {
+    std::string Symbol = "loom_trace_" + std::to_string(Totals.Compiled);
+    auto Ctx = std::make_unique<LLVMContext>();
+    auto M = std::make_unique<Module>(Symbol, *Ctx);
+    M->setDataLayout(J->getDataLayout());
+    M->setTargetTriple(J->getTargetTriple());
+    Function *F = declare(*M, Symbol, Counted);
+    TraceEmitter(*Ctx, *F).emit(At, Ops);
+    if (verifyFunction(*F, &errs()))
+      return createStringError(inconvertibleErrorCode(),
+                               "trace at " + Name + ": invalid IR");
+    optimize(*M);
+    if (Error E = J->addIRModule(orc::ThreadSafeModule(
+            std::move(M), orc::ThreadSafeContext(std::move(Ctx)))))
+      return std::move(E);
+    auto Addr = J->lookup(Symbol);
+    if (!Addr)
+      return Addr.takeError();
+    return Addr->toPtr<void *>();
+  }
+
+  /// Everything the code of a trace depends on: the operations, their
+  /// operands and immediates, which ones count lanes, and branch targets
+  /// relative to the head.
+  static std::string keyOf(TraceStart At, ArrayRef<Op> Ops, bool Counted) {
+    std::string Key;
+    auto Put = [&](const auto &X) {
+      Key.append(reinterpret_cast<const char *>(&X), sizeof(X));
+    };
+    auto PutOperand = [&](const Operand &O) {
+      Put(O.K);
+      Put(O.Regs);
+      Put(O.Index);
+      Put(O.Value);
+    };
+    Put(Counted);
+    for (size_t K = 0; K < Ops.size(); ++K) {
+      const DecodedInst &I = At.Head[K];
+      Put(Ops[K]);
+      Put(bool(I.Flags & FlagVector));
+      Put(I.NumDst);
+      Put(I.NumSrc);
+      Put(I.NumImm);
+      for (unsigned J = 0; J < I.NumDst; ++J)
+        PutOperand(I.Dst[J]);
+      for (unsigned J = 0; J < I.NumSrc; ++J)
+        PutOperand(I.Src[J]);
+      for (unsigned J = 0; J < I.NumImm; ++J)
+        Put(I.Imm[J]);
+      if (isBranch(Ops[K]))
+        Put(At.relativeTarget(K));
+    }
+    return Key;
+  }
+
+  /// A trace function: every pointer argument is its own memory.
+  Function *declare(Module &M, const std::string &Symbol, bool Counted) {
+    LLVMContext &Ctx = M.getContext();
+    PointerType *Ptr = PointerType::getUnqual(Ctx);
+    SmallVector<Type *, 5> Params(Counted ? 5 : 3, Ptr);
+    FunctionType *Ty =
+        FunctionType::get(Type::getInt32Ty(Ctx), Params, /*isVarArg=*/false);
+    Function *F = Function::Create(Ty, Function::ExternalLinkage, Symbol, M);
+    for (unsigned K = 0; K < Params.size(); ++K) {
+      F->addParamAttr(K, Attribute::NoAlias);
+      F->addParamAttr(K, Attribute::NoUndef);
+    }
+    F->addFnAttr(Attribute::NoUnwind);
+    // Whole-wave values: let the backend use the widest vectors it has.
+    F->addFnAttr("min-legal-vector-width", "512");
+    F->addFnAttr("prefer-vector-width", "512");
+    F->addFnAttr("target-cpu", CPU);
+    F->addFnAttr("target-features", Features);
+    return F;
+  }
+
+  /// Forwarding of stored register values to later reads, dead stores,
+  /// and the usual clean-up: what turns the naive IR into tight code.
+  void optimize(Module &M) {
+    LoopAnalysisManager LAM;
+    FunctionAnalysisManager FAM;
+    CGSCCAnalysisManager CGAM;
+    ModuleAnalysisManager MAM;
+    PassBuilder PB(TM.get());
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    FunctionPassManager FPM;
+    FPM.addPass(EarlyCSEPass(/*UseMemorySSA=*/true));
+    FPM.addPass(InstCombinePass());
+    FPM.addPass(DSEPass());
+    ModulePassManager MPM;
+    MPM.addPass(createModuleToFunctionPassAdaptor(std::move(FPM)));
+    MPM.run(M, MAM);
+  }
+
+  std::mutex Lock;
+  std::unique_ptr<orc::LLJIT> J;
+  std::unique_ptr<TargetMachine> TM;
+  std::string CPU, Features, InitError;
+  StringMap<void *> Cache;
+  TraceCompilerStats Totals;
+};
+
+template <class Fn>
+static Expected<Fn> compileAs(const DecodedInst *Head, uint32_t HeadIndex,
+                              ArrayRef<Op> Ops, bool Counted, StringRef Name) {
+  auto E = Engine::get();
+  if (!E)
+    return E.takeError();
+  auto Code = E->get({Head, HeadIndex}, Ops, Counted, Name);
+  if (!Code)
+    return Code.takeError();
+  return reinterpret_cast<Fn>(*Code);
+}
+
+Expected<TraceFn> compileTrace(const DecodedInst *Head, uint32_t HeadIndex,
+                               ArrayRef<Op> Ops, StringRef Name) {
+  return compileAs<TraceFn>(Head, HeadIndex, Ops, false, Name);
+}
+
+Expected<CountedTraceFn> compileCountedTrace(const DecodedInst *Head,
+                                             uint32_t HeadIndex,
+                                             ArrayRef<Op> Ops,
+                                             StringRef Name) {
+  return compileAs<CountedTraceFn>(Head, HeadIndex, Ops, true, Name);
+}
+
+} // namespace loom::emu::jit
+
+namespace loom::emu {
+
+TraceCompilerStats traceCompilerStats() {
+  auto E = jit::Engine::get();
+  if (!E) {
+    consumeError(E.takeError());
+    return {};
+  }
+  return E->stats();
+}
+
+} // namespace loom::emu

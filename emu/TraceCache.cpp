@@ -1,0 +1,154 @@
+//===- emu/TraceCache.cpp - Hot traces of a code region, compiled ---------===//
+
+#include "TraceCache.h"
+
+#include "CodeRegion.h"
+#include "Decoder.h"
+#include "Dispatch.h"
+#include "Semantics.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace loom::emu {
+
+namespace {
+
+/// MODE bits compiled code depends on, and the value they must have: the
+/// float round and denorm fields at their defaults (round to nearest even,
+/// denormals kept, as the host computes) and GPR indexing off.
+constexpr uint32_t JitModeMask = 0xff | ModeGprIdxEn;
+constexpr uint32_t JitMode = 0xf0;
+
+/// Handler of a cold trace's first instruction: counts, compiles when the
+/// trace turns hot, and runs the instruction itself.
+void countTrace(Wave &W, const DecodedInst &I) {
+  TraceCache &C = *W.Region->traces();
+  TraceCache::Trace &T = C.at(W.Index);
+  if (T.Runs.fetch_add(1, std::memory_order_relaxed) + 1 == C.threshold())
+    C.compile(W.Index);
+  T.Original(W, I);
+}
+
+/// Handler of a compiled trace's first instruction: runs the whole trace.
+void runTrace(Wave &W, const DecodedInst &I) {
+  TraceCache &C = *W.Region->traces();
+  TraceCache::Trace &T = C.at(W.Index);
+  if ((W.Mode & JitModeMask) != JitMode) [[unlikely]]
+    return T.Original(W, I);
+  if (W.D->Count) [[unlikely]] {
+    jit::CountedTraceFn Fn = T.RunCounted.load(std::memory_order_acquire);
+    if (!Fn && !(Fn = C.counted(W.Index)))
+      return T.Original(W, I);
+    WorkerCounters &Counters = *W.Counters;
+    W.NextIndex = W.Index + Fn(W.S, W.V, &W.SCC,
+                               Counters.Executions.data() + I.Id,
+                               Counters.Lanes.data() + I.Id);
+    return;
+  }
+  W.NextIndex = W.Index + T.Run(W.S, W.V, &W.SCC);
+}
+
+/// Says once per process that the trace compiler failed.
+void warnOnce(llvm::Error E) {
+  static std::once_flag Warned;
+  std::string Msg = llvm::toString(std::move(E));
+  std::call_once(Warned, [&] {
+    std::fprintf(stderr, "loom: trace compiler: %s; interpreting instead\n",
+                 Msg.c_str());
+  });
+}
+
+/// Instructions worth a call into compiled code: at least two that do
+/// something.
+bool worthCompiling(const std::vector<jit::Op> &Ops) {
+  size_t Work = 0;
+  for (jit::Op O : Ops)
+    Work += O != jit::Op::Nop;
+  return Work >= 2;
+}
+
+} // namespace
+
+TraceCache::TraceCache(DecodedInst *Insts, uint32_t Size, const Decoder &Dec,
+                       uint32_t Threshold, std::string RegionName)
+    : Insts(Insts), Heads(Size), Threshold(std::max(1u, Threshold)),
+      RegionName(std::move(RegionName)) {
+  uint32_t Idx = 0;
+  while (Idx < Size) {
+    std::vector<jit::Op> Ops;
+    uint32_t End = Idx;
+    while (End < Size) {
+      const DecodedInst &I = Insts[End];
+      if (End > Idx && (I.Flags & FlagStartsBlock))
+        break;
+      jit::Op O = I.Fn == illegalInstruction
+                      ? jit::Op::None
+                      : jit::classify(Dec.nameOf(I.NameId), I);
+      if (O == jit::Op::None)
+        break;
+      Ops.push_back(O);
+      ++End;
+      if (jit::isBranch(O) || (I.Flags & FlagEndsBlock))
+        break;
+    }
+    if (worthCompiling(Ops)) {
+      auto T = std::make_unique<Trace>();
+      T->Ops = std::move(Ops);
+      T->Original = Insts[Idx].Fn;
+      Insts[Idx].Fn = countTrace;
+      Heads[Idx] = std::move(T);
+      ++NumTraces;
+    }
+    Idx = End > Idx ? End : Idx + 1;
+  }
+}
+
+void TraceCache::compile(uint32_t Index) {
+  std::lock_guard<std::mutex> G(CompileLock);
+  Trace &T = at(Index);
+  DecodedInst &Head = Insts[Index];
+  if (__atomic_load_n(&Head.Fn, __ATOMIC_RELAXED) != countTrace)
+    return;
+  auto Fn = jit::compileTrace(&Head, Index, T.Ops, name(Index));
+  if (!Fn) {
+    // The interpreter runs the trace as before.
+    warnOnce(Fn.takeError());
+    __atomic_store_n(&Head.Fn, T.Original, __ATOMIC_RELEASE);
+    return;
+  }
+  T.Run = *Fn;
+  __atomic_store_n(&Head.Fn, runTrace, __ATOMIC_RELEASE);
+}
+
+jit::CountedTraceFn TraceCache::counted(uint32_t Index) {
+  std::lock_guard<std::mutex> G(CompileLock);
+  Trace &T = at(Index);
+  if (jit::CountedTraceFn Fn = T.RunCounted.load(std::memory_order_relaxed))
+    return Fn;
+  if (T.CountedFailed)
+    return nullptr;
+  auto Fn = jit::compileCountedTrace(&Insts[Index], Index, T.Ops, name(Index));
+  if (!Fn) {
+    warnOnce(Fn.takeError());
+    T.CountedFailed = true;
+    return nullptr;
+  }
+  T.RunCounted.store(*Fn, std::memory_order_release);
+  return *Fn;
+}
+
+std::string TraceCache::name(uint32_t Index) const {
+  return RegionName + "+0x" +
+         llvm::utohexstr(Insts[Index].Address - Insts[0].Address);
+}
+
+uint32_t jitThreshold(uint32_t Option) {
+  if (const char *Env = std::getenv("LOOM_JIT_THRESHOLD"))
+    return static_cast<uint32_t>(std::strtoul(Env, nullptr, 10));
+  return Option;
+}
+
+} // namespace loom::emu

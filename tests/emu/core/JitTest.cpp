@@ -1,0 +1,185 @@
+//===- tests/emu/core/JitTest.cpp - The trace compiler --------------------===//
+//
+// Compiled traces against the interpreter: the same kernels on a device
+// that compiles every trace on first use and on one that never compiles,
+// with results and counters compared exactly, and a host reference. The
+// differential and random corpora run under the trace compiler too (ctest
+// -R '^jit\.').
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/emu/Module.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace loom::emu;
+
+namespace {
+
+std::string fixture(int Level) {
+  return std::string(LOOM_EMU_CORE_DIR) + "/jit.O" + std::to_string(Level) +
+         ".elf";
+}
+
+/// The host version of kernel `mix`.
+void mixReference(unsigned In, int Iters, unsigned &U0, unsigned &U1,
+                  float &F) {
+  unsigned X = In, Y = X * 2654435761u + 12345u;
+  volatile float Fv = float(X & 1023u) * 0.25f, H = 1.5f;
+  unsigned long long Acc = X;
+  for (int I = 0; I < Iters; ++I) {
+    if (X & 1u)
+      X = X * 3u + 1u;
+    else if (X & 2u)
+      X ^= X >> 3;
+    else
+      X = (X >> 1) + 7u;
+    Y = (Y << 3) | (Y >> 29);
+    Y -= X;
+    Acc += (unsigned long long)Y * 7u;
+    if (int(Y) < int(X)) {
+      float P = Fv * 0.999f;
+      Fv = P + H;
+    } else {
+      float P = 0.5f * H;
+      Fv = Fv - P;
+    }
+    H = __builtin_fmaf(H, 1.0001f, -0.0001f);
+  }
+  U0 = X ^ unsigned(Acc);
+  U1 = unsigned(Acc >> 32) + Y;
+  F = Fv + H;
+}
+
+struct MixRun {
+  std::vector<unsigned> U;
+  std::vector<float> F;
+  DispatchResult R;
+};
+
+class JitTest : public ::testing::TestWithParam<int> {
+protected:
+  /// Runs `mix` on a device with the given trace threshold and counters.
+  MixRun mix(uint32_t Threshold, bool Count, unsigned N, int Iters) {
+    DeviceOptions O;
+    O.JitThreshold = Threshold;
+    O.CollectCounters = Count;
+    O.Threads = 2;
+    auto D = Device::create(O);
+    EXPECT_TRUE(bool(D)) << llvm::toString(D.takeError());
+    auto M = Module::loadFile(**D, fixture(GetParam()));
+    EXPECT_TRUE(bool(M)) << llvm::toString(M.takeError());
+    DeviceBuffer OutU(**D, N * 8), OutF(**D, N * 4), In(**D, N * 4);
+    for (unsigned I = 0; I < N; ++I)
+      In.data<unsigned>()[I] = I * 0x9e3779b9u + 17u;
+    auto R = (*M)->launch("mix", LaunchConfig::linear(N, 64),
+                          KernelArgs()
+                              .add(OutU.address())
+                              .add(OutF.address())
+                              .add(In.address())
+                              .add(Iters));
+    EXPECT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    MixRun Out;
+    Out.U.assign(OutU.data<unsigned>(), OutU.data<unsigned>() + 2 * N);
+    Out.F.assign(OutF.data<float>(), OutF.data<float>() + N);
+    if (R)
+      Out.R = *R;
+    return Out;
+  }
+};
+
+TEST_P(JitTest, CompiledTracesMatchTheHostAndTheInterpreter) {
+  const unsigned N = 64 * 8;
+  const int Iters = 300;
+  uint64_t CompiledBefore = traceCompilerStats().Compiled;
+  MixRun Compiled = mix(/*Threshold=*/1, /*Count=*/false, N, Iters);
+  ASSERT_TRUE(Compiled.R.ok()) << Compiled.R.FirstFault.Message;
+  MixRun Interpreted = mix(/*Threshold=*/0, /*Count=*/false, N, Iters);
+  ASSERT_TRUE(Interpreted.R.ok()) << Interpreted.R.FirstFault.Message;
+  // The loop's traces were compiled (or found compiled by an earlier test).
+  TraceCompilerStats After = traceCompilerStats();
+  EXPECT_GT(After.Compiled + After.Reused, CompiledBefore);
+
+  for (unsigned I = 0; I < N; ++I) {
+    unsigned U0, U1;
+    float F;
+    mixReference(I * 0x9e3779b9u + 17u, Iters, U0, U1, F);
+    ASSERT_EQ(Compiled.U[2 * I], U0) << "work-item " << I;
+    ASSERT_EQ(Compiled.U[2 * I + 1], U1) << "work-item " << I;
+    ASSERT_EQ(std::memcmp(&Compiled.F[I], &F, 4), 0)
+        << "work-item " << I << ": " << Compiled.F[I] << " vs " << F;
+  }
+  EXPECT_EQ(Compiled.U, Interpreted.U);
+  EXPECT_EQ(std::memcmp(Compiled.F.data(), Interpreted.F.data(), N * 4), 0);
+}
+
+TEST_P(JitTest, CountersAreTheInterpretersCounters) {
+  const unsigned N = 64 * 4;
+  const int Iters = 100;
+  MixRun Compiled = mix(/*Threshold=*/1, /*Count=*/true, N, Iters);
+  MixRun Interpreted = mix(/*Threshold=*/0, /*Count=*/true, N, Iters);
+  ASSERT_TRUE(Compiled.R.ok() && Interpreted.R.ok());
+  EXPECT_EQ(Compiled.U, Interpreted.U);
+  const DispatchCounters &C = Compiled.R.Counters, &I = Interpreted.R.Counters;
+  EXPECT_EQ(C.WaveInstructions, I.WaveInstructions);
+  EXPECT_EQ(C.ActiveLaneInstructions, I.ActiveLaneInstructions);
+  EXPECT_EQ(C.byOpcode(), I.byOpcode());
+  EXPECT_EQ(C.blockEntries(), I.blockEntries());
+  ASSERT_EQ(C.Instructions.size(), I.Instructions.size());
+  for (size_t K = 0; K < C.Instructions.size(); ++K) {
+    EXPECT_EQ(C.Instructions[K].Offset, I.Instructions[K].Offset);
+    EXPECT_EQ(C.Instructions[K].WaveExecutions, I.Instructions[K].WaveExecutions)
+        << C.Instructions[K].Function << "+" << C.Instructions[K].Offset;
+    EXPECT_EQ(C.Instructions[K].ActiveLanes, I.Instructions[K].ActiveLanes)
+        << C.Instructions[K].Function << "+" << C.Instructions[K].Offset;
+  }
+}
+
+TEST_P(JitTest, NonDefaultFloatModeStaysInterpreted) {
+  const unsigned N = 64 * 2;
+  const int Iters = 50;
+  auto Input = [](unsigned I) { return 1e-42f * float(I + 1); }; // denormal
+  auto RunOn = [&](uint32_t Threshold) {
+    DeviceOptions O;
+    O.JitThreshold = Threshold;
+    O.CollectCounters = false;
+    auto D = Device::create(O);
+    EXPECT_TRUE(bool(D));
+    auto M = Module::loadFile(**D, fixture(GetParam()));
+    EXPECT_TRUE(bool(M));
+    DeviceBuffer Out(**D, N * 4), In(**D, N * 4);
+    for (unsigned I = 0; I < N; ++I)
+      In.data<float>()[I] = Input(I);
+    auto R = (*M)->launch(
+        "flush_denormals", LaunchConfig::linear(N, 64),
+        KernelArgs().add(Out.address()).add(In.address()).add(Iters));
+    EXPECT_TRUE(R && R->ok());
+    return std::vector<float>(Out.data<float>(), Out.data<float>() + N);
+  };
+  std::vector<float> Compiled = RunOn(1), Interpreted = RunOn(0);
+  for (unsigned I = 0; I < N; ++I) {
+    // Every input, product and sum is a denormal, flushed to zero.
+    EXPECT_EQ(Interpreted[I], 0.0f) << "work-item " << I;
+    ASSERT_EQ(std::memcmp(&Compiled[I], &Interpreted[I], 4), 0)
+        << "work-item " << I << ": " << Compiled[I] << " vs "
+        << Interpreted[I];
+  }
+  // Kept denormals, as the host computes, would not be zero.
+  volatile float S = Input(0), T = S * 0.75f;
+  for (int K = 0; K < Iters; ++K) {
+    float P = S * 1.0625f;
+    S = P + 1e-41f;
+    float Q = T * 0.5f;
+    T = Q + S;
+  }
+  EXPECT_NE(S + T, 0.0f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, JitTest, ::testing::Values(0, 2),
+                         [](const auto &Info) {
+                           return "O" + std::to_string(Info.param);
+                         });
+
+} // namespace

@@ -1,0 +1,51 @@
+// Kernels for the trace compiler's tests (JitTest.cpp): loops hot enough
+// to be compiled, whose bodies mix the operations it handles.
+#define KERNEL __attribute__((amdgpu_kernel, visibility("default")))
+
+static inline unsigned gid(void) {
+  return __builtin_amdgcn_workgroup_id_x() * __builtin_amdgcn_workgroup_size_x() +
+         __builtin_amdgcn_workitem_id_x();
+}
+
+// Integer and float ALU work, compares, 64-bit carries and divergent
+// branches in one loop.
+KERNEL void mix(unsigned *out_u, float *out_f, const unsigned *in, int iters) {
+  unsigned g = gid();
+  unsigned x = in[g], y = x * 2654435761u + 12345u;
+  float f = (float)(x & 1023u) * 0.25f, h = 1.5f;
+  unsigned long long acc = x;
+  for (int i = 0; i < iters; ++i) {
+    if (x & 1u)
+      x = x * 3u + 1u;
+    else if (x & 2u)
+      x ^= x >> 3;
+    else
+      x = (x >> 1) + 7u;
+    y = (y << 3) | (y >> 29);
+    y -= x;
+    acc += (unsigned long long)y * 7u;
+    if ((int)y < (int)x)
+      f = f * 0.999f + h;
+    else
+      f = f - 0.5f * h;
+    h = __builtin_fmaf(h, 1.0001f, -0.0001f);
+  }
+  out_u[2 * g] = x ^ (unsigned)acc;
+  out_u[2 * g + 1] = (unsigned)(acc >> 32) + y;
+  out_f[g] = f + h;
+}
+
+// f32 denormals flushed (MODE.FP_DENORM, set with s_setreg): the compiled
+// code keeps denormals as the host does, so these traces must stay
+// interpreted.
+KERNEL void flush_denormals(float *out, const float *in, int iters) {
+  // hwreg(HW_REG_MODE, 4, 2) = 0: f32 denormals flushed on input and output.
+  __builtin_amdgcn_s_setreg(1 | (4 << 6) | ((2 - 1) << 11), 0);
+  unsigned g = gid();
+  float s = in[g], t = in[g] * 0.75f;
+  for (int i = 0; i < iters; ++i) {
+    s = s * 1.0625f + 1e-41f;
+    t = t * 0.5f + s;
+  }
+  out[g] = s + t;
+}
