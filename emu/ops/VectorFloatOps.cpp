@@ -29,6 +29,7 @@
 // NaN/denormal rules, libm calls) cannot be, which is expected, not news.
 #pragma clang diagnostic ignored "-Wpass-failed"
 
+#include <cfenv>
 #include <string>
 
 namespace loom::emu {
@@ -88,6 +89,7 @@ template <auto K, unsigned Fl, unsigned Fz, class Sig = decltype(K)>
 struct ModeOp;
 template <auto K, unsigned Fl, unsigned Fz, class R, class... A>
 struct ModeOp<K, Fl, Fz, R (*)(A...)> {
+  using Result = R;
   template <bool Default> struct Op {
     static constexpr unsigned Flags = Fl;
     static R op(A... X, vop::Ctx C) {
@@ -107,6 +109,54 @@ template <class M> void byMode(Wave &W, const DecodedInst &I) {
     vop::run<typename M::template Op<true>>(W, I);
   else
     vop::run<typename M::template Op<false>>(W, I);
+}
+
+/// The MODE round field that governs results of type \p T: FP_ROUND[1:0]
+/// for f32, FP_ROUND[3:2] for f64. f16 results are rounded in software
+/// (f64ToF16, to nearest even) whatever MODE says, and integers not at all.
+template <class T> unsigned roundField(uint32_t Mode) {
+  if constexpr (std::is_same_v<T, float>)
+    return vop::roundModeF32(Mode);
+  else if constexpr (std::is_same_v<T, double>)
+    return vop::roundModeF64F16(Mode);
+  else
+    return 0;
+}
+
+/// The host's rounding set to a MODE round field (0 nearest even, 1 +inf,
+/// 2 -inf, 3 toward zero) for one instruction: f32/f64 arithmetic and
+/// conversions are the host's own SSE operations, which round as MXCSR
+/// says. The lane loop reads its operands from and writes its results to
+/// the register file, which the calls that switch the rounding may touch,
+/// so the compiler keeps the arithmetic between them.
+class HostRounding {
+public:
+  explicit HostRounding(unsigned Field) {
+    static constexpr int Modes[] = {FE_TONEAREST, FE_UPWARD, FE_DOWNWARD,
+                                    FE_TOWARDZERO};
+    if (Field) {
+      Saved = std::fegetround();
+      std::fesetround(Modes[Field & 3]);
+    }
+  }
+  ~HostRounding() {
+    if (Saved >= 0)
+      std::fesetround(Saved);
+  }
+  HostRounding(const HostRounding &) = delete;
+  HostRounding &operator=(const HostRounding &) = delete;
+
+private:
+  int Saved = -1;
+};
+
+/// byMode for operations that round as MODE says (add, sub, mul, fma,
+/// conversions to f32/f64).
+template <class M> void byModeRounded(Wave &W, const DecodedInst &I) {
+  if ((W.Mode & 0xff) == DefaultFloatMode)
+    return vop::run<typename M::template Op<true>>(W, I);
+  HostRounding G(roundField<typename M::Result>(W.Mode));
+  vop::run<typename M::template Op<false>>(W, I);
 }
 
 /// Whether \p I runs as a plain lane loop: no modifier of any kind.
@@ -167,7 +217,7 @@ template <bool AllVgpr, class M, auto K, class R, class... A>
 __attribute__((target("avx2,fma"))) void plainAvx2(Wave &W,
                                                    const DecodedInst &I) {
   if ((W.Mode & 0xff) != DefaultFloatMode)
-    return byMode<M>(W, I);
+    return byModeRounded<M>(W, I);
   constexpr unsigned N = sizeof...(A);
   const uint32_t *S[N];
   if constexpr (AllVgpr) {
@@ -187,7 +237,7 @@ template <class M, auto K, class R, class... A>
 __attribute__((target("avx2,fma"))) void plainAvx2Wide(Wave &W,
                                                        const DecodedInst &I) {
   if ((W.Mode & 0xff) != DefaultFloatMode)
-    return byMode<M>(W, I);
+    return byModeRounded<M>(W, I);
   constexpr unsigned N = sizeof...(A);
   alignas(64) uint64_t S[N][WaveSize];
   for (unsigned J = 0; J < N; ++J)
@@ -226,17 +276,21 @@ struct HotHandler {
 template <class M, auto K, class Sig = decltype(K)> struct Hot;
 template <class M, auto K, class R, class... A> struct Hot<M, K, R (*)(A...)> {
 #if defined(__x86_64__) && defined(__clang__)
-  static constexpr HotHandler H = {&byMode<M>, &plainIfPossible<M, K, R, A...>};
+  static constexpr HotHandler H = {&byModeRounded<M>,
+                                   &plainIfPossible<M, K, R, A...>};
 #else
-  static constexpr HotHandler H = {&byMode<M>, nullptr};
+  static constexpr HotHandler H = {&byModeRounded<M>, nullptr};
 #endif
 };
 
 /// The handler of kernel \p K under MODE flushing \p Fz.
 template <auto K, unsigned Fl = 0, unsigned Fz = FlushBoth>
 inline constexpr Handler modeOp = &byMode<ModeOp<K, Fl, Fz>>;
-/// The same for the operations float-heavy kernels spend their time in
-/// (f32 and f64).
+/// The same for an operation that rounds as MODE.FP_ROUND says.
+template <auto K, unsigned Fl = 0>
+inline constexpr Handler roundedOp = &byModeRounded<ModeOp<K, Fl, FlushBoth>>;
+/// The arithmetic float-heavy kernels spend their time in (f32 and f64):
+/// rounded as MODE says, with a fast path in the default MODE.
 template <auto K>
 inline constexpr HotHandler hotOp = Hot<ModeOp<K, 0, FlushBoth>, K>::H;
 template <class T, auto K, unsigned Fl = 0> constexpr HotHandler hotIfWide() {
@@ -461,8 +515,8 @@ void addF32(Registrar Add) {
   Add("V_MADAK_F32", vop::handler<mad<T>>);
   Add("V_MADMK_F32", vop::handler<mad<T>>);
   // gfx940+: the literal K is an operand in MC order, as for madmk/madak.
-  Add("V_FMAMK_F32", modeOp<fma<T>>);
-  Add("V_FMAAK_F32", modeOp<fma<T>>);
+  Add("V_FMAMK_F32", roundedOp<fma<T>>);
+  Add("V_FMAAK_F32", roundedOp<fma<T>>);
   Add("V_MUL_LEGACY_F32", modeOp<fm::mulLegacy>);
   Add("V_MAD_LEGACY_F32", vop::handler<fm::madLegacy>);
   Add("V_MIN3_F32", modeOp<min3<T>>);
@@ -541,7 +595,7 @@ void addF16(Registrar Add) {
 void addConversions(Registrar Add) {
   Add("V_CVT_F16_F32", modeOp<cvtF16F32>);
   Add("V_CVT_F32_F16", modeOp<cvtF32F16>);
-  Add("V_CVT_F32_F64", modeOp<cvtF32F64>);
+  Add("V_CVT_F32_F64", roundedOp<cvtF32F64>);
   Add("V_CVT_F64_F32", modeOp<convert<double, float>>);
   Add("V_CVT_I32_F32", modeOp<toInt<int32_t, float>>);
   Add("V_CVT_U32_F32", modeOp<toInt<uint32_t, float>>);
@@ -549,8 +603,8 @@ void addConversions(Registrar Add) {
   Add("V_CVT_U32_F64", modeOp<toInt<uint32_t, double>>);
   Add("V_CVT_I16_F16", modeOp<toInt<int16_t, _Float16>>);
   Add("V_CVT_U16_F16", modeOp<toInt<uint16_t, _Float16>>);
-  Add("V_CVT_F32_I32", modeOp<convert<float, int32_t>>);
-  Add("V_CVT_F32_U32", modeOp<convert<float, uint32_t>>);
+  Add("V_CVT_F32_I32", roundedOp<convert<float, int32_t>>);
+  Add("V_CVT_F32_U32", roundedOp<convert<float, uint32_t>>);
   Add("V_CVT_F64_I32", modeOp<convert<double, int32_t>>);
   Add("V_CVT_F64_U32", modeOp<convert<double, uint32_t>>);
   Add("V_CVT_F16_I16", modeOp<convert<_Float16, int16_t>>);
