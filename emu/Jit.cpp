@@ -59,8 +59,19 @@ Kind kindOf(Op O) {
   return O < Op::SMov32 ? Vector : Scalar;
 }
 
-bool isCompare(Op O) { return O >= Op::VCmpEqU32 && O <= Op::VCmpGeI32; }
-bool writesCarry(Op O) { return O >= Op::VAddCo && O <= Op::VSubbrevCo; }
+bool isIntCompare(Op O) { return O >= Op::VCmpEqU32 && O <= Op::VCmpGeI32; }
+bool isFloatCompare(Op O) {
+  return O >= Op::VCmpF32First && O <= Op::VCmpF64Last;
+}
+bool isCompare(Op O) { return isIntCompare(O) || isFloatCompare(O); }
+/// Operations whose destination is an SGPR (or none).
+bool writesScalar(Op O) {
+  return isCompare(O) || O == Op::VReadlane || O == Op::VReadfirstlane;
+}
+bool isThreeSource(Op O) { return O >= Op::VAdd3 && O <= Op::VBfi; }
+bool writesCarry(Op O) {
+  return (O >= Op::VAddCo && O <= Op::VSubbrevCo) || O == Op::VMadU64U32;
+}
 bool readsMask(Op O) {
   return O == Op::VCndmask || O == Op::VAddcCo || O == Op::VSubbCo ||
          O == Op::VSubbrevCo;
@@ -79,7 +90,8 @@ bool isScalar64(Op O) {
 }
 
 const StringMap<Op> &opTable() {
-  static const StringMap<Op> T = {
+  static const StringMap<Op> T = [] {
+    StringMap<Op> M = {
       {"S_NOP", Op::Nop},
       {"S_WAITCNT", Op::Nop},
       {"V_MOV_B32", Op::VMov},
@@ -174,7 +186,54 @@ const StringMap<Op> &opTable() {
       {"S_CBRANCH_VCCNZ", Op::SCbranchVccnz},
       {"S_CBRANCH_EXECZ", Op::SCbranchExecz},
       {"S_CBRANCH_EXECNZ", Op::SCbranchExecnz},
-  };
+      {"V_ADD3_U32", Op::VAdd3},
+      {"V_LSHL_ADD_U32", Op::VLshlAdd},
+      {"V_ADD_LSHL_U32", Op::VAddLshl},
+      {"V_LSHL_OR_B32", Op::VLshlOr},
+      {"V_AND_OR_B32", Op::VAndOr},
+      {"V_OR3_B32", Op::VOr3},
+      {"V_XAD_U32", Op::VXad},
+      {"V_ALIGNBIT_B32", Op::VAlignbit},
+      {"V_BFE_U32", Op::VBfeU},
+      {"V_BFI_B32", Op::VBfi},
+      {"V_MUL_HI_U32", Op::VMulHiU32},
+      {"V_MUL_HI_I32", Op::VMulHiI32},
+      {"V_MIN_U32", Op::VMinU32},
+      {"V_MIN_I32", Op::VMinI32},
+      {"V_MAX_U32", Op::VMaxU32},
+      {"V_MAX_I32", Op::VMaxI32},
+      {"V_LSHLREV_B64", Op::VLshlrev64},
+      {"V_LSHRREV_B64", Op::VLshrrev64},
+      {"V_ASHRREV_I64", Op::VAshrrev64},
+      {"V_MAD_U64_U32", Op::VMadU64U32},
+      {"V_ADD_F64", Op::VAddF64},
+      {"V_MUL_F64", Op::VMulF64},
+      {"V_FMA_F64", Op::VFmaF64},
+      {"V_FMAC_F64", Op::VFmaF64},
+      {"V_CVT_F32_I32", Op::VCvtF32I32},
+      {"V_CVT_F32_U32", Op::VCvtF32U32},
+      {"V_CVT_I32_F32", Op::VCvtI32F32},
+      {"V_CVT_U32_F32", Op::VCvtU32F32},
+      {"V_CVT_F64_I32", Op::VCvtF64I32},
+      {"V_CVT_F64_U32", Op::VCvtF64U32},
+      {"V_CVT_I32_F64", Op::VCvtI32F64},
+      {"V_CVT_U32_F64", Op::VCvtU32F64},
+      {"V_READLANE_B32", Op::VReadlane},
+      {"V_READFIRSTLANE_B32", Op::VReadfirstlane},
+      {"V_WRITELANE_B32", Op::VWritelane},
+    };
+    static const char *const Preds[] = {"F",  "LT",  "EQ",  "LE",
+                                        "GT", "LG",  "GE",  "O",
+                                        "U",  "NGE", "NLG", "NGT",
+                                        "NLE", "NEQ", "NLT", "TRU"};
+    for (unsigned K = 0; K < 16; ++K) {
+      M[std::string("V_CMP_") + Preds[K] + "_F32"] =
+          Op(unsigned(Op::VCmpF32First) + K);
+      M[std::string("V_CMP_") + Preds[K] + "_F64"] =
+          Op(unsigned(Op::VCmpF64First) + K);
+    }
+    return M;
+  }();
   return T;
 }
 
@@ -189,6 +248,22 @@ bool plainOperand(const Operand &Op, bool AllowVector) {
     return AllowVector;
   default:
     return false;
+  }
+}
+
+/// The sources the emitter reads (more may follow: tied operands, the
+/// mask input of the VOP3 forms).
+unsigned minSources(Op O) {
+  switch (O) {
+  case Op::VMov: case Op::VNot: case Op::VReadfirstlane:
+  case Op::VCvtF32I32: case Op::VCvtF32U32: case Op::VCvtI32F32:
+  case Op::VCvtU32F32: case Op::VCvtF64I32: case Op::VCvtF64U32:
+  case Op::VCvtI32F64: case Op::VCvtU32F64:
+    return 1;
+  case Op::VFmaF32: case Op::VFmaF64: case Op::VMadU64U32:
+    return 3;
+  default:
+    return isThreeSource(O) ? 3 : 2;
   }
 }
 
@@ -215,10 +290,14 @@ Op classify(StringRef OpName, const DecodedInst &I) {
     for (unsigned K = 0; K < I.NumImm; ++K)
       if (I.Imm[K])
         return Op::None;
-    if (isCompare(O) ? I.NumDst > 1 : I.NumDst < 1 || I.Dst[0].K != Operand::Vgpr)
+    if (writesScalar(O)) {
+      if (I.NumDst > 1 || (I.NumDst == 1 && I.Dst[0].K != Operand::Sgpr))
+        return Op::None;
+      if (!isCompare(O) && I.NumDst != 1)
+        return Op::None;
+    } else if (I.NumDst < 1 || I.Dst[0].K != Operand::Vgpr) {
       return Op::None;
-    if (isCompare(O) && I.NumDst == 1 && I.Dst[0].K != Operand::Sgpr)
-      return Op::None;
+    }
     if (writesCarry(O) && I.NumDst == 2 && I.Dst[1].K != Operand::Sgpr)
       return Op::None;
     for (unsigned K = 0; K < I.NumSrc; ++K)
@@ -227,9 +306,7 @@ Op classify(StringRef OpName, const DecodedInst &I) {
     // The mask input of the VOP3 forms is an SGPR pair.
     if (readsMask(O) && I.NumSrc > 2 && I.Src[2].K != Operand::Sgpr)
       return Op::None;
-    if (I.NumSrc < (O == Op::VMov || O == Op::VNot ? 1u : 2u))
-      return Op::None;
-    if (O == Op::VFmaF32 && I.NumSrc != 3)
+    if (I.NumSrc < minSources(O))
       return Op::None;
     return O;
   case Scalar:
@@ -365,14 +442,19 @@ private:
   /// A 32-bit source as 64 lanes (scalars and constants broadcast).
   Value *readV(const Operand &Op) {
     if (Op.K == Operand::Vgpr)
-      return B.CreateAlignedLoad(Lanes, vgprPtr(Op.Index), Align(4));
+      return readVIndex(Op.Index);
     return B.CreateVectorSplat(WaveSize, readS32(Op));
   }
+  Value *readVIndex(unsigned Idx) {
+    return B.CreateAlignedLoad(Lanes, vgprPtr(Idx), Align(4));
+  }
+  void storeVIndex(unsigned Idx, Value *Val) {
+    B.CreateAlignedStore(Val, vgprPtr(Idx), Align(4));
+  }
   /// Writes \p Val to the EXEC lanes of \p Dst.
-  void writeV(const Operand &Dst, Value *Val) {
-    Value *Ptr = vgprPtr(Dst.Index);
-    Value *Old = B.CreateAlignedLoad(Lanes, Ptr, Align(4));
-    B.CreateAlignedStore(B.CreateSelect(lanes(exec()), Val, Old), Ptr, Align(4));
+  void writeV(const Operand &Dst, Value *Val) { writeVIndex(Dst.Index, Val); }
+  void writeVIndex(unsigned Idx, Value *Val) {
+    storeVIndex(Idx, B.CreateSelect(lanes(exec()), Val, readVIndex(Idx)));
   }
   /// A lane mask as one bit per lane, and back.
   Value *lanes(Value *Mask) { return B.CreateBitCast(Mask, Bits); }
@@ -395,6 +477,16 @@ private:
   }
 
   void emitVector(Op O, const DecodedInst &I) {
+    if (O >= Op::VCmpF32First && O <= Op::VCmpF64Last)
+      return emitFloatCompare(O, I);
+    if (isThreeSource(O) || (O >= Op::VMulHiU32 && O <= Op::VMaxI32))
+      return emitIntOp(O, I);
+    if (O >= Op::VLshlrev64 && O <= Op::VFmaF64)
+      return emitWide(O, I);
+    if (O >= Op::VCvtF32I32 && O <= Op::VCvtU32F64)
+      return emitConvert(O, I);
+    if (O >= Op::VReadlane && O <= Op::VWritelane)
+      return emitLane(O, I);
     Value *A = readV(I.Src[0]);
     Value *Bv = I.NumSrc > 1 && O != Op::VMov && O != Op::VNot ? readV(I.Src[1])
                                                                : nullptr;
@@ -512,6 +604,208 @@ private:
     unsigned K = unsigned(O) - unsigned(Op::VCmpEqU32);
     Value *M = mask(B.CreateICmp(Preds[K], A, Bv));
     writeMask(I.NumDst ? &I.Dst[0] : nullptr, B.CreateAnd(M, exec()));
+  }
+
+  // --- 64-bit lanes --------------------------------------------------------
+  FixedVectorType *wideTy() { return FixedVectorType::get(I64, WaveSize); }
+  FixedVectorType *doublesTy() {
+    return FixedVectorType::get(B.getDoubleTy(), WaveSize);
+  }
+  /// A 64-bit source: a VGPR pair, or a scalar pair or constant broadcast.
+  Value *readV64(const Operand &Op) {
+    if (Op.K != Operand::Vgpr)
+      return B.CreateVectorSplat(WaveSize, readS64(Op));
+    Value *Lo = B.CreateZExt(readVIndex(Op.Index), wideTy());
+    Value *Hi = B.CreateZExt(readVIndex(Op.Index + 1), wideTy());
+    return B.CreateOr(Lo, B.CreateShl(Hi, splat64(32)));
+  }
+  void writeV64(const Operand &Dst, Value *Val) {
+    writeVIndex(Dst.Index, B.CreateTrunc(Val, Lanes));
+    writeVIndex(Dst.Index + 1, B.CreateTrunc(B.CreateLShr(Val, splat64(32)), Lanes));
+  }
+  Value *splat32(uint32_t X) { return B.CreateVectorSplat(WaveSize, B.getInt32(X)); }
+  Value *splat64(uint64_t X) { return B.CreateVectorSplat(WaveSize, B.getInt64(X)); }
+
+  /// Three-source integer operations and the 32-bit min/max/mul_hi
+  /// (VectorIntOps.cpp).
+  void emitIntOp(Op O, const DecodedInst &I) {
+    Value *A = readV(I.Src[0]), *Bv = readV(I.Src[1]);
+    Value *C = isThreeSource(O) ? readV(I.Src[2]) : nullptr;
+    auto Amount = [&](Value *X) { return B.CreateAnd(X, splat32(31)); };
+    auto MulHi = [&](bool Signed) {
+      auto Ext = [&](Value *X) {
+        return Signed ? B.CreateSExt(X, wideTy()) : B.CreateZExt(X, wideTy());
+      };
+      return B.CreateTrunc(B.CreateLShr(B.CreateMul(Ext(A), Ext(Bv)), splat64(32)),
+                           Lanes);
+    };
+    Value *R;
+    switch (O) {
+    case Op::VAdd3:
+      R = B.CreateAdd(B.CreateAdd(A, Bv), C);
+      break;
+    case Op::VLshlAdd:
+      R = B.CreateAdd(B.CreateShl(A, Amount(Bv)), C);
+      break;
+    case Op::VAddLshl:
+      R = B.CreateShl(B.CreateAdd(A, Bv), Amount(C));
+      break;
+    case Op::VLshlOr:
+      R = B.CreateOr(B.CreateShl(A, Amount(Bv)), C);
+      break;
+    case Op::VAndOr:
+      R = B.CreateOr(B.CreateAnd(A, Bv), C);
+      break;
+    case Op::VOr3:
+      R = B.CreateOr(B.CreateOr(A, Bv), C);
+      break;
+    case Op::VXad:
+      R = B.CreateAdd(B.CreateXor(A, Bv), C);
+      break;
+    case Op::VAlignbit: {
+      // ({A, B} >> (C & 31)) truncated: a funnel shift right.
+      R = B.CreateIntrinsic(Intrinsic::fshr, {Lanes}, {A, Bv, Amount(C)});
+      break;
+    }
+    case Op::VBfeU: {
+      // Width C & 31 (0: no field) at offset B & 31.
+      Value *W = Amount(C);
+      Value *Field = B.CreateLShr(A, Amount(Bv));
+      Value *Mask = B.CreateSub(B.CreateShl(splat32(1), W), splat32(1));
+      R = B.CreateAnd(Field, Mask); // W == 0 gives mask 0
+      break;
+    }
+    case Op::VBfi:
+      R = B.CreateOr(B.CreateAnd(A, Bv), B.CreateAnd(B.CreateNot(A), C));
+      break;
+    case Op::VMulHiU32:
+      R = MulHi(false);
+      break;
+    case Op::VMulHiI32:
+      R = MulHi(true);
+      break;
+    case Op::VMinU32:
+      R = B.CreateBinaryIntrinsic(Intrinsic::umin, A, Bv);
+      break;
+    case Op::VMinI32:
+      R = B.CreateBinaryIntrinsic(Intrinsic::smin, A, Bv);
+      break;
+    case Op::VMaxU32:
+      R = B.CreateBinaryIntrinsic(Intrinsic::umax, A, Bv);
+      break;
+    case Op::VMaxI32:
+      R = B.CreateBinaryIntrinsic(Intrinsic::smax, A, Bv);
+      break;
+    default:
+      llvm_unreachable("not an integer operation");
+    }
+    writeV(I.Dst[0], R);
+  }
+
+  /// Operations on 64-bit lanes.
+  void emitWide(Op O, const DecodedInst &I) {
+    if (O == Op::VMadU64U32) {
+      // {vdst, carry} = A * B + C (u32 x u32 + u64), carry = the add's.
+      Value *A = B.CreateZExt(readV(I.Src[0]), wideTy());
+      Value *Bv = B.CreateZExt(readV(I.Src[1]), wideTy());
+      Value *C = readV64(I.Src[2]);
+      Value *S = B.CreateAdd(B.CreateMul(A, Bv), C);
+      Value *Carry = mask(B.CreateICmpULT(S, C));
+      writeMask(I.NumDst >= 2 ? &I.Dst[1] : nullptr, B.CreateAnd(Carry, exec()));
+      return writeV64(I.Dst[0], S);
+    }
+    if (O == Op::VLshlrev64 || O == Op::VLshrrev64 || O == Op::VAshrrev64) {
+      Value *Amount =
+          B.CreateZExt(B.CreateAnd(readV(I.Src[0]), splat32(63)), wideTy());
+      Value *X = readV64(I.Src[1]);
+      Value *R = O == Op::VLshlrev64   ? B.CreateShl(X, Amount)
+                 : O == Op::VLshrrev64 ? B.CreateLShr(X, Amount)
+                                       : B.CreateAShr(X, Amount);
+      return writeV64(I.Dst[0], R);
+    }
+    auto F = [&](unsigned K) {
+      return B.CreateBitCast(readV64(I.Src[K]), doublesTy());
+    };
+    Value *R;
+    if (O == Op::VAddF64)
+      R = B.CreateFAdd(F(0), F(1));
+    else if (O == Op::VMulF64)
+      R = B.CreateFMul(F(0), F(1));
+    else
+      R = B.CreateIntrinsic(Intrinsic::fma, {doublesTy()}, {F(0), F(1), F(2)});
+    writeV64(I.Dst[0], B.CreateBitCast(R, wideTy()));
+  }
+
+  /// Conversions between 32-bit integers and f32/f64: rounding to nearest
+  /// even, and float -> integer truncating with saturation, NaN -> 0
+  /// (FloatMath's toIntSat), which is what fpto[su]i.sat do.
+  void emitConvert(Op O, const DecodedInst &I) {
+    switch (O) {
+    case Op::VCvtF32I32:
+      return writeV(I.Dst[0], asInt(B.CreateSIToFP(readV(I.Src[0]), Floats)));
+    case Op::VCvtF32U32:
+      return writeV(I.Dst[0], asInt(B.CreateUIToFP(readV(I.Src[0]), Floats)));
+    case Op::VCvtF64I32:
+      return writeV64(I.Dst[0], B.CreateBitCast(B.CreateSIToFP(readV(I.Src[0]),
+                                                               doublesTy()),
+                                                wideTy()));
+    case Op::VCvtF64U32:
+      return writeV64(I.Dst[0], B.CreateBitCast(B.CreateUIToFP(readV(I.Src[0]),
+                                                               doublesTy()),
+                                                wideTy()));
+    default:
+      break;
+    }
+    bool Signed = O == Op::VCvtI32F32 || O == Op::VCvtI32F64;
+    bool Wide = O == Op::VCvtI32F64 || O == Op::VCvtU32F64;
+    Value *X = Wide ? B.CreateBitCast(readV64(I.Src[0]), doublesTy())
+                    : asFloat(readV(I.Src[0]));
+    Value *R = B.CreateIntrinsic(
+        Signed ? Intrinsic::fptosi_sat : Intrinsic::fptoui_sat,
+        {Lanes, X->getType()}, {X});
+    writeV(I.Dst[0], R);
+  }
+
+  /// Float compares (FloatMath's compare<P>, predicate by predicate).
+  void emitFloatCompare(Op O, const DecodedInst &I) {
+    static constexpr CmpInst::Predicate Preds[] = {
+        CmpInst::FCMP_FALSE, CmpInst::FCMP_OLT, CmpInst::FCMP_OEQ,
+        CmpInst::FCMP_OLE,   CmpInst::FCMP_OGT, CmpInst::FCMP_ONE,
+        CmpInst::FCMP_OGE,   CmpInst::FCMP_ORD, CmpInst::FCMP_UNO,
+        CmpInst::FCMP_ULT,   CmpInst::FCMP_UEQ, CmpInst::FCMP_ULE,
+        CmpInst::FCMP_UGT,   CmpInst::FCMP_UNE, CmpInst::FCMP_UGE,
+        CmpInst::FCMP_TRUE};
+    bool Wide = O >= Op::VCmpF64First;
+    unsigned K = unsigned(O) -
+                 unsigned(Wide ? Op::VCmpF64First : Op::VCmpF32First);
+    auto Src = [&](unsigned J) {
+      return Wide ? B.CreateBitCast(readV64(I.Src[J]), doublesTy())
+                  : asFloat(readV(I.Src[J]));
+    };
+    Value *M = mask(B.CreateFCmp(Preds[K], Src(0), Src(1)));
+    writeMask(I.NumDst ? &I.Dst[0] : nullptr, B.CreateAnd(M, exec()));
+  }
+
+  /// v_readlane / v_readfirstlane / v_writelane (LaneOps.cpp): one lane,
+  /// whatever EXEC says.
+  void emitLane(Op O, const DecodedInst &I) {
+    auto LaneOf = [&](const Operand &Op) {
+      return B.CreateAnd(readS32(Op), B.getInt32(WaveSize - 1));
+    };
+    if (O == Op::VReadlane)
+      return writeS32(I.Dst[0],
+                      B.CreateExtractElement(readV(I.Src[0]), LaneOf(I.Src[1])));
+    if (O == Op::VReadfirstlane) {
+      // The first active lane; lane 0 when EXEC is empty.
+      Value *First = B.CreateTrunc(
+          B.CreateBinaryIntrinsic(Intrinsic::cttz, exec(), B.getTrue()), I32);
+      Value *Lane = B.CreateSelect(B.CreateICmpEQ(exec(), B.getInt64(0)),
+                                   B.getInt32(0), First);
+      return writeS32(I.Dst[0], B.CreateExtractElement(readV(I.Src[0]), Lane));
+    }
+    Value *Old = readVIndex(I.Dst[0].Index);
+    storeVIndex(I.Dst[0].Index,
+                B.CreateInsertElement(Old, readS32(I.Src[0]), LaneOf(I.Src[1])));
   }
 
   void emitScalar(Op O, const DecodedInst &I) {

@@ -42,6 +42,19 @@ enum class Op : uint8_t {
   VAddCo, VAddcCo, VSubCo, VSubbCo, VSubrevCo, VSubbrevCo,
   VCmpEqU32, VCmpNeU32, VCmpLtU32, VCmpLeU32, VCmpGtU32, VCmpGeU32,
   VCmpEqI32, VCmpNeI32, VCmpLtI32, VCmpLeI32, VCmpGtI32, VCmpGeI32,
+  // Float compares, in FloatMath's Cmp order (F, LT, EQ, ... TRU).
+  VCmpF32First, VCmpF32Last = VCmpF32First + 15,
+  VCmpF64First, VCmpF64Last = VCmpF64First + 15,
+  // Three-operand integer operations.
+  VAdd3, VLshlAdd, VAddLshl, VLshlOr, VAndOr, VOr3, VXad, VAlignbit, VBfeU,
+  VBfi, VMulHiU32, VMulHiI32, VMinU32, VMinI32, VMaxU32, VMaxI32,
+  // 64-bit lanes (register pairs).
+  VLshlrev64, VLshrrev64, VAshrrev64, VMadU64U32, VAddF64, VMulF64, VFmaF64,
+  // Conversions.
+  VCvtF32I32, VCvtF32U32, VCvtI32F32, VCvtU32F32, VCvtF64I32, VCvtF64U32,
+  VCvtI32F64, VCvtU32F64,
+  // Lane access (EXEC ignored or read, not applied).
+  VReadlane, VReadfirstlane, VWritelane,
   // Scalar.
   SMov32, SMov64, SMovk, SAddU32, SSubU32, SAddI32, SSubI32, SAddcU32,
   SSubbU32, SAddk, SMulI32, SCselect32, SCselect64,
