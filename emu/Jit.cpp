@@ -808,7 +808,46 @@ private:
                 B.CreateInsertElement(Old, readS32(I.Src[0]), LaneOf(I.Src[1])));
   }
 
+  /// s_and, s_or, s_xor, s_andn2, s_orn2 and s_not in either width: the
+  /// result, with SCC = (result != 0).
+  bool emitLogic(Op O, const DecodedInst &I, bool Wide) {
+    auto Src = [&](unsigned K) {
+      return Wide ? readS64(I.Src[K]) : readS32(I.Src[K]);
+    };
+    Value *R;
+    switch (O) {
+    case Op::SAnd32: case Op::SAnd64:
+      R = B.CreateAnd(Src(0), Src(1));
+      break;
+    case Op::SOr32: case Op::SOr64:
+      R = B.CreateOr(Src(0), Src(1));
+      break;
+    case Op::SXor32: case Op::SXor64:
+      R = B.CreateXor(Src(0), Src(1));
+      break;
+    case Op::SAndn2_32: case Op::SAndn2_64:
+      R = B.CreateAnd(Src(0), B.CreateNot(Src(1)));
+      break;
+    case Op::SOrn2_32: case Op::SOrn2_64:
+      R = B.CreateOr(Src(0), B.CreateNot(Src(1)));
+      break;
+    case Op::SNot32: case Op::SNot64:
+      R = B.CreateNot(Src(0));
+      break;
+    default:
+      return false;
+    }
+    setScc(B.CreateICmpNE(R, Constant::getNullValue(R->getType())));
+    if (Wide)
+      writeS64(I.Dst[0], R);
+    else
+      writeS32(I.Dst[0], R);
+    return true;
+  }
+
   void emitScalar(Op O, const DecodedInst &I) {
+    if (emitLogic(O, I, isScalar64(O)))
+      return;
     if (isScalar64(O))
       return emitScalar64(O, I);
     auto Src = [&](unsigned K) { return readS32(I.Src[K]); };
@@ -861,24 +900,6 @@ private:
     case Op::SCselect32:
       R = B.CreateSelect(scc(), Src(0), Src(1));
       break;
-    case Op::SAnd32:
-      Nz(R = B.CreateAnd(Src(0), Src(1)));
-      break;
-    case Op::SOr32:
-      Nz(R = B.CreateOr(Src(0), Src(1)));
-      break;
-    case Op::SXor32:
-      Nz(R = B.CreateXor(Src(0), Src(1)));
-      break;
-    case Op::SAndn2_32:
-      Nz(R = B.CreateAnd(Src(0), B.CreateNot(Src(1))));
-      break;
-    case Op::SOrn2_32:
-      Nz(R = B.CreateOr(Src(0), B.CreateNot(Src(1))));
-      break;
-    case Op::SNot32:
-      Nz(R = B.CreateNot(Src(0)));
-      break;
     case Op::SLshl32:
       Nz(R = B.CreateShl(Src(0), B.CreateAnd(Src(1), 31)));
       break;
@@ -916,24 +937,6 @@ private:
       break;
     case Op::SCselect64:
       R = B.CreateSelect(scc(), Src(0), Src(1));
-      break;
-    case Op::SAnd64:
-      Nz(R = B.CreateAnd(Src(0), Src(1)));
-      break;
-    case Op::SOr64:
-      Nz(R = B.CreateOr(Src(0), Src(1)));
-      break;
-    case Op::SXor64:
-      Nz(R = B.CreateXor(Src(0), Src(1)));
-      break;
-    case Op::SAndn2_64:
-      Nz(R = B.CreateAnd(Src(0), B.CreateNot(Src(1))));
-      break;
-    case Op::SOrn2_64:
-      Nz(R = B.CreateOr(Src(0), B.CreateNot(Src(1))));
-      break;
-    case Op::SNot64:
-      Nz(R = B.CreateNot(Src(0)));
       break;
     case Op::SCmpEqU64:
       return setScc(B.CreateICmpEQ(Src(0), Src(1)));
@@ -1046,6 +1049,11 @@ private:
       return;
     }
     JTMB->setCodeGenOptLevel(CodeGenOptLevel::Less);
+    // No AVX-512: LLVM 22.1 computes the wrong truth table for a
+    // merge-masked vpternlogd whose operands it reorders to fold a load
+    // (llvm-project#157929, fixed by #209782 after 22.1.8): a v_bfi_b32
+    // under EXEC came out wrong in the random corpus. AVX2 code is exact.
+    JTMB->getFeatures().AddFeature("avx512f", false);
     CPU = JTMB->getCPU();
     Features = JTMB->getFeatures().getString();
     auto TMOr = JTMB->createTargetMachine();
@@ -1131,9 +1139,6 @@ private:
       F->addParamAttr(K, Attribute::NoUndef);
     }
     F->addFnAttr(Attribute::NoUnwind);
-    // Whole-wave values: let the backend use the widest vectors it has.
-    F->addFnAttr("min-legal-vector-width", "512");
-    F->addFnAttr("prefer-vector-width", "512");
     F->addFnAttr("target-cpu", CPU);
     F->addFnAttr("target-features", Features);
     return F;

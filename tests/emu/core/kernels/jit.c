@@ -49,3 +49,15 @@ KERNEL void flush_denormals(float *out, const float *in, int iters) {
   }
   out[g] = s + t;
 }
+
+// copysign is v_bfi_b32 with a constant mask: the pattern LLVM 22.1's
+// AVX-512 backend miscompiled (Jit.cpp); the lanes alternate signs.
+KERNEL void copy_signs(float *out, const float *a, const float *b, int iters) {
+  unsigned g = gid();
+  float x = a[g], y = b[g];
+  for (int i = 0; i < iters; ++i) {
+    x = __builtin_copysignf(x, y) * 1.0009765625f;
+    y = __builtin_copysignf(y, -x);
+  }
+  out[g] = x + y;
+}
