@@ -352,7 +352,30 @@ public:
 
   /// Emits \p Ops, the instructions from \p At.Head on; returns the next
   /// instruction's index relative to the head's.
+  ///
+  /// Traces that write vector registers get two copies: one for a full
+  /// EXEC, where results are stored whole, and one that blends them into
+  /// the old values. (The blend becomes a masked store, which AVX2 hosts
+  /// run slowly: vmaskmovps is microcoded on AMD cores.)
   void emit(TraceStart At, ArrayRef<Op> Ops) {
+    bool HasVector = llvm::any_of(Ops, [](Op O) { return kindOf(O) == Vector; });
+    if (!HasVector)
+      return emitBody(At, Ops);
+    Function *F = B.GetInsertBlock()->getParent();
+    BasicBlock *Full = BasicBlock::Create(F->getContext(), "full_exec", F);
+    BasicBlock *Partial = BasicBlock::Create(F->getContext(), "partial_exec", F);
+    B.CreateCondBr(B.CreateICmpEQ(exec(), B.getInt64(~uint64_t(0))), Full,
+                   Partial);
+    B.SetInsertPoint(Full);
+    ExecFull = true;
+    emitBody(At, Ops);
+    B.SetInsertPoint(Partial);
+    ExecFull = false;
+    emitBody(At, Ops);
+  }
+
+private:
+  void emitBody(TraceStart At, ArrayRef<Op> Ops) {
     Value *Next = B.getInt32(Ops.size());
     for (size_t K = 0; K < Ops.size(); ++K) {
       const DecodedInst &I = At.Head[K];
@@ -379,7 +402,6 @@ public:
     B.CreateRet(Next);
   }
 
-private:
   /// The interpreter's counters for \p I, the trace's \p K th
   /// instruction, before it runs.
   void count(const DecodedInst &I, size_t K) {
@@ -413,19 +435,26 @@ private:
     return B.CreateOr(Lo, B.CreateShl(Hi, 32));
   }
   void writeS32(const Operand &Op, Value *Val) {
-    if (Op.K == Operand::Sgpr && Op.Index != SgprNull)
+    if (Op.K == Operand::Sgpr && Op.Index != SgprNull) {
       B.CreateAlignedStore(Val, sgprPtr(Op.Index), Align(4));
+      if (Op.Index == SgprExecLo || Op.Index == SgprExecHi)
+        ExecFull = false;
+    }
   }
   void writeS64(const Operand &Op, Value *Val) {
     if (Op.K == Operand::Sgpr && Op.Index != SgprNull)
       writePair(Op.Index, Val);
   }
   void writePair(unsigned Idx, Value *Val) {
+    if (Idx <= SgprExecHi && Idx + 1 >= SgprExecLo)
+      ExecFull = false;
     B.CreateAlignedStore(B.CreateTrunc(Val, I32), sgprPtr(Idx), Align(4));
     B.CreateAlignedStore(B.CreateTrunc(B.CreateLShr(Val, 32), I32),
                          sgprPtr(Idx + 1), Align(4));
   }
-  Value *exec() { return readPair(SgprExecLo); }
+  Value *exec() {
+    return ExecFull ? B.getInt64(~uint64_t(0)) : readPair(SgprExecLo);
+  }
   Value *vcc() { return readPair(SgprVccLo); }
   Value *scc() {
     return B.CreateTrunc(B.CreateLoad(B.getInt8Ty(), SccPtr), B.getInt1Ty());
@@ -454,6 +483,8 @@ private:
   /// Writes \p Val to the EXEC lanes of \p Dst.
   void writeV(const Operand &Dst, Value *Val) { writeVIndex(Dst.Index, Val); }
   void writeVIndex(unsigned Idx, Value *Val) {
+    if (ExecFull)
+      return storeVIndex(Idx, Val);
     storeVIndex(Idx, B.CreateSelect(lanes(exec()), Val, readVIndex(Idx)));
   }
   /// A lane mask as one bit per lane, and back.
@@ -992,6 +1023,9 @@ private:
   FixedVectorType *Lanes, *Floats, *Bits;
   Value *S, *V, *SccPtr;
   Value *Executions, *LaneCounts; // null: not counting
+  /// EXEC is known to be all ones here (the full-EXEC copy, until an
+  /// instruction writes EXEC).
+  bool ExecFull = false;
 };
 
 //===----------------------------------------------------------------------===//
