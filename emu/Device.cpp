@@ -318,8 +318,9 @@ template <bool Count> void runSlice(Wave &W, unsigned Budget) {
       if (I.Flags & FlagVector)
         C.Lanes[I.Id] += std::popcount(W.exec());
     }
-    // Relaxed: the trace compiler may switch a handler while waves run.
-    __atomic_load_n(&I.Fn, __ATOMIC_RELAXED)(W, I);
+    // Atomic: the trace compiler may switch a handler while waves run
+    // (acquire pairs with its release, so the compiled code is visible).
+    __atomic_load_n(&I.Fn, __ATOMIC_ACQUIRE)(W, I);
     if (W.State == WaveState::Faulted)
       return;
     uint32_t Next = W.NextIndex;

@@ -508,7 +508,7 @@ private:
   }
 
   void emitVector(Op O, const DecodedInst &I) {
-    if (O >= Op::VCmpF32First && O <= Op::VCmpF64Last)
+    if (isFloatCompare(O))
       return emitFloatCompare(O, I);
     if (isThreeSource(O) || (O >= Op::VMulHiU32 && O <= Op::VMaxI32))
       return emitIntOp(O, I);
@@ -523,9 +523,6 @@ private:
                                                                : nullptr;
     Value *R = nullptr;
     auto Float = [&](auto F) { R = asInt(F(asFloat(A), asFloat(Bv))); };
-    auto Shift = [&](Value *Amount) {
-      return B.CreateAnd(Amount, B.CreateVectorSplat(WaveSize, B.getInt32(31)));
-    };
     switch (O) {
     case Op::VMov:
       R = A;
@@ -569,13 +566,13 @@ private:
       R = B.CreateNot(A);
       break;
     case Op::VLshlrev:
-      R = B.CreateShl(Bv, Shift(A));
+      R = B.CreateShl(Bv, shiftAmount(A));
       break;
     case Op::VLshrrev:
-      R = B.CreateLShr(Bv, Shift(A));
+      R = B.CreateLShr(Bv, shiftAmount(A));
       break;
     case Op::VAshrrev:
-      R = B.CreateAShr(Bv, Shift(A));
+      R = B.CreateAShr(Bv, shiftAmount(A));
       break;
     case Op::VMulLo:
       R = B.CreateMul(A, Bv);
@@ -655,6 +652,8 @@ private:
     writeVIndex(Dst.Index + 1, B.CreateTrunc(B.CreateLShr(Val, splat64(32)), Lanes));
   }
   Value *splat32(uint32_t X) { return B.CreateVectorSplat(WaveSize, B.getInt32(X)); }
+  /// A 32-bit shift count as the hardware takes it: its low five bits.
+  Value *shiftAmount(Value *X) { return B.CreateAnd(X, splat32(31)); }
   Value *splat64(uint64_t X) { return B.CreateVectorSplat(WaveSize, B.getInt64(X)); }
 
   /// Three-source integer operations and the 32-bit min/max/mul_hi
@@ -662,7 +661,6 @@ private:
   void emitIntOp(Op O, const DecodedInst &I) {
     Value *A = readV(I.Src[0]), *Bv = readV(I.Src[1]);
     Value *C = isThreeSource(O) ? readV(I.Src[2]) : nullptr;
-    auto Amount = [&](Value *X) { return B.CreateAnd(X, splat32(31)); };
     auto MulHi = [&](bool Signed) {
       auto Ext = [&](Value *X) {
         return Signed ? B.CreateSExt(X, wideTy()) : B.CreateZExt(X, wideTy());
@@ -676,13 +674,13 @@ private:
       R = B.CreateAdd(B.CreateAdd(A, Bv), C);
       break;
     case Op::VLshlAdd:
-      R = B.CreateAdd(B.CreateShl(A, Amount(Bv)), C);
+      R = B.CreateAdd(B.CreateShl(A, shiftAmount(Bv)), C);
       break;
     case Op::VAddLshl:
-      R = B.CreateShl(B.CreateAdd(A, Bv), Amount(C));
+      R = B.CreateShl(B.CreateAdd(A, Bv), shiftAmount(C));
       break;
     case Op::VLshlOr:
-      R = B.CreateOr(B.CreateShl(A, Amount(Bv)), C);
+      R = B.CreateOr(B.CreateShl(A, shiftAmount(Bv)), C);
       break;
     case Op::VAndOr:
       R = B.CreateOr(B.CreateAnd(A, Bv), C);
@@ -695,13 +693,13 @@ private:
       break;
     case Op::VAlignbit: {
       // ({A, B} >> (C & 31)) truncated: a funnel shift right.
-      R = B.CreateIntrinsic(Intrinsic::fshr, {Lanes}, {A, Bv, Amount(C)});
+      R = B.CreateIntrinsic(Intrinsic::fshr, {Lanes}, {A, Bv, shiftAmount(C)});
       break;
     }
     case Op::VBfeU: {
       // Width C & 31 (0: no field) at offset B & 31.
-      Value *W = Amount(C);
-      Value *Field = B.CreateLShr(A, Amount(Bv));
+      Value *W = shiftAmount(C);
+      Value *Field = B.CreateLShr(A, shiftAmount(Bv));
       Value *Mask = B.CreateSub(B.CreateShl(splat32(1), W), splat32(1));
       R = B.CreateAnd(Field, Mask); // W == 0 gives mask 0
       break;

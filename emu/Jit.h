@@ -2,8 +2,9 @@
 //
 // The emulator's second tier. A *trace* is a run of consecutive
 // instructions inside one basic block that only compute: scalar and vector
-// integer and f32 ALU operations without modifiers, no-ops, and a forward
-// branch that may end the run. Traces that run often are compiled through
+// integer, f32 and f64 ALU operations, conversions and lane reads/writes,
+// all without modifiers, no-ops, and a forward branch that may end the run
+// (the list is the Op enum below; docs/emu.md, "Trace compiler"). Traces that run often are compiled through
 // LLVM's ORC JIT into one host function each: every register is read from
 // and written back to the wave's register files, and LLVM's optimiser keeps
 // values in host registers between the instructions of the trace (a
@@ -11,9 +12,9 @@
 //
 // The compiled code has the interpreter's semantics exactly, under the
 // conditions the caller checks before running it (default float MODE, no
-// GPR indexing; see TraceCache.cpp). The differential tests
-// run once more with every trace compiled on first use (LOOM_JIT_THRESHOLD=1)
-// to hold it to that.
+// GPR indexing; see TraceCache.cpp). The differential tests run once more
+// with every trace compiled on first use (LOOM_JIT_THRESHOLD=1) to hold it
+// to that.
 //
 // This header names no LLVM type: only Jit.cpp includes the JIT.
 //
@@ -27,7 +28,6 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
-#include <memory>
 
 namespace loom::emu::jit {
 

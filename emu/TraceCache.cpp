@@ -100,7 +100,6 @@ TraceCache::TraceCache(DecodedInst *Insts, uint32_t Size, const Decoder &Dec,
       T->Original = Insts[Idx].Fn;
       Insts[Idx].Fn = countTrace;
       Heads[Idx] = std::move(T);
-      ++NumTraces;
     }
     Idx = End > Idx ? End : Idx + 1;
   }

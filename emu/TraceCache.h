@@ -60,7 +60,6 @@ public:
   /// first use; null if it cannot be.
   jit::CountedTraceFn counted(uint32_t Index);
 
-  size_t numTraces() const { return NumTraces; }
   uint32_t threshold() const { return Threshold; }
 
 private:
@@ -69,7 +68,6 @@ private:
 
   DecodedInst *Insts;
   std::vector<std::unique_ptr<Trace>> Heads; // by instruction index
-  size_t NumTraces = 0;
   uint32_t Threshold;
   std::string RegionName;
   std::mutex CompileLock;

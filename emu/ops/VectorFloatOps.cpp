@@ -104,13 +104,6 @@ struct ModeOp<K, Fl, Fz, R (*)(A...)> {
   };
 };
 
-template <class M> void byMode(Wave &W, const DecodedInst &I) {
-  if ((W.Mode & 0xff) == DefaultFloatMode)
-    vop::run<typename M::template Op<true>>(W, I);
-  else
-    vop::run<typename M::template Op<false>>(W, I);
-}
-
 /// The MODE round field that governs results of type \p T: FP_ROUND[1:0]
 /// for f32, FP_ROUND[3:2] for f64. f16 results are rounded in software
 /// (f64ToF16, to nearest even) whatever MODE says, and integers not at all.
@@ -150,12 +143,13 @@ private:
   int Saved = -1;
 };
 
-/// byMode for operations that round as MODE says (add, sub, mul, fma,
-/// conversions to f32/f64).
-template <class M> void byModeRounded(Wave &W, const DecodedInst &I) {
+/// Runs ModeOp \p M in the wave's MODE; with \p Rounded (add, sub, mul,
+/// fma, conversions to f32/f64) in the rounding it asks for, too.
+template <class M, bool Rounded = false>
+void byMode(Wave &W, const DecodedInst &I) {
   if ((W.Mode & 0xff) == DefaultFloatMode)
     return vop::run<typename M::template Op<true>>(W, I);
-  HostRounding G(roundField<typename M::Result>(W.Mode));
+  HostRounding G(Rounded ? roundField<typename M::Result>(W.Mode) : 0);
   vop::run<typename M::template Op<false>>(W, I);
 }
 
@@ -217,7 +211,7 @@ template <bool AllVgpr, class M, auto K, class R, class... A>
 __attribute__((target("avx2,fma"))) void plainAvx2(Wave &W,
                                                    const DecodedInst &I) {
   if ((W.Mode & 0xff) != DefaultFloatMode)
-    return byModeRounded<M>(W, I);
+    return byMode<M, true>(W, I);
   constexpr unsigned N = sizeof...(A);
   const uint32_t *S[N];
   if constexpr (AllVgpr) {
@@ -237,7 +231,7 @@ template <class M, auto K, class R, class... A>
 __attribute__((target("avx2,fma"))) void plainAvx2Wide(Wave &W,
                                                        const DecodedInst &I) {
   if ((W.Mode & 0xff) != DefaultFloatMode)
-    return byModeRounded<M>(W, I);
+    return byMode<M, true>(W, I);
   constexpr unsigned N = sizeof...(A);
   alignas(64) uint64_t S[N][WaveSize];
   for (unsigned J = 0; J < N; ++J)
@@ -276,10 +270,10 @@ struct HotHandler {
 template <class M, auto K, class Sig = decltype(K)> struct Hot;
 template <class M, auto K, class R, class... A> struct Hot<M, K, R (*)(A...)> {
 #if defined(__x86_64__) && defined(__clang__)
-  static constexpr HotHandler H = {&byModeRounded<M>,
+  static constexpr HotHandler H = {&byMode<M, true>,
                                    &plainIfPossible<M, K, R, A...>};
 #else
-  static constexpr HotHandler H = {&byModeRounded<M>, nullptr};
+  static constexpr HotHandler H = {&byMode<M, true>, nullptr};
 #endif
 };
 
@@ -288,7 +282,7 @@ template <auto K, unsigned Fl = 0, unsigned Fz = FlushBoth>
 inline constexpr Handler modeOp = &byMode<ModeOp<K, Fl, Fz>>;
 /// The same for an operation that rounds as MODE.FP_ROUND says.
 template <auto K, unsigned Fl = 0>
-inline constexpr Handler roundedOp = &byModeRounded<ModeOp<K, Fl, FlushBoth>>;
+inline constexpr Handler roundedOp = &byMode<ModeOp<K, Fl, FlushBoth>, true>;
 /// The arithmetic float-heavy kernels spend their time in (f32 and f64):
 /// rounded as MODE says, with a fast path in the default MODE.
 template <auto K>

@@ -54,6 +54,32 @@ void mixReference(unsigned In, int Iters, unsigned &U0, unsigned &U1,
   F = Fv + H;
 }
 
+/// A device whose traces compile after \p Threshold runs (counters as
+/// \p Count says), with code object \p Path loaded; both null, and the
+/// test failed, if either cannot be made.
+struct Loaded {
+  std::unique_ptr<Device> Dev;
+  std::unique_ptr<Module> Mod;
+};
+Loaded load(const std::string &Path, uint32_t Threshold, bool Count = false,
+            unsigned Threads = 0) {
+  DeviceOptions O;
+  O.JitThreshold = Threshold;
+  O.CollectCounters = Count;
+  O.Threads = Threads;
+  auto D = Device::create(O);
+  if (!D) {
+    ADD_FAILURE() << llvm::toString(D.takeError());
+    return {};
+  }
+  auto M = Module::loadFile(**D, Path);
+  if (!M) {
+    ADD_FAILURE() << llvm::toString(M.takeError());
+    return {};
+  }
+  return {std::move(*D), std::move(*M)};
+}
+
 struct MixRun {
   std::vector<unsigned> U;
   std::vector<float> F;
@@ -64,18 +90,13 @@ class JitTest : public ::testing::TestWithParam<int> {
 protected:
   /// Runs `mix` on a device with the given trace threshold and counters.
   MixRun mix(uint32_t Threshold, bool Count, unsigned N, int Iters) {
-    DeviceOptions O;
-    O.JitThreshold = Threshold;
-    O.CollectCounters = Count;
-    O.Threads = 2;
-    auto D = Device::create(O);
-    EXPECT_TRUE(bool(D)) << llvm::toString(D.takeError());
-    auto M = Module::loadFile(**D, fixture(GetParam()));
-    EXPECT_TRUE(bool(M)) << llvm::toString(M.takeError());
-    DeviceBuffer OutU(**D, N * 8), OutF(**D, N * 4), In(**D, N * 4);
+    Loaded L = load(fixture(GetParam()), Threshold, Count, /*Threads=*/2);
+    if (!L.Mod)
+      return {};
+    DeviceBuffer OutU(*L.Dev, N * 8), OutF(*L.Dev, N * 4), In(*L.Dev, N * 4);
     for (unsigned I = 0; I < N; ++I)
       In.data<unsigned>()[I] = I * 0x9e3779b9u + 17u;
-    auto R = (*M)->launch("mix", LaunchConfig::linear(N, 64),
+    auto R = L.Mod->launch("mix", LaunchConfig::linear(N, 64),
                           KernelArgs()
                               .add(OutU.address())
                               .add(OutF.address())
@@ -143,17 +164,13 @@ TEST_P(JitTest, NonDefaultFloatModeStaysInterpreted) {
   const int Iters = 50;
   auto Input = [](unsigned I) { return 1e-42f * float(I + 1); }; // denormal
   auto RunOn = [&](uint32_t Threshold) {
-    DeviceOptions O;
-    O.JitThreshold = Threshold;
-    O.CollectCounters = false;
-    auto D = Device::create(O);
-    EXPECT_TRUE(bool(D));
-    auto M = Module::loadFile(**D, fixture(GetParam()));
-    EXPECT_TRUE(bool(M));
-    DeviceBuffer Out(**D, N * 4), In(**D, N * 4);
+    Loaded L = load(fixture(GetParam()), Threshold);
+    if (!L.Mod)
+      return std::vector<float>(N);
+    DeviceBuffer Out(*L.Dev, N * 4), In(*L.Dev, N * 4);
     for (unsigned I = 0; I < N; ++I)
       In.data<float>()[I] = Input(I);
-    auto R = (*M)->launch(
+    auto R = L.Mod->launch(
         "flush_denormals", LaunchConfig::linear(N, 64),
         KernelArgs().add(Out.address()).add(In.address()).add(Iters));
     EXPECT_TRUE(R && R->ok());
@@ -181,19 +198,14 @@ TEST_P(JitTest, NonDefaultFloatModeStaysInterpreted) {
 TEST_P(JitTest, BitfieldInsertsMatchTheHost) {
   const unsigned N = 64 * 2;
   const int Iters = 64;
-  DeviceOptions O;
-  O.JitThreshold = 1;
-  O.CollectCounters = false;
-  auto D = Device::create(O);
-  ASSERT_TRUE(bool(D));
-  auto M = Module::loadFile(**D, fixture(GetParam()));
-  ASSERT_TRUE(bool(M));
-  DeviceBuffer Out(**D, N * 4), A(**D, N * 4), B(**D, N * 4);
+  Loaded L = load(fixture(GetParam()), /*Threshold=*/1);
+  ASSERT_TRUE(L.Mod);
+  DeviceBuffer Out(*L.Dev, N * 4), A(*L.Dev, N * 4), B(*L.Dev, N * 4);
   for (unsigned I = 0; I < N; ++I) {
     A.data<float>()[I] = (I % 3 ? 1.0f : -1.0f) * (0.5f + float(I));
     B.data<float>()[I] = (I % 2 ? 1.0f : -1.0f) * (2.0f + float(I));
   }
-  auto R = (*M)->launch("copy_signs", LaunchConfig::linear(N, 64),
+  auto R = L.Mod->launch("copy_signs", LaunchConfig::linear(N, 64),
                         KernelArgs()
                             .add(Out.address())
                             .add(A.address())
@@ -215,20 +227,16 @@ TEST_P(JitTest, BitfieldInsertsMatchTheHost) {
 // The trace LLVM 22.1's AVX-512 code generator got wrong (Jit.cpp): kept
 // exact by compiling for AVX2.
 TEST(Jit, BitfieldInsertWithAConstantMask) {
-  DeviceOptions O;
-  O.JitThreshold = 1;
-  O.CollectCounters = false;
-  auto D = Device::create(O);
-  ASSERT_TRUE(bool(D));
-  auto M = Module::loadFile(**D, std::string(LOOM_EMU_CORE_DIR) + "/jit_bfi.elf");
-  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  DeviceBuffer Out(**D, 64 * 4), A(**D, 64 * 4), B(**D, 64 * 4);
+  Loaded L = load(std::string(LOOM_EMU_CORE_DIR) + "/jit_bfi.elf",
+                  /*Threshold=*/1);
+  ASSERT_TRUE(L.Mod);
+  DeviceBuffer Out(*L.Dev, 64 * 4), A(*L.Dev, 64 * 4), B(*L.Dev, 64 * 4);
   TraceCompilerStats Before = traceCompilerStats();
   for (unsigned I = 0; I < 64; ++I) {
     A.data<unsigned>()[I] = 0x545078d8u + I * 0x01010101u;
     B.data<unsigned>()[I] = 0x549c5aa2u ^ (I << 27);
   }
-  auto R = (*M)->launch(
+  auto R = L.Mod->launch(
       "bfi_const_mask", LaunchConfig::linear(64, 64),
       KernelArgs().add(Out.address()).add(A.address()).add(B.address()));
   if (!R)
