@@ -62,13 +62,16 @@ struct DispatchState {
   uint64_t ScratchBase = 0; ///< host address of the dispatch's scratch
   uint32_t MaxWavesPerWorker = 0;
   uint32_t MaxResidentGroups = 1;
+  uint32_t Workers = 1; ///< host threads running the dispatch
   uint64_t DispatchPacket = 0, Queue = 0;
 
   bool Count = false;
   bool Record = false;
 
-  std::atomic<uint64_t> NextGroup{0};
-  std::atomic<bool> Stop{false};
+  // Written while waves run: each on a line of its own, away from the
+  // fields above that every wave reads.
+  alignas(64) std::atomic<uint64_t> NextGroup{0};
+  alignas(64) std::atomic<bool> Stop{false};
   std::mutex FaultLock;
   DispatchStatus Status = DispatchStatus::Completed;
   Fault First;
@@ -91,6 +94,17 @@ void jumpTo(Wave &W, uint64_t Address);
 /// Checks that [Addr, Addr + Bytes) is registered device memory with the
 /// given access; raises a memory fault and returns false if not.
 bool checkMemory(Wave &W, uint64_t Addr, uint32_t Bytes, bool IsWrite);
+
+/// rangeFor when the wave's cache misses: the device's map, then cached.
+const MemoryRange *lookUpRange(Wave &W, uint64_t Addr, uint8_t Access);
+
+/// The registered range holding \p Addr that grants \p Access, from the
+/// wave's cache or else the device's map (then cached); null if none.
+inline const MemoryRange *rangeFor(Wave &W, uint64_t Addr, uint8_t Access) {
+  if (const MemoryRange *R = W.Ranges.lookup(Addr, Access)) [[likely]]
+    return R;
+  return lookUpRange(W, Addr, Access);
+}
 
 /// Value of a SpecialValue operand (apertures, vccz, execz, scc).
 uint64_t specialValue(const Wave &W, uint16_t Which);

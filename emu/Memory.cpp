@@ -65,9 +65,27 @@ void MemoryMap::publish() {
     Retired.emplace_back(Old);
   // A reader announces itself before loading Current, so once none is
   // announced after the exchange, no one holds a retired snapshot.
-  if (Readers.load() == 0)
+  if (noReaders())
     Retired.clear();
 }
+
+bool MemoryMap::noReaders() const {
+  for (const ReaderCount &R : Readers)
+    if (R.N.load() != 0)
+      return false;
+  return true;
+}
+
+namespace {
+/// This thread's reader count: threads spread over the slots in the order
+/// they first look up.
+unsigned readerSlot(unsigned Slots) {
+  static std::atomic<unsigned> NextThread{0};
+  thread_local unsigned Slot =
+      NextThread.fetch_add(1, std::memory_order_relaxed);
+  return Slot % Slots;
+}
+} // namespace
 
 void MemoryMap::add(uint64_t Base, uint64_t Size, uint8_t Access) {
   std::lock_guard<std::mutex> G(Lock);
@@ -97,18 +115,19 @@ bool MemoryMap::check(uint64_t Addr, uint64_t Bytes, uint8_t Access) const {
 }
 
 bool MemoryMap::find(uint64_t Addr, MemoryRange &Out) const {
-  Readers.fetch_add(1);
+  std::atomic<int> &Count = Readers[readerSlot(ReaderSlots)].N;
+  Count.fetch_add(1);
   const MemoryRange *R = Current.load()->lookup(Addr);
   bool Found = R != nullptr;
   if (Found)
     Out = *R;
-  Readers.fetch_sub(1);
+  Count.fetch_sub(1);
   return Found;
 }
 
 void MemoryMap::reclaim() {
   std::lock_guard<std::mutex> G(Lock);
-  if (Readers.load() == 0)
+  if (noReaders())
     Retired.clear();
 }
 

@@ -12,6 +12,8 @@
 
 #include "Inst.h"
 
+#include "loom/emu/Memory.h"
+
 #include <cstdint>
 #include <cstring>
 
@@ -64,10 +66,8 @@ struct Wave {
   uint32_t WaveInGroup = 0;
   uint64_t WaveId = 0; ///< unique in the dispatch
   WorkerCounters *Counters = nullptr;
-  /// Last registered memory range hit by this wave: most accesses of a
-  /// wave fall in the same buffer, so checks rarely touch the shared map.
-  uint64_t CachedBase = 0, CachedSize = 0;
-  uint8_t CachedAccess = 0;
+  /// Registered memory ranges this wave hit last (see rangeFor).
+  RangeCache Ranges;
 
   // --- Accessors -----------------------------------------------------------
   uint64_t read64(unsigned Idx) const {

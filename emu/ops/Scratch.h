@@ -193,37 +193,44 @@ template <typename F> inline void forLanes(uint64_t Mask, F &&Fn) {
   }
 }
 
+/// Whether the access [Addr[L], Addr[L] + Bytes) of every lane of \p Mask
+/// lies in \p R. Branch-free over the lanes so that it vectorises: with
+/// Limit the last offset an access may start at, a lane is outside exactly
+/// when its offset D exceeds Limit, that is when D or Limit - D has the top
+/// bit set (for ranges below 2^63 bytes; larger ones answer false and the
+/// caller checks lane by lane).
+inline bool lanesWithin(const MemoryRange &R, const uint64_t *Addr,
+                        uint64_t Mask, unsigned Bytes) {
+  if (R.Size < Bytes || (R.Size >> 63))
+    return false;
+  uint64_t Limit = R.Size - Bytes, Outside = 0;
+  if (Mask == ~uint64_t(0)) {
+    for (unsigned L = 0; L < WaveSize; ++L) {
+      uint64_t D = Addr[L] - R.Base;
+      Outside |= D | (Limit - D);
+    }
+  } else {
+    for (unsigned L = 0; L < WaveSize; ++L) {
+      uint64_t D = Addr[L] - R.Base;
+      Outside |= (D | (Limit - D)) & -((Mask >> L) & 1);
+    }
+  }
+  return !(Outside >> 63);
+}
+
 /// Checks that every lane of \p Mask may access [Addr[L], Addr[L] + Bytes)
-/// of global memory. When the span of the lanes lies in the range the wave
-/// last hit (the common case), or in one registered range, one comparison or
-/// one lookup decides; otherwise each lane is checked in lane order and the
-/// first bad one faults.
+/// of global memory. In the common case, a wave working on one buffer, the
+/// range of the first lane (from the wave's cache) holds every lane's
+/// access: one pass over the lanes decides. Otherwise each lane is checked
+/// in lane order and the first bad one faults.
 inline bool checkGlobal(Wave &W, const uint64_t *Addr, uint64_t Mask,
                         unsigned Bytes, bool IsWrite) {
   if (!Mask)
     return true;
-  uint64_t Lo = ~uint64_t(0), Hi = 0;
-  for (unsigned L = 0; L < WaveSize; ++L) {
-    bool On = (Mask >> L) & 1;
-    Lo = std::min(Lo, On ? Addr[L] : ~uint64_t(0));
-    Hi = std::max(Hi, On ? Addr[L] : 0);
-  }
-  uint8_t Need = IsWrite ? AccessWrite : AccessRead;
-  if (Lo >= W.CachedBase && Hi - W.CachedBase < W.CachedSize &&
-      W.CachedSize - (Hi - W.CachedBase) >= Bytes &&
-      (W.CachedAccess & Need) == Need)
+  const MemoryRange *R = rangeFor(W, Addr[std::countr_zero(Mask)],
+                                  IsWrite ? AccessWrite : AccessRead);
+  if (R && lanesWithin(*R, Addr, Mask, Bytes))
     return true;
-  // One lookup for the whole span (a wave alternating between buffers
-  // misses the cache often); lanes are checked one by one only if the span
-  // is not in one range.
-  MemoryRange R;
-  if (W.D->Dev->Memory.find(Lo, R) && R.contains(Lo, Hi - Lo + Bytes) &&
-      (R.Access & Need) == Need) {
-    W.CachedBase = R.Base;
-    W.CachedSize = R.Size;
-    W.CachedAccess = R.Access;
-    return true;
-  }
   bool Ok = true;
   forLanes(Mask, [&](unsigned L) {
     Ok = Ok && checkMemory(W, Addr[L], Bytes, IsWrite);

@@ -36,9 +36,11 @@ struct MemoryRange {
 
 /// The set of registered ranges. Registration takes a lock and publishes a
 /// new immutable snapshot; lookups read the current snapshot without a
-/// lock. A replaced snapshot is freed once no lookup is in flight. (Waves
-/// cache the last range they hit, so lookups are rare on the device's hot
-/// path.)
+/// lock. A replaced snapshot is freed once no lookup is in flight. Lookups
+/// announce themselves in one of several reader counts, each on its own
+/// cache line, so that threads looking up at once do not contend for one
+/// line. (Waves also cache the ranges they hit, see RangeCache, so lookups
+/// are rare on the device's hot path.)
 class MemoryMap {
 public:
   MemoryMap();
@@ -71,9 +73,43 @@ private:
 
   std::mutex Lock;
   std::vector<MemoryRange> Ranges; // guarded by Lock, registration order
+  bool noReaders() const;
+
   std::atomic<const Snapshot *> Current{nullptr};
-  mutable std::atomic<int> Readers{0};
+  static constexpr unsigned ReaderSlots = 8;
+  struct alignas(64) ReaderCount {
+    std::atomic<int> N{0};
+  };
+  mutable ReaderCount Readers[ReaderSlots];
   std::vector<std::unique_ptr<const Snapshot>> Retired; // guarded by Lock
+};
+
+/// The last few ranges one thread of execution (a wave) found, to check
+/// its accesses without the shared map: most accesses of a wave fall in
+/// the few buffers it works on. Entries are copies; a range unregistered
+/// while the wave runs stays usable by it until it ends.
+class RangeCache {
+public:
+  static constexpr unsigned Ways = 4;
+
+  /// The cached range holding \p Addr that grants \p Access, if any.
+  const MemoryRange *lookup(uint64_t Addr, uint8_t Access) const {
+    for (const MemoryRange &R : Entries)
+      if (Addr - R.Base < R.Size && (R.Access & Access) == Access)
+        return &R;
+    return nullptr;
+  }
+  /// Caches \p R in place of the oldest entry; returns the cached copy.
+  const MemoryRange *insert(const MemoryRange &R) {
+    MemoryRange &E = Entries[Next];
+    Next = (Next + 1) % Ways;
+    E = R;
+    return &E;
+  }
+
+private:
+  MemoryRange Entries[Ways] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  unsigned Next = 0;
 };
 
 } // namespace loom::emu

@@ -113,6 +113,62 @@ TEST_P(Faults, StoreInDeviceFunction) {
   expectDeviceStillWorks();
 }
 
+TEST_P(Faults, FirstLanePastTheEndOfABuffer) {
+  DeviceBuffer Buf(*Dev, 10 * 4);
+  DispatchResult R = run("store_lanes", KernelArgs().add(Buf.address()));
+  expectFaultAt(R, DispatchStatus::MemoryFault, "store_lanes", "store");
+  EXPECT_EQ(R.FirstFault.Address, Buf.address() + 10 * 4);
+  EXPECT_TRUE(R.FirstFault.IsWrite);
+  expectDeviceStillWorks();
+}
+
+TEST_P(Faults, InactiveLanesPastTheEndDoNotFault) {
+  DeviceBuffer Buf(*Dev, 10 * 4);
+  DispatchResult R = run("store_lanes_below",
+                         KernelArgs().add(Buf.address()).add(uint32_t(10)));
+  ASSERT_TRUE(R.ok()) << R.FirstFault.Message;
+  for (uint32_t I = 0; I < 10; ++I)
+    EXPECT_EQ(Buf.data<uint32_t>()[I], I);
+}
+
+TEST_P(Faults, LanesSpreadOverManyBuffersAreEachChecked) {
+  // Six buffers of 11 words take lanes 0..63; then buffer 3 shrinks to 10
+  // words and lane 63 (word 10 of buffer 3) is the one out of range.
+  for (uint32_t Short : {6u, 3u}) {
+    std::vector<DeviceBuffer> Bufs;
+    DeviceBuffer Table(*Dev, 6 * 8);
+    for (uint32_t K = 0; K < 6; ++K) {
+      Bufs.emplace_back(*Dev, (K == Short ? 10 : 11) * 4);
+      Table.data<uint64_t>()[K] = Bufs.back().address();
+    }
+    DispatchResult R = run("store_spread", KernelArgs().add(Table.address()));
+    if (Short == 6) {
+      ASSERT_TRUE(R.ok()) << R.FirstFault.Message;
+      for (uint32_t L = 0; L < 64; ++L)
+        EXPECT_EQ(Bufs[L % 6].data<uint32_t>()[L / 6], L) << "lane " << L;
+      continue;
+    }
+    expectFaultAt(R, DispatchStatus::MemoryFault, "store_spread", "store");
+    EXPECT_EQ(R.FirstFault.Address, Bufs[3].address() + 10 * 4);
+  }
+  expectDeviceStillWorks();
+}
+
+TEST_P(Faults, WriteToReadOnlyMemory) {
+  // The wave has just read the range (and keeps it at hand): the write
+  // still needs the write right.
+  std::vector<uint32_t> Host(64, 7);
+  Dev->memory().add(Host.data(), Host.size() * 4, AccessRead);
+  DispatchResult R = run("increment_lanes",
+                         KernelArgs().add(reinterpret_cast<uint64_t>(Host.data())));
+  Dev->memory().remove(Host.data());
+  expectFaultAt(R, DispatchStatus::MemoryFault, "increment_lanes", "store");
+  EXPECT_EQ(R.FirstFault.Address, reinterpret_cast<uint64_t>(Host.data()));
+  EXPECT_TRUE(R.FirstFault.IsWrite);
+  EXPECT_EQ(Host[0], 7u);
+  expectDeviceStillWorks();
+}
+
 LOOM_DIFF_LEVELS(Faults);
 
 } // namespace
