@@ -207,8 +207,10 @@ Expected<std::unique_ptr<Device>> Device::create(const DeviceOptions &Options) {
   I->Dec = std::make_unique<Decoder>(*I->MC);
   I->Threads = Options.Threads ? Options.Threads
                                : std::max(1u, std::thread::hardware_concurrency());
+  // The thread that dispatches is one of the workers (see dispatch).
   if (I->Threads > 1)
-    I->Pool = std::make_unique<StdThreadPool>(hardware_concurrency(I->Threads));
+    I->Pool =
+        std::make_unique<StdThreadPool>(hardware_concurrency(I->Threads - 1));
   I->Memory.add(I->PacketStorage, sizeof(I->PacketStorage), AccessRead);
   I->Memory.add(I->QueueStorage, sizeof(I->QueueStorage), AccessReadWrite);
   // amd_queue_t's group/private_segment_aperture_base_hi (offsets 64 and
@@ -746,13 +748,16 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   if (D.Count)
     Merged.reset(NumIds);
   std::mutex MergeLock;
-  if (Workers <= 1 || !I.Pool) {
-    runWorker(D, 0, NumIds, Merged, MergeLock);
-  } else {
-    for (unsigned W = 0; W < Workers; ++W)
+  // The dispatching thread is worker 0: it is running already, while a
+  // pool thread may take milliseconds to be woken on a busy host (a
+  // dispatch of a few milliseconds then ran on one thread for half its
+  // time).
+  if (I.Pool)
+    for (unsigned W = 1; W < Workers; ++W)
       I.Pool->async([&, W] { runWorker(D, W, NumIds, Merged, MergeLock); });
+  runWorker(D, 0, NumIds, Merged, MergeLock);
+  if (I.Pool)
     I.Pool->wait();
-  }
   if (ScratchSize)
     I.Memory.remove(D.ScratchBase);
   I.Memory.reclaim();
