@@ -28,20 +28,29 @@ namespace {
 constexpr double TargetPerCore = 200e6;
 
 struct Shape {
+  const char *Name;
   const char *Kernel;
   uint32_t Grid;       // work-items
   uint16_t Workgroup;
   int Param;           // iterations / rounds / n
   size_t OutBytes;
+  int Wait = -1;       // spin_wait's last argument; -1: no such argument
 };
 
 // Sizes give each dispatch tens of milliseconds of work on one thread.
 const Shape Shapes[] = {
-    {"fma_loop", 64 * 64, 64, 2000, 64 * 64 * 4},
-    {"stream", 256 * 1024, 256, 1 << 21, (1 << 21) * 4},
-    {"lds_barrier", 256 * 32, 256, 200, 256 * 32 * 4},
-    {"branchy", 64 * 64, 64, 1000, 64 * 64 * 4},
-    {"mfma_loop", 64 * 16, 64, 1000, 64 * 16 * 4},
+    {"fma_loop", "fma_loop", 64 * 64, 64, 2000, 64 * 64 * 4},
+    {"stream", "stream", 256 * 1024, 256, 1 << 21, (1 << 21) * 4},
+    {"lds_barrier", "lds_barrier", 256 * 32, 256, 200, 256 * 32 * 4},
+    {"branchy", "branchy", 64 * 64, 64, 1000, 64 * 64 * 4},
+    {"mfma_loop", "mfma_loop", 64 * 16, 64, 1000, 64 * 16 * 4},
+};
+
+/// The spin-wait pair: the same work with work-group 0 spinning until the
+/// last group ends, and without; the summary compares their dispatch times.
+const Shape SpinShapes[] = {
+    {"spin_wait", "spin_wait", 64 * 64, 64, 1000, 64 * 64 * 4, 1},
+    {"no_wait", "spin_wait", 64 * 64, 64, 1000, 64 * 64 * 4, 0},
 };
 
 /// The baseline: what the host itself needs for the work of fma_loop's
@@ -100,7 +109,11 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
     A.add(O.address());
     if (std::string(S.Kernel) == "stream")
       A.add(I.address()).add(2.0f);
+    if (S.Wait >= 0) // I holds the flag
+      A.add(I.address());
     A.add(S.Param);
+    if (S.Wait >= 0)
+      A.add(S.Wait);
     return A;
   };
   LaunchConfig C = LaunchConfig::linear(S.Grid, S.Workgroup);
@@ -132,6 +145,24 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
       double(WaveInsts) * State.iterations(), benchmark::Counter::kIsRate);
   State.counters["threads"] = Threads;
   State.counters["interpreter"] = !Compile;
+  State.counters["s_per_dispatch"] = benchmark::Counter(
+      double(State.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+/// Registers \p S on one thread and on all of them.
+void registerThreads(const Shape &S) {
+  for (unsigned T : {1u, allThreads()}) {
+    std::string Name = std::string(S.Name) + "/threads:" + std::to_string(T);
+    benchmark::RegisterBenchmark(
+        Name.c_str(),
+        [&S, T](benchmark::State &St) { runShape(St, S, T, /*Compile=*/true); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->MinTime(0.5);
+    if (allThreads() == 1)
+      break;
+  }
 }
 
 void registerAll() {
@@ -141,25 +172,17 @@ void registerAll() {
       ->MinTime(0.5);
   for (const Shape &S : Shapes) {
     // The baseline: the same kernel with the trace compiler off.
-    std::string Base = std::string(S.Kernel) + "/interpreter/threads:1";
+    std::string Base = std::string(S.Name) + "/interpreter/threads:1";
     benchmark::RegisterBenchmark(
         Base.c_str(),
         [&S](benchmark::State &St) { runShape(St, S, 1, /*Compile=*/false); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()
         ->MinTime(0.5);
-    for (unsigned T : {1u, allThreads()}) {
-      std::string Name = std::string(S.Kernel) + "/threads:" + std::to_string(T);
-      benchmark::RegisterBenchmark(
-          Name.c_str(),
-          [&S, T](benchmark::State &St) { runShape(St, S, T, /*Compile=*/true); })
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime()
-          ->MinTime(0.5);
-      if (allThreads() == 1)
-        break;
-    }
+    registerThreads(S);
   }
+  for (const Shape &S : SpinShapes)
+    registerThreads(S);
 }
 
 /// Collects each benchmark's rate so the summary can compare them.
@@ -179,9 +202,10 @@ public:
         Threads = 0; // the interpreter-only baseline
       // Counter values are already rates after finalisation.
       Measured[{Kernel, Threads}] = It->second.value;
+      Millis[{Kernel, Threads}] = 1e3 * R.counters.at("s_per_dispatch").value;
     }
   }
-  std::map<std::pair<std::string, unsigned>, double> Measured;
+  std::map<std::pair<std::string, unsigned>, double> Measured, Millis;
 };
 
 } // namespace
@@ -197,14 +221,14 @@ int main(int argc, char **argv) {
               "vs target", "interpreter", "speed-up");
   for (const Shape &S : Shapes) {
     auto Rate = [&](unsigned T) {
-      auto It = Reporter.Measured.find({S.Kernel, T});
+      auto It = Reporter.Measured.find({S.Name, T});
       return It == Reporter.Measured.end() ? 0.0 : It->second;
     };
     double One = Rate(1), All = Rate(N), Interp = Rate(0);
     if (!One)
       continue;
     std::printf("%-12s %11.1f M/s %11.1f M/s %9.2fx %11.2fx %12.1f M/s %8.2fx\n",
-                S.Kernel, One / 1e6, All / 1e6, All / One, One / TargetPerCore,
+                S.Name, One / 1e6, All / 1e6, All / One, One / TargetPerCore,
                 Interp / 1e6, Interp ? One / Interp : 0.0);
   }
   auto Native = Reporter.Measured.find({"native_fma", 1});
@@ -217,6 +241,17 @@ int main(int argc, char **argv) {
               "%u threads / 1 thread; vs target = 1 thread / 200 M;\n"
               " interpreter = 1 thread with the trace compiler off, "
               "speed-up = 1 thread / interpreter)\n", N);
+  for (unsigned T : {1u, N}) {
+    auto Spin = Reporter.Millis.find({"spin_wait", T});
+    auto Plain = Reporter.Millis.find({"no_wait", T});
+    if (Spin != Reporter.Millis.end() && Plain != Reporter.Millis.end())
+      std::printf("spin_wait    %u thread%s: %.2f ms per dispatch with work-group 0 "
+                  "spinning until the last ends, %.2f ms without: %.2fx\n",
+                  T, T == 1 ? "" : "s", Spin->second, Plain->second,
+                  Spin->second / Plain->second);
+    if (N == 1)
+      break;
+  }
   TraceCompilerStats J = traceCompilerStats();
   std::printf("trace compiler: %llu traces compiled in %.1f ms, %llu reused\n",
               static_cast<unsigned long long>(J.Compiled), J.Seconds * 1e3,

@@ -116,7 +116,10 @@ const MemoryRange *lookUpRange(Wave &W, uint64_t Addr, uint8_t Access) {
 }
 
 bool checkMemory(Wave &W, uint64_t Addr, uint32_t Bytes, bool IsWrite) {
-  (IsWrite ? W.StoredMemory : W.LoadedMemory) = true;
+  if (IsWrite)
+    W.StoredMemory = true;
+  else
+    W.noteLoad(Addr);
   const MemoryRange *R =
       rangeFor(W, Addr, IsWrite ? AccessWrite : AccessRead);
   if (R && R->contains(Addr, Bytes))
@@ -254,8 +257,9 @@ namespace {
 
 /// Instructions a wave runs before its siblings get a turn.
 constexpr unsigned SliceLength = 512;
-/// Consecutive taken backward branches with loads but no stores after
-/// which a wave is considered to be spinning on memory.
+/// Consecutive loop iterations that only re-read the addresses the
+/// iteration before read after which a wave is considered to be spinning
+/// on memory.
 constexpr unsigned SpinIterations = 8;
 /// Most work-groups one worker keeps resident (interleaved) at once.
 constexpr unsigned MaxResidentGroups = 32;
@@ -332,14 +336,19 @@ template <bool Count> void runSlice(Wave &W, unsigned Budget) {
       return;
     uint32_t Next = W.NextIndex;
     if (Next != Idx + 1 || W.Region != Region) [[unlikely]] {
-      // A loop that only re-reads memory is waiting for another wave or
-      // the host: let them run rather than burn the slice.
+      // A loop whose iterations only re-read the same memory is waiting
+      // for another wave or the host: let them run rather than burn the
+      // slice. Once found spinning, a wave yields after every such
+      // iteration until one does something else.
       if ((I.Flags & FlagBackwardBranch) && Next == I.Target) {
-        bool OnlyLoads = W.LoadedMemory && !W.StoredMemory;
+        bool Spin = W.LoadedMemory && !W.StoredMemory &&
+                    W.LoadedFrom == W.LoadedBefore;
+        W.LoadedBefore = W.LoadedFrom;
+        W.LoadedFrom = 0;
         W.LoadedMemory = W.StoredMemory = false;
-        W.SpinCount = OnlyLoads ? W.SpinCount + 1 : 0;
+        W.SpinCount = Spin ? std::min<unsigned>(W.SpinCount + 1, SpinIterations)
+                           : 0;
         if (W.SpinCount >= SpinIterations) {
-          W.SpinCount = 0;
           W.Spinning = true;
           W.Yield = true;
         }

@@ -48,11 +48,14 @@ struct Wave {
   WaveState State = WaveState::Running;
   /// Set by s_sleep and spin-wait detection: yield the rest of the slice.
   bool Yield = false;
-  /// Spin-wait detection: global memory read or written since the last
-  /// taken backward branch, and how many such loop iterations only read.
+  /// Spin-wait detection: memory read or written since the last taken
+  /// backward branch, a mix of the addresses read (the first lane's of each
+  /// load) then and in the iteration before, and how many iterations in a
+  /// row only re-read the same addresses.
   bool LoadedMemory = false, StoredMemory = false;
   bool Spinning = false;
   uint8_t SpinCount = 0;
+  uint64_t LoadedFrom = 0, LoadedBefore = 0;
 
   // --- Context -----------------------------------------------------------
   DispatchState *D = nullptr;
@@ -70,6 +73,11 @@ struct Wave {
   RangeCache Ranges;
 
   // --- Accessors -----------------------------------------------------------
+  /// Notes a load from \p Addr for spin-wait detection.
+  void noteLoad(uint64_t Addr) {
+    LoadedMemory = true;
+    LoadedFrom = (LoadedFrom ^ Addr) * 0x9e3779b97f4a7c15ull;
+  }
   uint64_t read64(unsigned Idx) const {
     return uint64_t(S[Idx]) | (uint64_t(S[Idx + 1]) << 32);
   }

@@ -60,6 +60,32 @@ KERNEL void branchy(unsigned *out, int iters) {
   out[gid()] = x;
 }
 
+// Spin-wait: branchy's work in every work-group; with `wait`, work-group 0
+// first spins on a flag that the last work-group sets when it is done (and
+// resets it for the next dispatch). Without spin-wait detection work-group
+// 0 would burn its time slices while the others run.
+KERNEL void spin_wait(unsigned *out, unsigned *flag, int iters, int wait) {
+  unsigned g = __builtin_amdgcn_workgroup_id_x();
+  unsigned last = __builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x() - 1;
+  if (wait && g == 0) {
+    while (!__scoped_atomic_load_n(flag, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE))
+      ;
+    __scoped_atomic_store_n(flag, 0u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+  }
+  unsigned x = gid() * 2654435761u + 1;
+  for (int i = 0; i < iters; ++i) {
+    if (x & 1)
+      x = x * 3 + 1;
+    else if (x & 2)
+      x ^= x >> 3;
+    else
+      x = (x >> 1) + 7;
+  }
+  out[gid()] = x;
+  if (wait && g == last)
+    __scoped_atomic_store_n(flag, 1u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+}
+
 // MFMA: a chain of 32x32x8 f16 matrix multiply-accumulates.
 KERNEL void mfma_loop(float *out, int iters) {
   half8 a = {1, 2, 3, 4}, b = {0.5, 0.25, 0.125, 1};

@@ -423,7 +423,10 @@ template <Width Wd> void storeLanes(Wave &W, unsigned Src, const Plan &P) {
 /// the program used: global addresses, LDS offsets, private offsets.
 inline void notePlan(Wave &W, const DecodedInst &I, const Plan &P,
                      unsigned Bytes, bool IsWrite, bool IsAtomic) {
-  (IsWrite && !IsAtomic ? W.StoredMemory : W.LoadedMemory) = true;
+  if (IsWrite && !IsAtomic)
+    W.StoredMemory = true;
+  else
+    W.noteLoad(P.Mask ? P.Addr[std::countr_zero(P.Mask)] : 0);
   if (!W.D->Record)
     return;
   uint64_t Global = P.Mask & ~(P.Private | P.Local);
