@@ -202,7 +202,8 @@ public:
         Threads = 0; // the interpreter-only baseline
       // Counter values are already rates after finalisation.
       Measured[{Kernel, Threads}] = It->second.value;
-      Millis[{Kernel, Threads}] = 1e3 * R.counters.at("s_per_dispatch").value;
+      if (auto T = R.counters.find("s_per_dispatch"); T != R.counters.end())
+        Millis[{Kernel, Threads}] = 1e3 * T->second.value;
     }
   }
   std::map<std::pair<std::string, unsigned>, double> Measured, Millis;
