@@ -47,7 +47,7 @@ KERNEL void lds_barrier(unsigned *out, int rounds) {
 }
 
 // Branchy, divergent: lanes take different paths every iteration.
-KERNEL void branchy(unsigned *out, int iters) {
+static inline unsigned divergent_work(int iters) {
   unsigned x = gid() * 2654435761u + 1;
   for (int i = 0; i < iters; ++i) {
     if (x & 1)
@@ -57,8 +57,10 @@ KERNEL void branchy(unsigned *out, int iters) {
     else
       x = (x >> 1) + 7;
   }
-  out[gid()] = x;
+  return x;
 }
+
+KERNEL void branchy(unsigned *out, int iters) { out[gid()] = divergent_work(iters); }
 
 // Spin-wait: branchy's work in every work-group; with `wait`, work-group 0
 // first spins on a flag that the last work-group sets when it is done (and
@@ -72,16 +74,7 @@ KERNEL void spin_wait(unsigned *out, unsigned *flag, int iters, int wait) {
       ;
     __scoped_atomic_store_n(flag, 0u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
   }
-  unsigned x = gid() * 2654435761u + 1;
-  for (int i = 0; i < iters; ++i) {
-    if (x & 1)
-      x = x * 3 + 1;
-    else if (x & 2)
-      x ^= x >> 3;
-    else
-      x = (x >> 1) + 7;
-  }
-  out[gid()] = x;
+  out[gid()] = divergent_work(iters);
   if (wait && g == last)
     __scoped_atomic_store_n(flag, 1u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
 }
