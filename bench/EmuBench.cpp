@@ -192,7 +192,10 @@ public:
     ConsoleReporter::ReportRuns(Runs);
     for (const Run &R : Runs) {
       auto It = R.counters.find("wave_insts_per_s");
-      if (It == R.counters.end() || R.error_occurred)
+      // With --benchmark_repetitions the summary takes the last repetition;
+      // the aggregates (mean, stddev, ...) are not rates of one run.
+      if (It == R.counters.end() || R.error_occurred ||
+          R.run_type == Run::RT_Aggregate)
         continue;
       std::string Name = R.benchmark_name();
       std::string Kernel = Name.substr(0, Name.find('/'));
