@@ -10,9 +10,9 @@
 // The compiled code runs only when the interpreter would give the same
 // result without looking at more than the registers: in the default float
 // MODE and without GPR indexing (with counters on, a second compiled copy
-// counts as the interpreter does). Otherwise (and while a
-// trace is cold, or if it failed to compile) the instruction's own handler
-// runs and the interpreter goes on one instruction at a time.
+// counts as the interpreter does). Otherwise (and while a trace is cold,
+// or if it failed to compile) the instruction's own handler runs and the
+// interpreter goes on one instruction at a time.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_EMU_TRACECACHE_H

@@ -204,6 +204,8 @@ inline bool lanesWithin(const MemoryRange &R, const uint64_t *Addr,
   if (R.Size < Bytes || (R.Size >> 63))
     return false;
   uint64_t Limit = R.Size - Bytes, Outside = 0;
+  // A full EXEC needs no per-lane mask bit (a shift by the lane number,
+  // which baseline x86-64 has no vector instruction for).
   if (Mask == ~uint64_t(0)) {
     for (unsigned L = 0; L < WaveSize; ++L) {
       uint64_t D = Addr[L] - R.Base;

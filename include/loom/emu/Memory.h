@@ -70,11 +70,10 @@ public:
 private:
   struct Snapshot;
   void publish(); // with Lock held
+  bool noReaders() const;
 
   std::mutex Lock;
   std::vector<MemoryRange> Ranges; // guarded by Lock, registration order
-  bool noReaders() const;
-
   std::atomic<const Snapshot *> Current{nullptr};
   static constexpr unsigned ReaderSlots = 8;
   struct alignas(64) ReaderCount {
@@ -108,7 +107,7 @@ public:
   }
 
 private:
-  MemoryRange Entries[Ways] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  MemoryRange Entries[Ways]; // empty: size 0 holds no address
   unsigned Next = 0;
 };
 
