@@ -23,6 +23,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <map>
 #include <mutex>
 
 extern "C" {
@@ -121,6 +122,23 @@ createTargetMachine(const TargetSpec &T, unsigned OptLevel) {
   return std::move(TM);
 }
 
+/// This thread's target machine for \p T at \p OptLevel, created once:
+/// creating one costs about a millisecond, more than a small kernel's
+/// codegen. A TargetMachine may be used by one thread at a time, hence one
+/// per thread.
+Expected<TargetMachine *> targetMachineFor(const TargetSpec &T,
+                                           unsigned OptLevel) {
+  thread_local std::map<std::string, std::unique_ptr<TargetMachine>> Machines;
+  std::string Key = T.str() + "/O" + std::to_string(OptLevel);
+  auto It = Machines.find(Key);
+  if (It != Machines.end())
+    return It->second.get();
+  auto TM = createTargetMachine(T, OptLevel);
+  if (!TM)
+    return TM.takeError();
+  return (Machines[Key] = std::move(*TM)).get();
+}
+
 OptimizationLevel passLevel(unsigned OptLevel) {
   switch (OptLevel) {
   case 0: return OptimizationLevel::O0;
@@ -213,7 +231,7 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
     return createStringError(Name + ": invalid IR: " +
                              StringRef(Broken).rtrim());
 
-  auto TM = createTargetMachine(O.Target, O.OptLevel);
+  auto TM = targetMachineFor(O.Target, O.OptLevel);
   if (!TM)
     return TM.takeError();
   M.setDataLayout((*TM)->createDataLayout());

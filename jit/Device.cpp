@@ -208,6 +208,41 @@ Stream::~Stream() {
       consumeError(synchronize());
     hsa_queue_destroy(static_cast<hsa_queue_t *>(Queue));
   }
+  for (Slot &S : FreeSlots) {
+    hsa_signal_destroy(hsa_signal_t{S.Signal});
+    hsa_amd_memory_pool_free(S.Kernarg);
+  }
+}
+
+Expected<Stream::Slot> Stream::takeSlot(uint32_t KernargBytes) {
+  if (KernargBytes <= SlotKernargBytes) {
+    std::lock_guard<std::mutex> Lock(SlotLock);
+    if (!FreeSlots.empty()) {
+      Slot S = FreeSlots.back();
+      FreeSlots.pop_back();
+      hsa_signal_store_relaxed(hsa_signal_t{S.Signal}, 1);
+      return S;
+    }
+  }
+  Slot S;
+  S.Bytes = std::max(KernargBytes, SlotKernargBytes);
+  CHECK_HSA(hsa_amd_memory_pool_allocate(
+      hsa_amd_memory_pool_t{Dev.KernargPool}, S.Bytes, 0, &S.Kernarg));
+  hsa_agent_t Gpu{Dev.Agent};
+  hsa_amd_agents_allow_access(1, &Gpu, nullptr, S.Kernarg);
+  hsa_signal_t Signal;
+  hsa_status_t St = hsa_signal_create(1, 0, nullptr, &Signal);
+  if (St != HSA_STATUS_SUCCESS) {
+    hsa_amd_memory_pool_free(S.Kernarg);
+    return hsaError(St, "hsa_signal_create");
+  }
+  S.Signal = Signal.handle;
+  return S;
+}
+
+void Stream::giveBack(Slot S) {
+  std::lock_guard<std::mutex> Lock(SlotLock);
+  FreeSlots.push_back(S);
 }
 
 Error Stream::status() const {
@@ -290,6 +325,8 @@ Expected<Launch> Stream::submit(Kernel &K, const LaunchOptions &O,
                                  .str());
   for (size_t I = 0; I < Args.size(); ++I) {
     const Kernel::Argument &A = K.Explicit[I];
+    if (Args[I].Size == A.Size && A.Offset % Args[I].Align == 0)
+      continue;
     std::string Which = formatv("argument {0}{1}{2}{3} of kernel '{4}'", I,
                                 A.Name.empty() ? "" : " '", A.Name,
                                 A.Name.empty() ? "" : "'", K.Demangled);
@@ -298,12 +335,11 @@ Expected<Launch> Stream::submit(Kernel &K, const LaunchOptions &O,
           formatv("{0} is {1} bytes ({2}), but a {3} of {4} bytes was given",
                   Which, A.Size, A.ValueKind, Args[I].Type, Args[I].Size)
               .str());
-    if (A.Offset % Args[I].Align)
-      return createStringError(
-          formatv("{0} lies at offset {1}, not aligned for a {2} (alignment "
-                  "{3})",
-                  Which, A.Offset, Args[I].Type, Args[I].Align)
-              .str());
+    return createStringError(
+        formatv("{0} lies at offset {1}, not aligned for a {2} (alignment "
+                "{3})",
+                Which, A.Offset, Args[I].Type, Args[I].Align)
+            .str());
   }
 
   // The geometry.
@@ -330,12 +366,11 @@ Expected<Launch> Stream::submit(Kernel &K, const LaunchOptions &O,
 
   // The kernarg segment: explicit arguments, then the hidden ones.
   uint32_t KernargBytes = std::max<uint32_t>(K.KernargSize, 16);
-  void *KA = nullptr;
-  CHECK_HSA(hsa_amd_memory_pool_allocate(
-      hsa_amd_memory_pool_t{Dev.KernargPool}, KernargBytes, 0, &KA));
-  hsa_agent_t Gpu{Dev.Agent};
-  hsa_amd_agents_allow_access(1, &Gpu, nullptr, KA);
-  auto *Bytes = static_cast<uint8_t *>(KA);
+  auto Taken = takeSlot(KernargBytes);
+  if (!Taken)
+    return Taken.takeError();
+  Slot Sl = *Taken;
+  auto *Bytes = static_cast<uint8_t *>(Sl.Kernarg);
   std::memset(Bytes, 0, KernargBytes);
   for (size_t I = 0; I < Args.size(); ++I)
     std::memcpy(Bytes + K.Explicit[I].Offset, Args[I].Data, Args[I].Size);
@@ -352,16 +387,10 @@ Expected<Launch> Stream::submit(Kernel &K, const LaunchOptions &O,
   H.QueuePointer = reinterpret_cast<uint64_t>(Queue);
   if (Error E = codeobj::writeHiddenArguments(
           MD, H, MutableArrayRef<uint8_t>(Bytes, KernargBytes))) {
-    hsa_amd_memory_pool_free(KA);
+    giveBack(Sl);
     return std::move(E);
   }
-
-  hsa_signal_t Done;
-  hsa_status_t S = hsa_signal_create(1, 0, nullptr, &Done);
-  if (S != HSA_STATUS_SUCCESS) {
-    hsa_amd_memory_pool_free(KA);
-    return hsaError(S, "hsa_signal_create");
-  }
+  hsa_signal_t Done{Sl.Signal};
 
   auto *Q = static_cast<hsa_queue_t *>(Queue);
   uint64_t Index;
@@ -379,11 +408,11 @@ Expected<Launch> Stream::submit(Kernel &K, const LaunchOptions &O,
                            : 0);
   P->group_segment_size = K.GroupSize + O.DynamicLdsBytes;
   P->kernel_object = K.Object;
-  P->kernarg_address = KA;
+  P->kernarg_address = Sl.Kernarg;
   P->completion_signal = Done;
   publish(Q, P, Index, HSA_PACKET_TYPE_KERNEL_DISPATCH,
           Dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
-  return Launch(*this, Done.handle, KA, K.Demangled);
+  return Launch(*this, Sl.Signal, Sl.Kernarg, Sl.Bytes, K.Demangled);
 }
 
 //===----------------------------------------------------------------------===//
@@ -392,8 +421,8 @@ Expected<Launch> Stream::submit(Kernel &K, const LaunchOptions &O,
 
 Launch::Launch(Launch &&O)
     : S(std::exchange(O.S, nullptr)), Signal(std::exchange(O.Signal, 0)),
-      Kernarg(std::exchange(O.Kernarg, nullptr)),
-      KernelName(std::move(O.KernelName)), Waited(O.Waited) {}
+      Kernarg(std::exchange(O.Kernarg, nullptr)), KernargBytes(O.KernargBytes),
+      KernelName(O.KernelName), Waited(O.Waited) {}
 
 Launch &Launch::operator=(Launch &&O) {
   if (this != &O) {
@@ -401,7 +430,8 @@ Launch &Launch::operator=(Launch &&O) {
     S = std::exchange(O.S, nullptr);
     Signal = std::exchange(O.Signal, 0);
     Kernarg = std::exchange(O.Kernarg, nullptr);
-    KernelName = std::move(O.KernelName);
+    KernargBytes = O.KernargBytes;
+    KernelName = O.KernelName;
     Waited = O.Waited;
   }
   return *this;
@@ -415,8 +445,7 @@ void Launch::release() {
   // A kernel that faulted never completes; its queue is dead and will not
   // read the kernarg segment again.
   consumeError(wait());
-  hsa_signal_destroy(hsa_signal_t{Signal});
-  hsa_amd_memory_pool_free(Kernarg);
+  S->giveBack({Signal, Kernarg, KernargBytes});
   S = nullptr;
 }
 
@@ -425,7 +454,7 @@ Error Launch::wait() {
     return createStringError("wait on a launch that was moved from");
   if (Waited)
     return S->status();
-  if (Error E = S->waitSignal(Signal, KernelName))
+  if (Error E = S->waitSignal(Signal, *KernelName))
     return E;
   Waited = true;
   return Error::success();

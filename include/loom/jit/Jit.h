@@ -34,6 +34,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -79,6 +80,7 @@ struct LaunchOptions {
 /// A submitted kernel. wait() returns once it has completed, or with the
 /// queue's error if it faulted. Destroying a Launch waits for it, so
 /// nothing it uses (its kernarg segment, its signal) goes while it runs.
+/// A Launch must not outlive its Stream or its Program.
 class Launch {
 public:
   Launch(Launch &&O);
@@ -90,14 +92,17 @@ public:
 
 private:
   friend class Stream;
-  Launch(Stream &S, uint64_t Signal, void *Kernarg, std::string Kernel)
-      : S(&S), Signal(Signal), Kernarg(Kernarg), KernelName(std::move(Kernel)) {}
+  Launch(Stream &S, uint64_t Signal, void *Kernarg, uint32_t KernargBytes,
+         const std::string &Kernel)
+      : S(&S), Signal(Signal), Kernarg(Kernarg), KernargBytes(KernargBytes),
+        KernelName(&Kernel) {}
   void release();
 
   Stream *S = nullptr;
   uint64_t Signal = 0;
   void *Kernarg = nullptr;
-  std::string KernelName;
+  uint32_t KernargBytes = 0;
+  const std::string *KernelName = nullptr; ///< the Kernel's, which outlives it
   bool Waited = false;
 };
 
@@ -232,7 +237,20 @@ private:
   llvm::Error waitSignal(uint64_t Signal, llvm::StringRef Kernel) const;
   static void onQueueError(int Status, void *Queue, void *Self);
 
+  /// A completion signal and a kernarg buffer, reused by launch after
+  /// launch so that a launch allocates nothing.
+  struct Slot {
+    uint64_t Signal = 0;
+    void *Kernarg = nullptr;
+    uint32_t Bytes = 0;
+  };
+  static constexpr uint32_t SlotKernargBytes = 4096;
+  llvm::Expected<Slot> takeSlot(uint32_t KernargBytes);
+  void giveBack(Slot S);
+
   Device &Dev;
+  std::mutex SlotLock;
+  std::vector<Slot> FreeSlots;
   void *Queue = nullptr; ///< hsa_queue_t *
   std::atomic<int> QueueStatus{0}; ///< hsa_status_t of a queue error
 };
