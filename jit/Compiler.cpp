@@ -77,8 +77,14 @@ private:
     raw_string_ostream OS(C->Errors);
     if (!C->Errors.empty())
       OS << "; ";
-    DiagnosticPrinterRawOStream DP(OS);
+    std::string Text;
+    raw_string_ostream TOS(Text);
+    DiagnosticPrinterRawOStream DP(TOS);
     DI->print(DP);
+    // Backend diagnostics without a location say so; drop the noise.
+    StringRef T(Text);
+    T.consume_front("<unknown>:0:0: ");
+    OS << T;
   }
 
   LLVMContext &Ctx;

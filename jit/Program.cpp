@@ -124,8 +124,13 @@ Expected<std::unique_ptr<Program>> Device::build(std::vector<Source> Sources,
   for (Source &S : Sources) {
     std::string Name = S.Name;
     auto Bytes = compileSource(S, O, L);
-    if (!Bytes)
-      return Bytes.takeError();
+    if (!Bytes) {
+      // Compile errors name the module already; link errors do not.
+      std::string E = toString(Bytes.takeError());
+      if (!StringRef(E).starts_with(Name))
+        E = Name + ": " + E;
+      return createStringError(E);
+    }
     auto CO = codeobj::CodeObject::create(
         ArrayRef(reinterpret_cast<const uint8_t *>(Bytes->data()),
                  Bytes->size()),
