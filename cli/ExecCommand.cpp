@@ -33,6 +33,19 @@ static cl::list<std::string> ExecArgs(cl::Positional, cl::OneOrMore,
                                       cl::sub(ExecCommand),
                                       cl::cat(LoomCategory));
 
+static cl::opt<std::string>
+    CountersFile("counters",
+                 cl::desc("Write what the virtual GPU counted, per dispatch, "
+                          "to FILE (JSON Lines; docs/counters.md)"),
+                 cl::value_desc("FILE"), cl::sub(ExecCommand),
+                 cl::cat(LoomCategory));
+static cl::opt<std::string>
+    MemoryTraceFile("memory-trace",
+                    cl::desc("Write every memory access of every dispatch "
+                             "to FILE (JSON Lines)"),
+                    cl::value_desc("FILE"), cl::sub(ExecCommand),
+                    cl::cat(LoomCategory));
+
 /// The directory holding Loom's libhsa-runtime64.so.1, or "".
 std::string loomLibraryDir() {
   if (const char *Env = getenv("LOOM_LIB_DIR"); Env && *Env)
@@ -63,6 +76,15 @@ int runExec() {
                            "cannot find libhsa-runtime64.so.1 (looked in lib/ "
                            "next to the loom executable; set LOOM_LIB_DIR)"));
   prependEnv("LD_LIBRARY_PATH", Dir, ':');
+  // The runtime opens the files (runtime/CountersReport.cpp); absolute
+  // paths, so a program that changes directory writes them here.
+  for (auto [Option, Env] : {std::pair{&CountersFile, "LOOM_COUNTERS"},
+                             std::pair{&MemoryTraceFile, "LOOM_MEMORY_TRACE"}})
+    if (!Option->empty()) {
+      SmallString<256> Abs(*Option);
+      sys::fs::make_absolute(Abs);
+      setenv(Env, Abs.c_str(), 1);
+    }
   std::string Shim = Dir + "/libloom-exec-shim.so";
   if (sys::fs::exists(Shim))
     prependEnv("LD_PRELOAD", Shim, ':');

@@ -774,6 +774,7 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   DispatchResult R;
   R.Status = D.Status;
   R.FirstFault = std::move(D.First);
+  R.KernelName = D.KernelName;
   if (D.Count) {
     DispatchCounters &C = R.Counters;
     C.Waves = Merged.Waves;

@@ -2,6 +2,7 @@
 
 #include "loom/runtime/Queue.h"
 #include "loom/runtime/Agent.h"
+#include "loom/runtime/CountersReport.h"
 #include "loom/runtime/Events.h"
 #include "loom/runtime/KernelFaults.h"
 #include "loom/runtime/Memory.h"
@@ -413,6 +414,8 @@ hsa_status_t Queue::execute(const void *PacketPtr, uint64_t Index) {
     D.DispatchId = Index;
     D.Cancel = &Cancel;
     emu::DispatchResult R = TheAgent->device()->dispatch(D);
+    if (CountersReport *Report = CountersReport::get())
+      Report->record(TheAgent->node(), D, R);
     if (R.Status == emu::DispatchStatus::Cancelled)
       return Aborted;
     if (!R.ok()) {

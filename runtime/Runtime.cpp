@@ -1,6 +1,7 @@
 //===- runtime/Runtime.cpp - The runtime instance and C++ accessors -------===//
 
 #include "loom/runtime/Runtime.h"
+#include "loom/runtime/CountersReport.h"
 #include "loom/runtime/Events.h"
 #include "loom/runtime/Queue.h"
 #include "loom/runtime/RuntimeState.h"
@@ -71,8 +72,11 @@ hsa_status_t RuntimeState::create() {
     emu::DeviceOptions Opts;
     Opts.Target = GpuIsa->Processor;
     Opts.Threads = State->Config.Threads;
-    // Counters cost time on every dispatch; HSA clients never read them.
-    Opts.CollectCounters = false;
+    // Counters cost time on every dispatch; only `loom exec --counters`
+    // (LOOM_COUNTERS) and `--memory-trace` read them.
+    CountersReport *Report = CountersReport::get();
+    Opts.CollectCounters = Report != nullptr;
+    Opts.RecordMemoryAccesses = Report && Report->wantsMemoryTrace();
     auto Dev = emu::Device::create(Opts);
     if (!Dev) {
       llvm::consumeError(Dev.takeError());

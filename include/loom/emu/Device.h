@@ -136,6 +136,7 @@ struct DispatchParams {
 struct DispatchResult {
   DispatchStatus Status = DispatchStatus::Completed;
   Fault FirstFault;
+  std::string KernelName; ///< the kernel's symbol, or Params.KernelName
   DispatchCounters Counters;
   bool ok() const { return Status == DispatchStatus::Completed; }
 };
