@@ -38,8 +38,7 @@ using namespace llvm;
 
 namespace loom::jit {
 
-namespace {
-
+/// Registers the AMDGPU target's code generator, printer and parser once.
 void initializeCodegen() {
   static std::once_flag Once;
   std::call_once(Once, [] {
@@ -50,6 +49,8 @@ void initializeCodegen() {
     LLVMInitializeAMDGPUAsmParser();
   });
 }
+
+namespace {
 
 /// Collects the errors the backend reports through the context (a call it
 /// cannot lower, an unsupported address space...) instead of printing

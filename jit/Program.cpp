@@ -59,6 +59,14 @@ Source Source::module(std::unique_ptr<llvm::Module> M) {
   return S;
 }
 
+Source Source::assembly(StringRef Text, StringRef Name) {
+  Source S;
+  S.K = Kind::Assembly;
+  S.Name = Name.str();
+  S.Bytes.assign(Text.begin(), Text.end());
+  return S;
+}
+
 Source Source::codeObject(ObjectBytes Bytes, StringRef Name) {
   Source S;
   S.K = Kind::CodeObject;
@@ -78,6 +86,27 @@ Expected<ObjectBytes> Device::compileSource(Source &S, const ProgramOptions &O,
   C.OptLevel = O.OptLevel;
   if (S.K == Source::Kind::CodeObject)
     return std::move(S.Bytes);
+  if (S.K == Source::Kind::Assembly) {
+    // Assembly names its own target id (.amdgcn_target), which MC requires
+    // to match exactly: take its features, but not another processor.
+    StringRef Text(S.Bytes.data(), S.Bytes.size());
+    TargetSpec AsmTarget = Target;
+    size_t At = Text.find(".amdgcn_target \"");
+    if (At != StringRef::npos) {
+      StringRef Id = Text.substr(At + 16).split('"').first;
+      auto Named = TargetSpec::fromIsaName(Id);
+      if (!Named)
+        return Named.takeError();
+      if (Named->Processor != Target.Processor)
+        return createStringError(S.Name + ": assembly for " + Id +
+                                 " cannot run on " + Target.str());
+      AsmTarget = *Named;
+    }
+    auto Object = assembleObject(Text, S.Name, AsmTarget);
+    if (!Object)
+      return Object.takeError();
+    return linkObjects(ArrayRef(&*Object, 1), L);
+  }
   if (S.K == Source::Kind::Module) {
     if (!S.M)
       return createStringError("a null llvm::Module was given");

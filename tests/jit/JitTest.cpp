@@ -16,6 +16,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -450,6 +451,34 @@ TEST_F(JitTest, StreamsOrderTheirLaunches) {
     EXPECT_TRUE(L.done());
   for (int I = 0; I < 64; ++I)
     ASSERT_EQ(Y[I], 20.0f);
+}
+
+// The MC half of the pipeline: a hand-written kernel (the trace compiler's
+// test kernel) assembled, linked and launched.
+TEST_F(JitTest, AssemblyIsAssembledLinkedAndRun) {
+  auto Text = MemoryBuffer::getFile(std::string(LOOM_SOURCE_DIR) +
+                                    "/tests/emu/core/kernels/trace_bfi.s");
+  ASSERT_TRUE(bool(Text));
+  std::vector<Source> S;
+  S.push_back(Source::assembly((*Text)->getBuffer(), "trace_bfi.s"));
+  auto P = take(Dev->build(std::move(S)));
+  uint32_t *Out = alloc<uint32_t>(64), *A = alloc<uint32_t>(64),
+           *B = alloc<uint32_t>(64);
+  for (uint32_t I = 0; I < 64; ++I) {
+    A[I] = I * 0x01010101u;
+    B[I] = I % 2 ? 0x80000000u : 0x12345678u;
+  }
+  ASSERT_OK(take(take(P->kernel("bfi_const_mask")).launch({1}, {64}, Out, A, B))
+                .wait());
+  for (uint32_t I = 0; I < 64; ++I)
+    ASSERT_EQ(Out[I], ((A[I] + 100u * 0x9e3779b9u) & 0x7fffffffu) |
+                          (B[I] & 0x80000000u))
+        << I;
+
+  std::string Bad = errorOf(assembleObject(
+      "  .text\n  v_add_f32 v0, v1\n  s_bogus s0\n", "bad.s", TargetSpec()));
+  EXPECT_NE(Bad.find("bad.s:2:"), std::string::npos) << Bad;
+  EXPECT_NE(Bad.find("bad.s:3:"), std::string::npos) << Bad;
 }
 
 class JitCacheTest : public JitTest {

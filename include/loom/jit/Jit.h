@@ -164,6 +164,9 @@ public:
   static Source file(llvm::StringRef Path);
   /// A module built in memory; compiling changes it (it is optimised).
   static Source module(std::unique_ptr<llvm::Module> M);
+  /// AMDGPU assembly text (llvm-mc syntax, with .amdhsa_kernel and
+  /// .amdgpu_metadata), assembled by LLVM's MC layer.
+  static Source assembly(llvm::StringRef Text, llvm::StringRef Name = "<asm>");
   /// A code object already linked (by clang, say): loaded as it is.
   static Source codeObject(ObjectBytes Bytes, llvm::StringRef Name);
 
@@ -173,7 +176,7 @@ public:
 
 private:
   friend class Device;
-  enum class Kind { IR, File, Module, CodeObject } K = Kind::IR;
+  enum class Kind { IR, File, Module, Assembly, CodeObject } K = Kind::IR;
   std::string Name;
   std::vector<char> Bytes;
   std::unique_ptr<llvm::Module> M;

@@ -61,6 +61,13 @@ parseIR(llvm::MemoryBufferRef Input, llvm::LLVMContext &Ctx);
 llvm::Expected<ObjectBytes> compileModule(llvm::Module &M,
                                           const CompileOptions &Options);
 
+/// Assembles AMDGPU assembly text (llvm-mc syntax, .amdhsa_kernel
+/// directives included) into a relocatable object. \p Name names the
+/// input in messages ("kernel.s:12:3: error: ...").
+llvm::Expected<ObjectBytes> assembleObject(llvm::StringRef Assembly,
+                                           llvm::StringRef Name,
+                                           const TargetSpec &Target);
+
 struct LinkOptions {
   /// Leave symbols no input defines undefined in the result, for the HSA
   /// loader to bind at freeze time against the other code objects of an
