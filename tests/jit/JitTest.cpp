@@ -353,6 +353,32 @@ TEST_F(JitTest, ArgumentsAreCheckedAgainstTheMetadata) {
   ASSERT_OK(Dev->free(X));
 }
 
+TEST_F(JitTest, ArgumentAlignmentIsChecked) {
+  // [2 x i32] is 8 bytes aligned to 4: it sits at offset 4, where a
+  // uint64_t (alignment 8) may not go, though a struct of two ints may.
+  auto P = take(Dev->compile(R"(
+define amdgpu_kernel void @pair(i32 %a, [2 x i32] %b, ptr addrspace(1) %out) {
+  %b1 = extractvalue [2 x i32] %b, 1
+  %s = add i32 %a, %b1
+  store i32 %s, ptr addrspace(1) %out
+  ret void
+}
+)"));
+  Kernel &K = take(P->kernel("pair"));
+  ASSERT_EQ(K.arguments()[1].Offset, 4u);
+  int32_t *Out = alloc<int32_t>(1);
+  std::string E = errorOf(K.launch({1}, {1}, 1, uint64_t(2), Out));
+  EXPECT_NE(E.find("argument 1 'b' of kernel 'pair' lies at offset 4, not "
+                   "aligned for a"),
+            std::string::npos)
+      << E;
+  struct IntPair {
+    int32_t X, Y;
+  };
+  ASSERT_OK(take(K.launch({1}, {1}, 40, IntPair{1, 2}, Out)).wait());
+  EXPECT_EQ(*Out, 42);
+}
+
 TEST_F(JitTest, BadIRIsAClearError) {
   std::string Parse = errorOf(Dev->compile("define void @f( {", {}));
   EXPECT_NE(Parse.find("<ir>:1:"), std::string::npos) << Parse;
