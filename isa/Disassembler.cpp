@@ -576,6 +576,14 @@ static std::string withAddend(StringRef Name, int64_t Addend) {
 
 Expected<DisassembledFunction>
 Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind) {
+  std::vector<MCInst> Unused;
+  return disassemble(Sym, Kind, Unused);
+}
+
+Expected<DisassembledFunction>
+Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind,
+                          std::vector<MCInst> &Insts) {
+  Insts.clear();
   if (!CO.target().Processor.empty() && CO.target().Processor != MC.processor())
     return createStringError("code object is for " + CO.target().Processor +
                              " but the MC context is for " + MC.processor());
@@ -677,6 +685,7 @@ Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind) {
     if (I.Target && I.TargetName.empty())
       I.TargetName = symbolize(*I.Target);
     F.Instructions.push_back(std::move(I));
+    Insts.push_back(std::move(D.Inst));
   }
   F.Blocks = buildBasicBlocks(F.Instructions);
   return F;

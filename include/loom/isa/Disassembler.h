@@ -23,6 +23,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class MCInst;
+} // namespace llvm
+
 namespace loom::isa {
 
 class McContext;
@@ -149,6 +153,12 @@ public:
   /// Disassembles the code at \p Sym's address and size.
   llvm::Expected<DisassembledFunction>
   disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind);
+  /// Same, also handing back the decoded MCInst of each instruction, in the
+  /// order of DisassembledFunction::Instructions (an empty MCInst for bytes
+  /// that decode to nothing): what instrument/ lifts from.
+  llvm::Expected<DisassembledFunction>
+  disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind,
+              std::vector<llvm::MCInst> &Insts);
   /// Every kernel and device function, in address order.
   llvm::Expected<std::vector<DisassembledFunction>> disassembleAll();
 
