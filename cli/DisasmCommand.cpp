@@ -151,7 +151,8 @@ std::string describeMemory(const instrument::InstrProperties &P) {
                    instrument::memoryDirectionName(P.Direction))
                       .str();
   if (P.AccessBytes)
-    S += " " + std::to_string(P.AccessBytes) + "B";
+    S += " " + (P.AccessesPerLane > 1 ? std::to_string(P.AccessesPerLane) + "x" : "") +
+         std::to_string(P.AccessBytes) + "B";
   if (P.AtomicReturns)
     S += " returns";
   return S;
@@ -256,7 +257,7 @@ void printCallGraph(raw_ostream &OS, const instrument::BinaryContext &BC) {
     OS << " no calls";
   OS << "\n";
   for (const instrument::CallSite &S : Sites) {
-    OS << formatv("  {0}+0x{1:x} {2} ", S.Caller->name(),
+    OS << formatv("  {0}+{1:x} {2} ", S.Caller->name(),
                   S.Address - S.Caller->address(),
                   S.IsTailCall ? "tail-calls" : "calls");
     if (S.CalleeName.empty())

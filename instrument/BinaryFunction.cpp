@@ -2,6 +2,8 @@
 
 #include "loom/instrument/BinaryFunction.h"
 
+#include "loom/instrument/BinaryContext.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -120,7 +122,10 @@ Error BinaryFunction::buildCFG() {
   }
   if (Insts.empty())
     markNotInstrumentable("no instructions");
-  else if (!Insts.back().Info.isBarrier())
+  else if (!Insts.back().Info.isBarrier() &&
+           !(Insts.back().Info.Valid &&
+             BC.mc().opcodeBaseName(Insts.back().Inst.getOpcode()) ==
+                 "S_TRAP")) // llvm.trap: the wave ends there
     markNotInstrumentable("falls through past its end at " +
                           Off(Insts.back().address()));
 

@@ -52,6 +52,8 @@ StringRef memoryDirectionName(MemoryDirection D) {
 /// The unit of a 32-bit (or 16-bit half) register name, if it has one:
 /// "SGPR4", "VGPR7_HI16", "EXEC_LO", "M0".
 static std::optional<unsigned> unitOfName(StringRef Name) {
+  // Encoding variants ("M0_gfxpre11") and 16-bit halves name the same unit.
+  Name.consume_back("_gfxpre11") || Name.consume_back("_gfx11plus");
   Name.consume_back("_LO16") || Name.consume_back("_HI16");
   auto Indexed = [&](StringRef Prefix, unsigned Base,
                      unsigned Limit) -> std::optional<unsigned> {
@@ -108,12 +110,8 @@ unsigned accessBytesFromName(StringRef Name) {
     if (T == "PK")
       Packed = true;
     // "X2" after an atomic operation doubles it (ATOMIC_ADD_X2,
-    // ATOMIC_CMPSWAP_X2); READ2/WRITE2 (and their ST64 forms) access two
-    // elements.
+    // ATOMIC_CMPSWAP_X2).
     if (T == "X2")
-      Factor = 2;
-    if (T.starts_with("READ2") || T.starts_with("WRITE2") ||
-        T.starts_with("WRXCHG2"))
       Factor = 2;
     if (Bytes)
       continue;
@@ -193,6 +191,24 @@ InstrProperties InstrAnalyzer::analyze(const MCInst &Inst,
   for (MCPhysReg R : D.implicit_defs())
     P.Writes |= unitsOf(R);
 
+  // LLVM's DS pseudos list M0 as a use for the targets before GFX9, which
+  // bounded LDS accesses with it; the real encodings share that
+  // description. From GFX9 on only these DS operations read M0.
+  if (Base.starts_with("DS_") && !MC.processor().starts_with("gfx6") &&
+      !MC.processor().starts_with("gfx7") &&
+      !MC.processor().starts_with("gfx8") && !Base.contains("GWS") &&
+      !Base.contains("ORDERED_COUNT") && !Base.contains("APPEND") &&
+      !Base.contains("CONSUME") && !Base.contains("ADDTID")) {
+    bool Explicit = false;
+    for (unsigned K = 0, E = Inst.getNumOperands(); K != E; ++K)
+      if (Inst.getOperand(K).isReg() &&
+          unitsOf(Inst.getOperand(K).getReg().id()).has(SpecialReg::M0))
+        Explicit = true;
+    if (!Explicit)
+      P.Reads.clearUnit(RegisterSet::SpecialBase +
+                        static_cast<unsigned>(SpecialReg::M0));
+  }
+
   P.IsVector = !Base.starts_with("S_");
   if (P.IsVector && writesPartially(Name, Base))
     P.PartialWrites = P.Writes.vectorOnly();
@@ -221,6 +237,12 @@ InstrProperties InstrAnalyzer::analyze(const MCInst &Inst,
       P.Direction = P.MayStore ? MemoryDirection::Store : MemoryDirection::Load;
     }
     P.AccessBytes = accessBytesFromName(Base);
+    SmallVector<StringRef, 8> Tokens;
+    SplitString(Base, Tokens, "_");
+    for (StringRef T : Tokens)
+      if (T.starts_with("READ2") || T.starts_with("WRITE2") ||
+          T.starts_with("WRXCHG2"))
+        P.AccessesPerLane = 2;
   }
 
   P.IsBarrier = Base == "S_BARRIER";

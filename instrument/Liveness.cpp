@@ -37,15 +37,6 @@ RegisterSet clobberedRegisters() {
   return S;
 }
 
-RegisterSet liveAtReturn() {
-  RegisterSet S;
-  for (unsigned U = 0; U != RegisterSet::NumUnits; ++U)
-    S.setUnit(U);
-  RegisterSet Dead;
-  Dead.addVcc().add(SpecialReg::Scc).add(SpecialReg::M0);
-  return S.subtract(Dead);
-}
-
 } // namespace callconv
 
 static RegisterSet allUnits() {
@@ -239,22 +230,42 @@ private:
 // Liveness
 //===----------------------------------------------------------------------===//
 
+/// A function's entry needs, for its call sites.
+struct CalleeSummary {
+  /// Live at entry if nothing is live at its return.
+  RegisterSet Gen;
+  /// Live at entry with its ReturnLive live at its return.
+  RegisterSet In;
+  bool operator==(const CalleeSummary &O) const {
+    return Gen == O.Gen && In == O.In;
+  }
+};
+
 struct LivenessBuilder {
   static void computeFunction(
     const BinaryContext &BC, const BinaryFunction &F, FunctionLiveness &L,
     const std::vector<std::vector<bool>> &Partial,
-    const std::map<const BinaryFunction *, RegisterSet> &CalleeLiveIn,
+    const std::map<const BinaryFunction *, CalleeSummary> &Callees,
     const RegisterSet &ReturnLive) {
   ArrayRef<BinaryBasicBlock> Blocks = F.blocks();
   static const RegisterSet All = allUnits();
   const RegisterSet Args = callconv::argumentRegisters();
   const RegisterSet Clobbered = callconv::clobberedRegisters();
 
-  auto CalleeUses = [&](const BinaryInstruction &I) -> RegisterSet {
+  // What a known callee needs at its entry when \p After is live after it
+  // returns: what it reads itself, plus what passes through it unkilled
+  // (liveness is per register, so Through(After) = In(ReturnLive) & After
+  // for any After within the callee's ReturnLive).
+  auto CalleeUses = [&](const BinaryInstruction &I,
+                        const RegisterSet &After) -> RegisterSet {
     if (I.Info.Target)
       if (BinaryFunction *Callee = BC.functionAt(*I.Info.Target)) {
-        auto It = CalleeLiveIn.find(Callee);
-        return It == CalleeLiveIn.end() ? RegisterSet() : It->second;
+        auto It = Callees.find(Callee);
+        if (It == Callees.end())
+          return RegisterSet();
+        RegisterSet Through = It->second.In;
+        Through &= After;
+        return It->second.Gen | Through;
       }
     return RegisterSet();
   };
@@ -273,12 +284,18 @@ struct LivenessBuilder {
       Exit[B] = ReturnLive;
       break;
     case isa::ControlFlow::TailCall:
-      Exit[B] = KnownCallee(Last) ? CalleeUses(Last) : Args | ReturnLive;
+      Exit[B] = KnownCallee(Last) ? CalleeUses(Last, ReturnLive)
+                                  : Args | ReturnLive;
       break;
     case isa::ControlFlow::IndirectBranch:
       Exit[B] = All;
       break;
     default:
+      // s_trap ending a function ends the wave (llvm.trap): nothing after
+      // it reads registers.
+      if (Last.Info.Valid && B + 1 == Blocks.size() &&
+          BC.mc().opcodeBaseName(Last.Inst.getOpcode()) == "S_TRAP")
+        break;
       if (!Last.Info.Valid || (!Last.Info.isBarrier() && B + 1 == Blocks.size()))
         Exit[B] = All; // falls off the end: nothing is known
       break;
@@ -334,7 +351,7 @@ struct LivenessBuilder {
             Other |= Live.vectorOnly();
           if (I.Info.Flow == isa::ControlFlow::Call) {
             if (KnownCallee(I)) {
-              RegisterSet Uses = CalleeUses(I);
+              RegisterSet Uses = CalleeUses(I, Live);
               Live |= Uses;
               Other |= Uses.vectorOnly();
             } else {
@@ -390,9 +407,10 @@ Expected<Liveness> Liveness::compute(const BinaryContext &BC) {
   };
 
   Liveness Result;
-  std::map<const BinaryFunction *, RegisterSet> EntryLive, ReturnLive;
+  std::map<const BinaryFunction *, CalleeSummary> Summaries;
+  std::map<const BinaryFunction *, RegisterSet> ReturnLive;
   for (const BinaryFunction &F : BC.functions())
-    ReturnLive[&F] = CallersKnown(F) ? RegisterSet() : callconv::liveAtReturn();
+    ReturnLive[&F] = CallersKnown(F) ? RegisterSet() : allUnits();
 
   // Entry and return live sets only grow, so this reaches a fixed point
   // (recursion included).
@@ -401,12 +419,20 @@ Expected<Liveness> Liveness::compute(const BinaryContext &BC) {
     for (const BinaryFunction &F : BC.functions()) {
       if (F.blocks().empty())
         continue;
+      CalleeSummary S;
+      if (!F.isKernel()) {
+        FunctionLiveness Bare;
+        LivenessBuilder::computeFunction(BC, F, Bare, Partial[&F], Summaries,
+                                         RegisterSet());
+        S.Gen = Bare.entryLiveIn();
+      }
       auto L = std::make_unique<FunctionLiveness>();
-      LivenessBuilder::computeFunction(BC, F, *L, Partial[&F], EntryLive,
+      LivenessBuilder::computeFunction(BC, F, *L, Partial[&F], Summaries,
                                        ReturnLive[&F]);
-      RegisterSet &Old = EntryLive[&F];
-      if (Old != L->entryLiveIn()) {
-        Old = L->entryLiveIn();
+      S.In = L->entryLiveIn();
+      CalleeSummary &Old = Summaries[&F];
+      if (!(Old == S)) {
+        Old = S;
         Changed = true;
       }
       Result.Results[&F] = std::move(L);

@@ -76,9 +76,11 @@ struct InstrProperties {
   /// An atomic that writes the old value back to a register (the *_RTN
   /// forms, glc atomics).
   bool AtomicReturns = false;
-  /// Bytes accessed per lane (per wave for scalar memory); 0 if the name
-  /// gives no size (cache invalidations, for instance).
+  /// Bytes of one access per lane (per wave for scalar memory); 0 if the
+  /// name gives no size (cache invalidations, for instance).
   unsigned AccessBytes = 0;
+  /// Accesses per lane: 2 for ds_read2/ds_write2 (two addresses), else 1.
+  unsigned AccessesPerLane = 1;
 
   isa::ControlFlow Flow = isa::ControlFlow::None;
   bool isBranch() const {
@@ -123,9 +125,10 @@ private:
   std::vector<RegisterSet> Units; // by MC register number
 };
 
-/// Bytes per lane from the size tokens of an opcode base name
-/// ("GLOBAL_LOAD_DWORDX2" -> 8, "DS_WRITE2_B32" -> 8, "BUFFER_ATOMIC_ADD_X2"
-/// -> 8); 0 if it names no size. Atomics without a size token are 32-bit.
+/// Bytes of one access from the size tokens of an opcode base name
+/// ("GLOBAL_LOAD_DWORDX2" -> 8, "DS_WRITE2_B32" -> 4, each of its two
+/// accesses, "BUFFER_ATOMIC_ADD_X2" -> 8); 0 if it names no size. Atomics
+/// without a size token are 32-bit.
 unsigned accessBytesFromName(llvm::StringRef BaseName);
 
 } // namespace loom::instrument

@@ -18,13 +18,17 @@
 // the caller's EXEC) only the second kind of kill exists. v_writelane,
 // SDWA, DPP and d16 writes never kill.
 //
-// Calls. A call to a function of this code object uses what the callee's
-// entry needs (computed to a fixed point over the call graph) and kills
-// nothing (IPRA may keep a caller's value in a register the convention
-// calls clobbered). An unknown callee is the calling convention: it reads
-// the argument registers and clobbers the caller-saved ones. A device
-// function's return keeps everything live but VCC, SCC and M0, which the
-// convention clobbers; s_endpgm keeps nothing live.
+// Calls. A call to a function of this code object uses what the callee
+// reads before writing plus, of what is live after the call, what passes
+// through the callee unkilled (per-call-site summaries, computed to a fixed
+// point over the call graph); it kills nothing (IPRA may keep a caller's
+// value in a register the convention calls clobbered). An unknown callee is
+// the calling convention: it reads the argument registers and clobbers the
+// caller-saved ones. A device function whose callers are all known (not
+// exported, its address in no GOT entry, no unknown call in the code
+// object) keeps live at its return what its callers need after their
+// calls; any other keeps everything live there. s_endpgm, and an s_trap
+// that ends a function, keep nothing live.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_INSTRUMENT_LIVENESS_H
@@ -53,8 +57,6 @@ RegisterSet argumentRegisters();
 /// VGPR blocks of 8 the convention interleaves (v[48:55], v[64:71], ...),
 /// a[0:31]. (Inactive lanes of every VGPR are preserved.)
 RegisterSet clobberedRegisters();
-/// Live where a device function returns.
-RegisterSet liveAtReturn();
 } // namespace callconv
 
 /// Liveness of one function.
