@@ -11,8 +11,16 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <ostream>
 #include <optional>
 #include <string>
+
+namespace loom::instrument {
+/// GoogleTest prints register sets as assembler ranges.
+inline void PrintTo(const RegisterSet &S, std::ostream *OS) {
+  *OS << "{" << S.str() << "}";
+}
+} // namespace loom::instrument
 
 namespace loom::instrument::test {
 
