@@ -6,7 +6,7 @@
 
 #include "llvm/MC/MCInst.h"
 
-#include <bitset>
+#include <array>
 
 using namespace llvm;
 
@@ -54,28 +54,167 @@ const RegisterSet &FunctionLiveness::liveAfter(unsigned Block,
 }
 
 //===----------------------------------------------------------------------===//
-// EXEC: has it lost lanes the wave started with?
+// EXEC values
 //===----------------------------------------------------------------------===//
+//
+// A forward pass names the EXEC value at every instruction. Names form a
+// tree: a child's lanes are a subset of its parent's in every execution
+// (an EXEC narrowed by s_and_saveexec or v_cmpx is a child of the one it
+// narrowed). Entry is the value the function starts with; All is every
+// lane (s_mov_b64 exec, -1); a kernel's Entry is a child of All. Restoring
+// EXEC from a saved copy gives back the saved name. Before each instruction
+// the pass knows the name EXEC holds (Exact, if known) and a name whose
+// lanes contain it (Upper).
+//
+// Names made inside a loop stand for a new value on each trip, so none is
+// carried around a back edge: there, each becomes its nearest ancestor made
+// outside the loop.
 
 namespace {
 
-/// Forward state: whether EXEC holds at least the initial lanes ("full"),
-/// and which SGPRs hold a copy of such an EXEC (saved by s_*_saveexec or
-/// s_mov_b64 sN, exec) so restoring from them makes EXEC full again.
-struct ExecState {
-  bool Full = true;
-  std::bitset<RegisterSet::NumSgprs> Saved;
+constexpr int Top = -2;     // lanes not known: all lanes, or more
+constexpr int Unknown = -1; // Exact: EXEC holds no known name
+constexpr int AllLanes = 0;
+constexpr int EntryLanes = 1;
+constexpr int FirstFresh = 2;
+/// Longest parent chain walked; longer chains count as unrelated.
+constexpr unsigned MaxDepth = 256;
 
-  static ExecState top() {
-    ExecState S;
-    S.Saved.set();
-    return S;
+struct ExecTree {
+  std::vector<int> Parent; // by name; Top for a root
+  /// For the else side E of an if/else: the then side T, with E and T
+  /// splitting Parent[E] (E = Parent \ T). Unknown otherwise.
+  std::vector<int> Complement;
+
+  bool isWithin(int N, int E) const {
+    if (N == Top || E == Unknown || N == Unknown)
+      return false;
+    for (unsigned D = 0; D != MaxDepth && N != Top; ++D) {
+      if (N == E)
+        return true;
+      N = Parent[N];
+    }
+    return false;
   }
-  bool meet(const ExecState &O) {
-    ExecState Old = *this;
-    Full = Full && O.Full;
-    Saved &= O.Saved;
-    return Full != Old.Full || Saved != Old.Saved;
+  /// The nearest name containing both.
+  int join(int A, int B) const {
+    if (A == B)
+      return A;
+    if (A == Top || B == Top)
+      return Top;
+    SmallVector<int, 16> Up;
+    for (unsigned D = 0; D != MaxDepth && A != Top; ++D, A = Parent[A])
+      Up.push_back(A);
+    for (unsigned D = 0; D != MaxDepth && B != Top; ++D, B = Parent[B])
+      if (is_contained(Up, B))
+        return B;
+    return Top;
+  }
+};
+
+struct ExecState {
+  int Exact = Unknown;
+  int Upper = Top;
+  /// SGPR -> name of the EXEC copy it holds, or Unknown.
+  std::array<int, RegisterSet::NumSgprs> Saved;
+  /// SGPR -> name T when it holds Parent[T] \ T (the else mask that
+  /// s_xor_b64 sN, exec, saved computes), or Unknown.
+  std::array<int, RegisterSet::NumSgprs> RestOf;
+  bool Reached = false;
+
+  ExecState() {
+    Saved.fill(Unknown);
+    RestOf.fill(Unknown);
+  }
+  bool operator==(const ExecState &O) const {
+    return Exact == O.Exact && Upper == O.Upper && Saved == O.Saved &&
+           RestOf == O.RestOf && Reached == O.Reached;
+  }
+};
+
+/// Per function: the blocks of each loop, found from the back edges of a
+/// depth-first walk (retreating edges; for irreducible flow, more blocks
+/// than the loop, which only loses precision).
+struct LoopInfo {
+  /// Back edge (From, To) -> blocks of its loop.
+  std::map<std::pair<unsigned, unsigned>, std::vector<bool>> Loops;
+
+  explicit LoopInfo(ArrayRef<BinaryBasicBlock> Blocks) {
+    unsigned N = Blocks.size();
+    std::vector<int> State(N, 0); // 0 new, 1 on stack, 2 done
+    std::vector<std::pair<unsigned, unsigned>> Stack{{0, 0}};
+    State[0] = 1;
+    while (!Stack.empty()) {
+      auto &[B, K] = Stack.back();
+      if (K == Blocks[B].Successors.size()) {
+        State[B] = 2;
+        Stack.pop_back();
+        continue;
+      }
+      unsigned S = Blocks[B].Successors[K++];
+      if (State[S] == 1) {
+        addLoop(Blocks, B, S);
+      } else if (State[S] == 0) {
+        State[S] = 1;
+        Stack.push_back({S, 0});
+      }
+    }
+  }
+
+  void addLoop(ArrayRef<BinaryBasicBlock> Blocks, unsigned From, unsigned To) {
+    std::vector<bool> In(Blocks.size(), false);
+    In[To] = true;
+    std::vector<unsigned> Work;
+    if (!In[From]) {
+      In[From] = true;
+      Work.push_back(From);
+    }
+    while (!Work.empty()) {
+      unsigned B = Work.back();
+      Work.pop_back();
+      for (unsigned P : Blocks[B].Predecessors)
+        if (!In[P]) {
+          In[P] = true;
+          Work.push_back(P);
+        }
+    }
+    Loops[{From, To}] = std::move(In);
+  }
+
+  const std::vector<bool> *loopOf(unsigned From, unsigned To) const {
+    auto It = Loops.find({From, To});
+    return It == Loops.end() ? nullptr : &It->second;
+  }
+};
+
+/// The EXEC names of one function.
+struct ExecNames {
+  ExecTree Tree;
+  /// Before each instruction.
+  std::vector<std::vector<int>> Exact, Upper;
+  /// Name -> block that makes it (fresh names only; -1 for Entry/All).
+  std::vector<int> BlockOf;
+  bool Kernel = false;
+
+  /// True if a write under \p E covers every lane a value needed in \p N
+  /// may be read in.
+  bool covers(int E, int N) const {
+    if (E == AllLanes)
+      return true;
+    // Lanes outside a kernel's initial EXEC carry no program value, except
+    // what whole-wave code (EXEC = -1) writes and reads there.
+    if (Kernel && E == EntryLanes)
+      return N != AllLanes;
+    return Tree.isWithin(N, E);
+  }
+  /// \p N, or its nearest ancestor made outside \p Loop.
+  int outside(int N, const std::vector<bool> &Loop) const {
+    for (unsigned D = 0; D != MaxDepth; ++D) {
+      if (N < FirstFresh || !Loop[BlockOf[N]])
+        return N;
+      N = Tree.Parent[N];
+    }
+    return Top;
   }
 };
 
@@ -83,46 +222,107 @@ class ExecAnalysis {
 public:
   explicit ExecAnalysis(const BinaryContext &BC) : BC(BC) {}
 
-  /// Partial[b][i]: EXEC may have lost initial lanes before instruction i.
-  std::vector<std::vector<bool>> run(const BinaryFunction &F) const {
+  ExecNames run(const BinaryFunction &F, const LoopInfo &Loops) const {
     ArrayRef<BinaryBasicBlock> Blocks = F.blocks();
-    std::vector<ExecState> In(Blocks.size(), ExecState::top());
-    std::vector<bool> Reached(Blocks.size(), false);
-    ExecState Entry;
-    // A device function runs under its caller's EXEC, which may lack lanes
-    // the caller still needs.
-    Entry.Full = F.isKernel();
-    In[0] = Entry;
-    Reached[0] = true;
-    std::vector<unsigned> Work{0};
-    while (!Work.empty()) {
-      unsigned B = Work.back();
-      Work.pop_back();
-      ExecState S = In[B];
-      for (const BinaryInstruction &I : Blocks[B].Instructions)
-        step(I, S);
-      for (unsigned Succ : Blocks[B].Successors) {
-        bool Changed = !Reached[Succ] ? (In[Succ] = S, true) : In[Succ].meet(S);
-        Reached[Succ] = true;
-        if (Changed)
-          Work.push_back(Succ);
+    ExecNames R;
+    R.Kernel = F.isKernel();
+    // Fresh names: one per instruction.
+    std::vector<unsigned> FirstIndex(Blocks.size());
+    unsigned Count = 0;
+    for (unsigned B = 0; B != Blocks.size(); ++B) {
+      FirstIndex[B] = Count;
+      Count += Blocks[B].Instructions.size();
+    }
+    R.Tree.Parent.assign(FirstFresh + Count, Top);
+    R.Tree.Complement.assign(FirstFresh + Count, Unknown);
+    R.BlockOf.assign(FirstFresh + Count, -1);
+    for (unsigned B = 0; B != Blocks.size(); ++B)
+      for (unsigned K = 0; K != Blocks[B].Instructions.size(); ++K)
+        R.BlockOf[FirstFresh + FirstIndex[B] + K] = B;
+    R.Tree.Parent[EntryLanes] = F.isKernel() ? AllLanes : Top;
+
+    std::vector<ExecState> In(Blocks.size());
+    In[0].Reached = true;
+    In[0].Exact = In[0].Upper = EntryLanes;
+
+    bool Converged = false;
+    for (unsigned Round = 0; Round != 64 && !Converged; ++Round) {
+      Converged = true;
+      for (unsigned B = 0; B != Blocks.size(); ++B) {
+        if (!In[B].Reached)
+          continue;
+        ExecState S = In[B];
+        for (unsigned K = 0; K != Blocks[B].Instructions.size(); ++K)
+          step(Blocks[B].Instructions[K], FirstFresh + FirstIndex[B] + K, S,
+               R.Tree);
+        for (unsigned Succ : Blocks[B].Successors) {
+          ExecState Out = S;
+          if (const std::vector<bool> *Loop = Loops.loopOf(B, Succ))
+            leaveLoop(Out, R, *Loop);
+          ExecState Joined = join(In[Succ], Out, R.Tree);
+          if (!(Joined == In[Succ])) {
+            In[Succ] = Joined;
+            Converged = false;
+          }
+        }
       }
     }
-    std::vector<std::vector<bool>> Partial(Blocks.size());
+
+    R.Exact.resize(Blocks.size());
+    R.Upper.resize(Blocks.size());
     for (unsigned B = 0; B != Blocks.size(); ++B) {
       ExecState S = In[B];
-      if (!Reached[B])
-        S.Full = false;
-      for (const BinaryInstruction &I : Blocks[B].Instructions) {
-        Partial[B].push_back(!S.Full);
-        step(I, S);
+      if (!S.Reached || !Converged) {
+        S.Exact = Unknown;
+        S.Upper = Top;
+        S.Saved.fill(Unknown);
+        S.RestOf.fill(Unknown);
+      }
+      for (unsigned K = 0; K != Blocks[B].Instructions.size(); ++K) {
+        R.Exact[B].push_back(S.Exact);
+        R.Upper[B].push_back(S.Upper);
+        if (Converged)
+          step(Blocks[B].Instructions[K], FirstFresh + FirstIndex[B] + K, S,
+               R.Tree);
       }
     }
-    return Partial;
+    return R;
   }
 
 private:
-  /// The SGPR units of a register operand; empty if it has none.
+  static ExecState join(const ExecState &A, const ExecState &B,
+                        const ExecTree &T) {
+    if (!A.Reached)
+      return B;
+    ExecState R = A;
+    R.Exact = A.Exact == B.Exact ? A.Exact : Unknown;
+    R.Upper = T.join(A.Upper, B.Upper);
+    for (unsigned N = 0; N != R.Saved.size(); ++N) {
+      if (A.Saved[N] != B.Saved[N])
+        R.Saved[N] = Unknown;
+      if (A.RestOf[N] != B.RestOf[N])
+        R.RestOf[N] = Unknown;
+    }
+    return R;
+  }
+
+  static void leaveLoop(ExecState &S, const ExecNames &R,
+                        const std::vector<bool> &Loop) {
+    auto Inside = [&](int N) {
+      return N >= FirstFresh && Loop[R.BlockOf[N]];
+    };
+    if (Inside(S.Exact))
+      S.Exact = Unknown;
+    if (S.Upper != Top)
+      S.Upper = R.outside(S.Upper, Loop);
+    for (int &N : S.Saved)
+      if (Inside(N))
+        N = Unknown;
+    for (int &N : S.RestOf)
+      if (Inside(N))
+        N = Unknown;
+  }
+
   SmallVector<unsigned, 2> sgprs(const MCOperand &Op) const {
     SmallVector<unsigned, 2> Out;
     if (!Op.isReg())
@@ -133,36 +333,42 @@ private:
         Out.push_back(N);
     return Out;
   }
-
   bool isExec(const MCOperand &Op) const {
     return Op.isReg() &&
            BC.analyzer().unitsOf(Op.getReg().id()).has(SpecialReg::ExecLo);
   }
-
   static bool isAllOnes(const MCOperand &Op) {
     return Op.isImm() && (Op.getImm() == -1 ||
                           static_cast<uint32_t>(Op.getImm()) == 0xffffffffu);
   }
-
-  /// True if \p Op is an EXEC value that holds the initial lanes.
-  bool fullSource(const MCOperand &Op, const ExecState &S) const {
-    if (isAllOnes(Op))
-      return true;
-    if (isExec(Op))
-      return S.Full;
+  /// The name of the EXEC copy \p Op holds, or Unknown.
+  int savedName(const MCOperand &Op, const ExecState &S) const {
+    return pairName(Op, S.Saved);
+  }
+  int pairName(const MCOperand &Op,
+               const std::array<int, RegisterSet::NumSgprs> &Map) const {
     SmallVector<unsigned, 2> Ns = sgprs(Op);
     if (Ns.empty())
-      return false;
+      return Unknown;
+    int Name = Map[Ns[0]];
     for (unsigned N : Ns)
-      if (!S.Saved[N])
-        return false;
-    return true;
+      if (Map[N] != Name)
+        return Unknown;
+    return Name;
   }
 
-  void step(const BinaryInstruction &I, ExecState &S) const {
+  void step(const BinaryInstruction &I, int Fresh, ExecState &S,
+            ExecTree &T) const {
+    auto ClobberSaved = [&](const RegisterSet &W) {
+      for (unsigned N = 0; N != RegisterSet::NumSgprs; ++N)
+        if (W.hasSgpr(N))
+          S.Saved[N] = S.RestOf[N] = Unknown;
+    };
     if (!I.Info.Valid) {
-      S.Full = false;
-      S.Saved.reset();
+      S.Exact = Unknown;
+      S.Upper = Top;
+      S.Saved.fill(Unknown);
+      S.RestOf.fill(Unknown);
       return;
     }
     const InstrProperties &P = I.Props;
@@ -172,53 +378,100 @@ private:
       return K < Inst.getNumOperands() ? &Inst.getOperand(K) : nullptr;
     };
 
-    // Saved copies die with any other write to their registers.
-    auto ClobberSaved = [&](const RegisterSet &W) {
-      for (unsigned N = 0; N != RegisterSet::NumSgprs; ++N)
-        if (W.hasSgpr(N))
-          S.Saved.reset(N);
-    };
-
     if (I.Info.Flow == isa::ControlFlow::Call) {
       // EXEC is preserved across calls; caller-saved SGPRs are not.
       ClobberSaved(callconv::clobberedRegisters());
       ClobberSaved(P.Writes);
       return;
     }
-
-    bool OldFull = S.Full;
+    bool IsMov = Base == "S_MOV_B64" || Base == "S_MOV_B32";
     if (!P.writesExec()) {
-      // s_mov_b64 sN, exec: a copy of EXEC.
-      if ((Base == "S_MOV_B64" || Base == "S_MOV_B32") && Op(0) && Op(1) &&
-          isExec(*Op(1))) {
-        ClobberSaved(P.Writes);
-        if (OldFull)
-          for (unsigned N : sgprs(*Op(0)))
-            S.Saved.set(N);
-        return;
-      }
       ClobberSaved(P.Writes);
+      // s_mov_b64 sN, exec: a copy of EXEC.
+      if (IsMov && Op(0) && Op(1) && isExec(*Op(1)))
+        for (unsigned N : sgprs(*Op(0)))
+          S.Saved[N] = S.Exact;
+      // s_xor_b64 sN, exec, saved: the lanes of the saved EXEC that the
+      // current (narrowed) one lacks: the else side's mask.
+      if ((Base == "S_XOR_B64" || Base == "S_XOR_B32") && Op(0) && Op(1) &&
+          Op(2) && S.Exact >= FirstFresh) {
+        const MCOperand *Other = isExec(*Op(1))   ? Op(2)
+                                 : isExec(*Op(2)) ? Op(1)
+                                                  : nullptr;
+        if (Other && savedName(*Other, S) == T.Parent[S.Exact] &&
+            T.Parent[S.Exact] != Top)
+          for (unsigned N : sgprs(*Op(0)))
+            S.RestOf[N] = S.Exact;
+      }
       return;
     }
 
-    bool NewFull = false;
+    int OldExact = S.Exact, OldUpper = S.Upper;
+    auto SetFresh = [&](int Parent) {
+      T.Parent[Fresh] = Parent;
+      T.Complement[Fresh] = Unknown;
+      S.Exact = S.Upper = Fresh;
+    };
+    auto SetName = [&](int Name) { S.Exact = S.Upper = Name; };
     SmallVector<unsigned, 2> SaveDst;
-    if ((Base == "S_MOV_B64" || Base == "S_MOV_B32") && Op(1)) {
-      NewFull = fullSource(*Op(1), S);
+    bool SrcExec0 = Op(1) && isExec(*Op(1)), SrcExec1 = Op(2) && isExec(*Op(2));
+
+    if (IsMov && Op(1)) {
+      int Saved = savedName(*Op(1), S);
+      if (isAllOnes(*Op(1)))
+        SetName(AllLanes);
+      else if (Saved != Unknown)
+        SetName(Saved);
+      else
+        SetFresh(Top);
     } else if ((Base == "S_OR_B64" || Base == "S_OR_B32") && Op(1) && Op(2)) {
-      NewFull = fullSource(*Op(1), S) || fullSource(*Op(2), S);
+      // exec |= a copy saved before narrowing: that copy again.
+      int Saved = SrcExec0 ? savedName(*Op(2), S)
+                           : SrcExec1 ? savedName(*Op(1), S) : Unknown;
+      if (isAllOnes(*Op(1)) || isAllOnes(*Op(2)))
+        SetName(AllLanes);
+      else if (Saved != Unknown && (SrcExec0 || SrcExec1) &&
+               T.isWithin(OldUpper, Saved))
+        SetName(Saved);
+      else if (Saved != Unknown && OldExact >= FirstFresh &&
+               T.Complement[OldExact] == Saved)
+        SetName(T.Parent[OldExact]); // else side | then side
+      else
+        SetFresh(Top);
     } else if (Base.starts_with("S_") && Base.contains("_SAVEEXEC_")) {
-      // sdst = old EXEC; EXEC = op(src, EXEC).
       if (Op(0))
         SaveDst = sgprs(*Op(0));
-      if (Base.starts_with("S_OR_SAVEEXEC") && Op(1))
-        NewFull = OldFull || fullSource(*Op(1), S);
+      int Rest = Op(1) ? pairName(*Op(1), S.RestOf) : Unknown;
+      if (Base.starts_with("S_AND_SAVEEXEC") ||
+          Base.starts_with("S_ANDN1_SAVEEXEC")) {
+        SetFresh(OldUpper); // EXEC & x
+      } else if (Base.starts_with("S_ANDN2_SAVEEXEC") && Rest != Unknown) {
+        // EXEC = (P \ T) & ~EXEC: the else side, within P.
+        SetFresh(T.Parent[Rest]);
+        if (OldExact == Rest)
+          T.Complement[Fresh] = Rest;
+      } else if (Base.starts_with("S_OR_SAVEEXEC") && Op(1) && isAllOnes(*Op(1)))
+        SetName(AllLanes);
+      else
+        SetFresh(Top);
+    } else if ((Base == "S_AND_B64" || Base == "S_AND_B32") &&
+               (SrcExec0 || SrcExec1)) {
+      SetFresh(OldUpper);
+    } else if ((Base == "S_ANDN2_B64" || Base == "S_ANDN2_B32") && SrcExec0) {
+      SetFresh(OldUpper); // EXEC & ~x
+    } else if ((Base == "S_XOR_B64" || Base == "S_XOR_B32") && Op(1) && Op(2) &&
+               (SrcExec0 || SrcExec1)) {
+      // The else side of a branch: lanes of the saved copy not in EXEC.
+      int Saved = SrcExec0 ? savedName(*Op(2), S) : savedName(*Op(1), S);
+      SetFresh(Saved == Unknown ? Top : Saved);
+    } else if (Base.starts_with("V_CMPX")) {
+      SetFresh(OldUpper); // EXEC & condition
+    } else {
+      SetFresh(Top);
     }
     ClobberSaved(P.Writes);
-    if (OldFull)
-      for (unsigned N : SaveDst)
-        S.Saved.set(N);
-    S.Full = NewFull;
+    for (unsigned N : SaveDst)
+      S.Saved[N] = OldExact;
   }
 
   const BinaryContext &BC;
@@ -241,141 +494,204 @@ struct CalleeSummary {
   }
 };
 
-struct LivenessBuilder {
-  static void computeFunction(
-    const BinaryContext &BC, const BinaryFunction &F, FunctionLiveness &L,
-    const std::vector<std::vector<bool>> &Partial,
-    const std::map<const BinaryFunction *, CalleeSummary> &Callees,
-    const RegisterSet &ReturnLive) {
-  ArrayRef<BinaryBasicBlock> Blocks = F.blocks();
-  static const RegisterSet All = allUnits();
-  const RegisterSet Args = callconv::argumentRegisters();
-  const RegisterSet Clobbered = callconv::clobberedRegisters();
+namespace {
 
-  // What a known callee needs at its entry when \p After is live after it
-  // returns: what it reads itself, plus what passes through it unkilled
-  // (liveness is per register, so Through(After) = In(ReturnLive) & After
-  // for any After within the callee's ReturnLive).
-  auto CalleeUses = [&](const BinaryInstruction &I,
-                        const RegisterSet &After) -> RegisterSet {
-    if (I.Info.Target)
-      if (BinaryFunction *Callee = BC.functionAt(*I.Info.Target)) {
-        auto It = Callees.find(Callee);
-        if (It == Callees.end())
-          return RegisterSet();
-        RegisterSet Through = It->second.In;
-        Through &= After;
-        return It->second.Gen | Through;
-      }
-    return RegisterSet();
-  };
-  auto KnownCallee = [&](const BinaryInstruction &I) {
-    return I.Info.Target && BC.functionAt(*I.Info.Target);
-  };
+constexpr unsigned NumVectorUnits = RegisterSet::NumVgprs + RegisterSet::NumAgprs;
 
-  // What leaves the function at a block's end, besides its successors.
-  std::vector<RegisterSet> Exit(Blocks.size());
-  for (unsigned B = 0; B != Blocks.size(); ++B) {
-    const BinaryInstruction &Last = Blocks[B].last();
-    switch (Last.Info.Flow) {
-    case isa::ControlFlow::EndProgram:
-      break;
-    case isa::ControlFlow::Return:
-      Exit[B] = ReturnLive;
-      break;
-    case isa::ControlFlow::TailCall:
-      Exit[B] = KnownCallee(Last) ? CalleeUses(Last, ReturnLive)
-                                  : Args | ReturnLive;
-      break;
-    case isa::ControlFlow::IndirectBranch:
-      Exit[B] = All;
-      break;
-    default:
-      // s_trap ending a function ends the wave (llvm.trap): nothing after
-      // it reads registers.
-      if (Last.Info.Valid && B + 1 == Blocks.size() &&
-          BC.mc().opcodeBaseName(Last.Inst.getOpcode()) == "S_TRAP")
-        break;
-      if (!Last.Info.Valid || (!Last.Info.isBarrier() && B + 1 == Blocks.size()))
-        Exit[B] = All; // falls off the end: nothing is known
-      break;
+/// Live units plus, for each live VGPR/AGPR unit, the EXEC name whose lanes
+/// contain every lane its value may still be read in.
+struct LiveState {
+  RegisterSet Live;
+  std::array<int, NumVectorUnits> Need;
+  LiveState() { Need.fill(Top); }
+
+  static unsigned vec(unsigned Unit) { return Unit - RegisterSet::VgprBase; }
+
+  void mergeFrom(const LiveState &O, const ExecTree &T) {
+    for (unsigned U = RegisterSet::VgprBase; U != RegisterSet::SpecialBase; ++U) {
+      if (!O.Live.testUnit(U))
+        continue;
+      int &N = Need[vec(U)];
+      N = Live.testUnit(U) ? T.join(N, O.Need[vec(U)]) : O.Need[vec(U)];
+    }
+    Live |= O.Live;
+  }
+  /// Reads \p Units in lanes within \p Lanes.
+  void read(const RegisterSet &Units, int Lanes, const ExecTree &T) {
+    for (unsigned U = RegisterSet::VgprBase; U != RegisterSet::SpecialBase; ++U) {
+      if (!Units.testUnit(U))
+        continue;
+      int &N = Need[vec(U)];
+      N = Live.testUnit(U) ? T.join(N, Lanes) : Lanes;
+    }
+    Live |= Units;
+  }
+  /// Writes \p Units whole in the lanes of EXEC name \p Exec (scalar units
+  /// always die).
+  void write(const RegisterSet &Units, int Exec, const ExecNames &X) {
+    for (unsigned U = 0; U != RegisterSet::NumUnits; ++U) {
+      if (!Units.testUnit(U) || !Live.testUnit(U))
+        continue;
+      bool Vector = U >= RegisterSet::VgprBase && U < RegisterSet::SpecialBase;
+      if (!Vector || X.covers(Exec, Need[vec(U)]))
+        Live.clearUnit(U);
     }
   }
-
-  L.Before.assign(Blocks.size(), {});
-  L.OtherBefore.assign(Blocks.size(), {});
-  for (unsigned B = 0; B != Blocks.size(); ++B) {
-    L.Before[B].assign(Blocks[B].Instructions.size(), RegisterSet());
-    L.OtherBefore[B].assign(Blocks[B].Instructions.size(), RegisterSet());
+  bool operator==(const LiveState &O) const {
+    if (Live != O.Live)
+      return false;
+    for (unsigned U = RegisterSet::VgprBase; U != RegisterSet::SpecialBase; ++U)
+      if (Live.testUnit(U) && Need[vec(U)] != O.Need[vec(U)])
+        return false;
+    return true;
   }
-  L.Out.assign(Blocks.size(), RegisterSet());
-  L.OtherOut.assign(Blocks.size(), RegisterSet());
-  L.Partial = Partial;
+};
 
-  // Live: every unit live. Other: the vector units that may be needed in
-  // lanes outside the current EXEC; a vector write under a partial EXEC
-  // cannot end their life.
-  bool Changed = true;
-  while (Changed) {
-    Changed = false;
-    for (unsigned B = Blocks.size(); B-- > 0;) {
-      RegisterSet Live = Exit[B];
-      RegisterSet Other = Exit[B].vectorOnly();
-      for (unsigned S : Blocks[B].Successors) {
-        Live |= L.Before[S][0];
-        Other |= L.OtherBefore[S][0];
-      }
-      L.Out[B] = Live;
-      L.OtherOut[B] = Other;
-      ArrayRef<BinaryInstruction> Insts = Blocks[B].Instructions;
-      for (unsigned K = Insts.size(); K-- > 0;) {
-        const BinaryInstruction &I = Insts[K];
-        const InstrProperties &P = I.Props;
-        bool MayBePartial = Partial[B][K];
-        // Ends the life of \p Kill: vector units only where EXEC covers
-        // every lane that may need them.
-        auto KillUnits = [&](RegisterSet Kill, bool LaneMasked) {
-          if (LaneMasked && MayBePartial) {
-            Kill.subtract(Other);
-          } else {
-            Other.subtract(Kill);
-          }
-          Live.subtract(Kill);
-        };
-        if (!I.Info.Valid) {
-          Live = All;
-          Other = All.vectorOnly();
-        } else {
-          // Lanes needed after an EXEC change need not be active before it.
-          if (P.writesExec())
-            Other |= Live.vectorOnly();
-          if (I.Info.Flow == isa::ControlFlow::Call) {
-            if (KnownCallee(I)) {
-              RegisterSet Uses = CalleeUses(I, Live);
-              Live |= Uses;
-              Other |= Uses.vectorOnly();
-            } else {
-              KillUnits(Clobbered, /*LaneMasked=*/true);
-              Live |= Args;
-              Other |= Args.vectorOnly();
-            }
-          }
-          RegisterSet Kill = P.Writes;
-          Kill.subtract(P.PartialWrites);
-          KillUnits(Kill, P.IsVector);
-          Live |= P.Reads;
-          if (P.ReadsOtherLanes)
-            Other |= P.Reads.vectorOnly();
+} // namespace
+
+struct LivenessBuilder {
+  static void computeFunction(
+      const BinaryContext &BC, const BinaryFunction &F, FunctionLiveness &L,
+      const ExecNames &X, const LoopInfo &Loops,
+      const std::map<const BinaryFunction *, CalleeSummary> &Callees,
+      const RegisterSet &ReturnLive) {
+    ArrayRef<BinaryBasicBlock> Blocks = F.blocks();
+    static const RegisterSet All = allUnits();
+    const RegisterSet Args = callconv::argumentRegisters();
+    const RegisterSet Clobbered = callconv::clobberedRegisters();
+
+    // What a known callee needs at its entry when \p After is live after it
+    // returns: what it reads itself, plus what passes through it unkilled
+    // (liveness is per register, so Through(After) = In(ReturnLive) & After
+    // for any After within the callee's ReturnLive).
+    auto CalleeUses = [&](const BinaryInstruction &I,
+                          const RegisterSet &After) -> RegisterSet {
+      if (I.Info.Target)
+        if (BinaryFunction *Callee = BC.functionAt(*I.Info.Target)) {
+          auto It = Callees.find(Callee);
+          if (It == Callees.end())
+            return RegisterSet();
+          RegisterSet Through = It->second.In;
+          Through &= After;
+          return It->second.Gen | Through;
         }
-        if (Live != L.Before[B][K] || Other != L.OtherBefore[B][K]) {
-          L.Before[B][K] = Live;
-          L.OtherBefore[B][K] = Other;
+      return RegisterSet();
+    };
+    auto KnownCallee = [&](const BinaryInstruction &I) {
+      return I.Info.Target && BC.functionAt(*I.Info.Target);
+    };
+
+    // What leaves the function at a block's end, besides its successors;
+    // vector values there may be read in any lane.
+    std::vector<RegisterSet> Exit(Blocks.size());
+    for (unsigned B = 0; B != Blocks.size(); ++B) {
+      const BinaryInstruction &Last = Blocks[B].last();
+      switch (Last.Info.Flow) {
+      case isa::ControlFlow::EndProgram:
+        break;
+      case isa::ControlFlow::Return:
+        Exit[B] = ReturnLive;
+        break;
+      case isa::ControlFlow::TailCall:
+        Exit[B] = KnownCallee(Last) ? CalleeUses(Last, ReturnLive)
+                                    : Args | ReturnLive;
+        break;
+      case isa::ControlFlow::IndirectBranch:
+        Exit[B] = All;
+        break;
+      default:
+        // s_trap ending a function ends the wave (llvm.trap): nothing after
+        // it reads registers.
+        if (Last.Info.Valid && B + 1 == Blocks.size() &&
+            BC.mc().opcodeBaseName(Last.Inst.getOpcode()) == "S_TRAP")
+          break;
+        if (!Last.Info.Valid ||
+            (!Last.Info.isBarrier() && B + 1 == Blocks.size()))
+          Exit[B] = All; // falls off the end: nothing is known
+        break;
+      }
+    }
+
+    auto Step = [&](LiveState &S, unsigned B, unsigned K) {
+      const BinaryInstruction &I = Blocks[B].Instructions[K];
+      const InstrProperties &P = I.Props;
+      int Exact = X.Exact[B][K], Upper = X.Upper[B][K];
+      if (!I.Info.Valid) {
+        S.read(All, Top, X.Tree);
+        return;
+      }
+      if (I.Info.Flow == isa::ControlFlow::Call) {
+        if (KnownCallee(I)) {
+          S.read(CalleeUses(I, S.Live), Top, X.Tree);
+        } else {
+          S.write(Clobbered, Exact, X);
+          S.read(Args, Top, X.Tree);
+        }
+      }
+      RegisterSet Kill = P.Writes;
+      Kill.subtract(P.PartialWrites);
+      if (!P.IsVector) {
+        S.write(Kill, AllLanes, X);
+      } else {
+        S.write(Kill.withoutVector(), AllLanes, X);
+        S.write(Kill.vectorOnly(), Exact, X);
+      }
+      S.read(P.Reads, P.ReadsOtherLanes ? Top : Upper, X.Tree);
+    };
+
+    std::vector<LiveState> In(Blocks.size()), Out(Blocks.size());
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (unsigned B = Blocks.size(); B-- > 0;) {
+        LiveState S;
+        S.read(Exit[B], Top, X.Tree);
+        for (unsigned Succ : Blocks[B].Successors) {
+          LiveState From = In[Succ];
+          if (const std::vector<bool> *Loop = Loops.loopOf(B, Succ))
+            for (int &N : From.Need)
+              if (N != Top)
+                N = X.outside(N, *Loop);
+          S.mergeFrom(From, X.Tree);
+        }
+        Out[B] = S;
+        for (unsigned K = Blocks[B].Instructions.size(); K-- > 0;)
+          Step(S, B, K);
+        if (!(S == In[B])) {
+          In[B] = S;
           Changed = true;
         }
       }
     }
+
+    // Per instruction, from the fixed point.
+    L.Before.assign(Blocks.size(), {});
+    L.OtherBefore.assign(Blocks.size(), {});
+    L.Partial.assign(Blocks.size(), {});
+    L.Out.assign(Blocks.size(), RegisterSet());
+    L.OtherOut.assign(Blocks.size(), RegisterSet());
+    for (unsigned B = 0; B != Blocks.size(); ++B) {
+      unsigned N = Blocks[B].Instructions.size();
+      L.Before[B].resize(N);
+      L.OtherBefore[B].resize(N);
+      L.Partial[B].resize(N);
+      LiveState S = Out[B];
+      L.Out[B] = S.Live;
+      for (unsigned K = N; K-- > 0;) {
+        Step(S, B, K);
+        L.Before[B][K] = S.Live;
+        int Exact = X.Exact[B][K];
+        L.Partial[B][K] = !(Exact == AllLanes ||
+                            (X.Kernel && Exact == EntryLanes));
+        RegisterSet Other;
+        for (unsigned U = RegisterSet::VgprBase; U != RegisterSet::SpecialBase;
+             ++U)
+          if (S.Live.testUnit(U) &&
+              !X.Tree.isWithin(S.Need[LiveState::vec(U)], X.Upper[B][K]))
+            Other.setUnit(U);
+        L.OtherBefore[B][K] = Other;
+      }
+    }
   }
-}
 };
 
 Expected<Liveness> Liveness::compute(const BinaryContext &BC) {
@@ -384,10 +700,13 @@ Expected<Liveness> Liveness::compute(const BinaryContext &BC) {
       return F.requireState(FunctionState::CFGBuilt);
 
   ExecAnalysis Exec(BC);
-  std::map<const BinaryFunction *, std::vector<std::vector<bool>>> Partial;
+  std::map<const BinaryFunction *, std::unique_ptr<LoopInfo>> Loops;
+  std::map<const BinaryFunction *, ExecNames> Names;
   for (const BinaryFunction &F : BC.functions())
-    if (!F.blocks().empty())
-      Partial[&F] = Exec.run(F);
+    if (!F.blocks().empty()) {
+      Loops[&F] = std::make_unique<LoopInfo>(F.blocks());
+      Names[&F] = Exec.run(F, *Loops[&F]);
+    }
 
   // Where every caller is known, a function's return keeps live only what
   // its callers need after the call; otherwise (exported, or callable
@@ -422,13 +741,13 @@ Expected<Liveness> Liveness::compute(const BinaryContext &BC) {
       CalleeSummary S;
       if (!F.isKernel()) {
         FunctionLiveness Bare;
-        LivenessBuilder::computeFunction(BC, F, Bare, Partial[&F], Summaries,
-                                         RegisterSet());
+        LivenessBuilder::computeFunction(BC, F, Bare, Names[&F], *Loops[&F],
+                                         Summaries, RegisterSet());
         S.Gen = Bare.entryLiveIn();
       }
       auto L = std::make_unique<FunctionLiveness>();
-      LivenessBuilder::computeFunction(BC, F, *L, Partial[&F], Summaries,
-                                       ReturnLive[&F]);
+      LivenessBuilder::computeFunction(BC, F, *L, Names[&F], *Loops[&F],
+                                       Summaries, ReturnLive[&F]);
       S.In = L->entryLiveIn();
       CalleeSummary &Old = Summaries[&F];
       if (!(Old == S)) {
