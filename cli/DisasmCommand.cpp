@@ -250,8 +250,15 @@ void printFunction(raw_ostream &OS, const DisassembledFunction &F,
   }
 }
 
-void printCallGraph(raw_ostream &OS, const instrument::BinaryContext &BC) {
-  ArrayRef<instrument::CallSite> Sites = BC.callGraph().sites();
+/// The call sites in the functions printed (all of the code object's
+/// when no name was given).
+void printCallGraph(raw_ostream &OS, const instrument::BinaryContext &BC,
+                    ArrayRef<DisassembledFunction> Printed) {
+  std::vector<instrument::CallSite> Sites;
+  for (const instrument::CallSite &S : BC.callGraph().sites())
+    for (const DisassembledFunction &F : Printed)
+      if (S.Caller->name() == F.Name)
+        Sites.push_back(S);
   OS << "\ncall graph:";
   if (Sites.empty())
     OS << " no calls";
@@ -348,7 +355,7 @@ Expected<bool> disasmCodeObject(raw_ostream &OS, const CodeObject &CO) {
     printFunction(OS, Fns[K], D, CO, L);
   }
   if (BC)
-    printCallGraph(OS, *BC);
+    printCallGraph(OS, *BC, Fns);
   return true;
 }
 
