@@ -508,42 +508,39 @@ struct LiveState {
   static unsigned vec(unsigned Unit) { return Unit - RegisterSet::VgprBase; }
 
   void mergeFrom(const LiveState &O, const ExecTree &T) {
-    for (unsigned U = RegisterSet::VgprBase; U != RegisterSet::SpecialBase; ++U) {
-      if (!O.Live.testUnit(U))
-        continue;
+    O.Live.vectorOnly().forEachUnit([&](unsigned U) {
       int &N = Need[vec(U)];
       N = Live.testUnit(U) ? T.join(N, O.Need[vec(U)]) : O.Need[vec(U)];
-    }
+    });
     Live |= O.Live;
   }
   /// Reads \p Units in lanes within \p Lanes.
   void read(const RegisterSet &Units, int Lanes, const ExecTree &T) {
-    for (unsigned U = RegisterSet::VgprBase; U != RegisterSet::SpecialBase; ++U) {
-      if (!Units.testUnit(U))
-        continue;
+    Units.vectorOnly().forEachUnit([&](unsigned U) {
       int &N = Need[vec(U)];
       N = Live.testUnit(U) ? T.join(N, Lanes) : Lanes;
-    }
+    });
     Live |= Units;
   }
   /// Writes \p Units whole in the lanes of EXEC name \p Exec (scalar units
   /// always die).
   void write(const RegisterSet &Units, int Exec, const ExecNames &X) {
-    for (unsigned U = 0; U != RegisterSet::NumUnits; ++U) {
-      if (!Units.testUnit(U) || !Live.testUnit(U))
-        continue;
+    RegisterSet Hit = Units;
+    Hit &= Live;
+    Hit.forEachUnit([&](unsigned U) {
       bool Vector = U >= RegisterSet::VgprBase && U < RegisterSet::SpecialBase;
       if (!Vector || X.covers(Exec, Need[vec(U)]))
         Live.clearUnit(U);
-    }
+    });
   }
   bool operator==(const LiveState &O) const {
     if (Live != O.Live)
       return false;
-    for (unsigned U = RegisterSet::VgprBase; U != RegisterSet::SpecialBase; ++U)
-      if (Live.testUnit(U) && Need[vec(U)] != O.Need[vec(U)])
-        return false;
-    return true;
+    bool Same = true;
+    Live.vectorOnly().forEachUnit([&](unsigned U) {
+      Same = Same && Need[vec(U)] == O.Need[vec(U)];
+    });
+    return Same;
   }
 };
 
@@ -683,11 +680,10 @@ struct LivenessBuilder {
         L.Partial[B][K] = !(Exact == AllLanes ||
                             (X.Kernel && Exact == EntryLanes));
         RegisterSet Other;
-        for (unsigned U = RegisterSet::VgprBase; U != RegisterSet::SpecialBase;
-             ++U)
-          if (S.Live.testUnit(U) &&
-              !X.Tree.isWithin(S.Need[LiveState::vec(U)], X.Upper[B][K]))
+        S.Live.vectorOnly().forEachUnit([&](unsigned U) {
+          if (!X.Tree.isWithin(S.Need[LiveState::vec(U)], X.Upper[B][K]))
             Other.setUnit(U);
+        });
         L.OtherBefore[B][K] = Other;
       }
     }

@@ -62,9 +62,12 @@ unsigned RegisterSet::count() const {
   return N;
 }
 
-static RegisterSet vectorMask() {
-  RegisterSet M;
-  M.addVgprs(0, RegisterSet::NumVgprs).addAgprs(0, RegisterSet::NumAgprs);
+static const RegisterSet &vectorMask() {
+  static const RegisterSet M = [] {
+    RegisterSet S;
+    S.addVgprs(0, RegisterSet::NumVgprs).addAgprs(0, RegisterSet::NumAgprs);
+    return S;
+  }();
   return M;
 }
 

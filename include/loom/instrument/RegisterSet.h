@@ -10,6 +10,7 @@
 #define LOOM_INSTRUMENT_REGISTERSET_H
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 
@@ -83,6 +84,13 @@ public:
   }
   friend RegisterSet operator|(RegisterSet A, const RegisterSet &B) {
     return A |= B;
+  }
+
+  /// Calls \p F with each unit in the set, in increasing order.
+  template <typename FnT> void forEachUnit(FnT F) const {
+    for (unsigned W = 0; W != NumWords; ++W)
+      for (uint64_t Bits = Words[W]; Bits; Bits &= Bits - 1)
+        F(W * 64 + static_cast<unsigned>(std::countr_zero(Bits)));
   }
 
   /// Assembler-like ranges: "s[0:3] s5 v[0:1] a0 exec vcc_lo scc m0".
