@@ -386,11 +386,11 @@ private:
     }
     bool IsMov = Base == "S_MOV_B64" || Base == "S_MOV_B32";
     if (!P.writesExec()) {
-      ClobberSaved(P.Writes);
+      // Read the sources before the destination overwrites them.
+      int CopyOf = Unknown, RestOfName = Unknown;
       // s_mov_b64 sN, exec: a copy of EXEC.
       if (IsMov && Op(0) && Op(1) && isExec(*Op(1)))
-        for (unsigned N : sgprs(*Op(0)))
-          S.Saved[N] = S.Exact;
+        CopyOf = S.Exact;
       // s_xor_b64 sN, exec, saved: the lanes of the saved EXEC that the
       // current (narrowed) one lacks: the else side's mask.
       if ((Base == "S_XOR_B64" || Base == "S_XOR_B32") && Op(0) && Op(1) &&
@@ -398,11 +398,16 @@ private:
         const MCOperand *Other = isExec(*Op(1))   ? Op(2)
                                  : isExec(*Op(2)) ? Op(1)
                                                   : nullptr;
-        if (Other && savedName(*Other, S) == T.Parent[S.Exact] &&
-            T.Parent[S.Exact] != Top)
-          for (unsigned N : sgprs(*Op(0)))
-            S.RestOf[N] = S.Exact;
+        if (Other && T.Parent[S.Exact] != Top &&
+            savedName(*Other, S) == T.Parent[S.Exact])
+          RestOfName = S.Exact;
       }
+      ClobberSaved(P.Writes);
+      if (Op(0) && (CopyOf != Unknown || RestOfName != Unknown))
+        for (unsigned N : sgprs(*Op(0))) {
+          S.Saved[N] = CopyOf;
+          S.RestOf[N] = RestOfName;
+        }
       return;
     }
 

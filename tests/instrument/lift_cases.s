@@ -126,7 +126,64 @@ live_kernel:
 .Llive_kernel_end:
   .size live_kernel, .Llive_kernel_end-live_kernel
 
+// If/else on EXEC as LLVM emits it (see LivenessTest.cpp).
+  .globl else_kernel
+  .p2align 8
+  .type else_kernel,@function
+else_kernel:
+  v_cmp_gt_u32_e32 vcc, 32, v0
+  s_and_saveexec_b64 s[2:3], vcc    // then side T, s[2:3] = X
+  s_xor_b64 s[2:3], exec, s[2:3]    // s[2:3] = X \ T
+  v_mov_b32_e32 v2, 1               // then: v2 under T
+  v_mov_b32_e32 v3, 7               // then: v3, read only on this side
+  v_add_u32_e32 v2, v2, v3
+  s_andn2_saveexec_b64 s[2:3], s[2:3]  // else side E, s[2:3] = T
+  v_mov_b32_e32 v2, 2               // else: v2 under E
+  s_or_b64 exec, exec, s[2:3]       // E | T = X
+  v_mov_b32_e32 v1, 0               // X again: ends v1's life
+  global_store_dword v1, v2, s[0:1]
+  s_endpgm
+.Lelse_kernel_end:
+  .size else_kernel, .Lelse_kernel_end-else_kernel
+
+// A loop narrowing EXEC on every trip: a value written under this trip's
+// EXEC is read on the next trip under that trip's, which may hold other
+// lanes (see LivenessTest.cpp).
+  .globl loop_kernel
+  .p2align 8
+  .type loop_kernel,@function
+loop_kernel:
+  s_mov_b32 s4, 0
+  v_mov_b32_e32 v5, 0
+.Lloop:
+  s_mov_b64 s[6:7], exec            // save X
+  v_cmpx_gt_u32_e64 s[8:9], s4, v0  // this trip's EXEC
+  v_add_u32_e32 v5, v5, v4          // reads last trip's v4
+  v_mov_b32_e32 v4, s4              // writes this trip's v4
+  s_mov_b64 exec, s[6:7]            // X again
+  s_add_u32 s4, s4, 1
+  s_cmp_lt_u32 s4, 4
+  s_cbranch_scc1 .Lloop
+  global_store_dword v0, v5, s[0:1]
+  s_endpgm
+.Lloop_kernel_end:
+  .size loop_kernel, .Lloop_kernel_end-loop_kernel
+
   .rodata
+  .p2align 6
+  .amdhsa_kernel else_kernel
+    .amdhsa_next_free_vgpr 8
+    .amdhsa_next_free_sgpr 8
+    .amdhsa_accum_offset 8
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .end_amdhsa_kernel
+  .p2align 6
+  .amdhsa_kernel loop_kernel
+    .amdhsa_next_free_vgpr 8
+    .amdhsa_next_free_sgpr 16
+    .amdhsa_accum_offset 8
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .end_amdhsa_kernel
   .p2align 6
   .amdhsa_kernel live_kernel
     .amdhsa_next_free_vgpr 8
