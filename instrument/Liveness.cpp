@@ -201,10 +201,6 @@ struct ExecNames {
   bool covers(int E, int N) const {
     if (E == AllLanes)
       return true;
-    // Lanes outside a kernel's initial EXEC carry no program value, except
-    // what whole-wave code (EXEC = -1) writes and reads there.
-    if (Kernel && E == EntryLanes)
-      return N != AllLanes;
     return Tree.isWithin(N, E);
   }
   /// \p N, or its nearest ancestor made outside \p Loop.
@@ -638,7 +634,8 @@ struct LivenessBuilder {
         S.write(Kill.withoutVector(), AllLanes, X);
         S.write(Kill.vectorOnly(), Exact, X);
       }
-      S.read(P.Reads, P.ReadsOtherLanes ? Top : Upper, X.Tree);
+      // A cross-lane read may read any lane, whole-wave code's included.
+      S.read(P.Reads, P.ReadsOtherLanes ? AllLanes : Upper, X.Tree);
     };
 
     std::vector<LiveState> In(Blocks.size()), Out(Blocks.size());

@@ -6,17 +6,17 @@
 // The EXEC subtlety. A vector instruction writes a VGPR/AGPR only in the
 // lanes EXEC enables; the other lanes keep their old value, which may still
 // be read (after EXEC is restored, or by the caller whose lanes are inactive
-// in a callee). So such a write ends the register's life only where EXEC
-// still holds at least the lanes the wave started with (it has not been
-// narrowed since kernel entry, or was restored from a copy saved before the
-// narrowing; lanes outside the kernel's initial EXEC never carry program
-// values), or where every later read of the register happens under the same
-// EXEC value (no EXEC write in between, no cross-lane read: v_readlane,
-// DPP, permutes). A forward pass finds the first kind of point; liveness
-// tracks, besides the live units, the vector units that may be needed in
-// lanes other than the current EXEC's. In a device function (entered under
-// the caller's EXEC) only the second kind of kill exists. v_writelane,
-// SDWA, DPP and d16 writes never kill.
+// in a callee). A forward pass names the EXEC value at every instruction in
+// a tree where a child's lanes are within its parent's (narrowing by
+// s_and_saveexec or v_cmpx, the else side of an if/else, restores from
+// saved copies; nothing carried around a loop's back edge). Liveness keeps,
+// for each live vector unit, a name containing every lane it may be read
+// in, and a write ends its life only under an EXEC known to contain those
+// lanes. Reads after returns and calls, or under an EXEC of unknown origin,
+// may be in any lane; cross-lane reads (v_readlane, DPP, permutes) in all.
+// So in a device function (entered under its caller's EXEC) a VGPR live at
+// its return is live throughout. v_writelane, SDWA, DPP and d16 writes
+// never kill.
 //
 // Calls. A call to a function of this code object uses what the callee
 // reads before writing plus, of what is live after the call, what passes
