@@ -164,11 +164,27 @@ static bool writesPartially(StringRef Name, StringRef Base) {
     return true;
   SmallVector<StringRef, 8> Tokens;
   SplitString(Name, Tokens, "_");
-  for (StringRef T : Tokens)
+  bool Packed = false, Half = false, Typed = false;
+  for (StringRef T : Tokens) {
     if (T == "sdwa" || T == "dpp" || T == "dpp8" || T == "DPP" || T == "D16" ||
         T == "TFE" || T == "LDS")
       return true;
-  return false;
+    Packed |= T == "PK";
+    // The first type in a VALU name is its result's (V_CVT_F32_F16 makes an
+    // F32). A 16-bit result may leave the other half of the register as it
+    // was (op_sel, and what GFX9 keeps of the high half).
+    if (Typed)
+      continue;
+    bool Is16 = T == "F16" || T == "BF16" || T == "I16" || T == "U16" ||
+                T == "B16";
+    bool Is32Or64 = T == "F32" || T == "I32" || T == "U32" || T == "B32" ||
+                    T == "F64" || T == "I64" || T == "U64" || T == "B64";
+    if (Is16 || Is32Or64) {
+      Typed = true;
+      Half = Is16;
+    }
+  }
+  return Half && !Packed && Base.starts_with("V_");
 }
 
 InstrProperties InstrAnalyzer::analyze(const MCInst &Inst,

@@ -160,6 +160,10 @@ TEST_F(InstrProperties, PartialWritesAndCrossLaneReads) {
   EXPECT_TRUE(ReadLane.ReadsOtherLanes);
   EXPECT_EQ(ReadLane.Writes, regs({2}));
   EXPECT_TRUE(props("v_add_f32_e32").PartialWrites.empty());
+  // A 16-bit result may keep the register's other half; a 32-bit one
+  // made from 16-bit sources does not.
+  EXPECT_EQ(props("v_add_f16_e32").PartialWrites, regs({}, {1}));
+  EXPECT_TRUE(props("v_cvt_f32_f16_e32").PartialWrites.empty());
 }
 
 TEST_F(InstrProperties, ControlBarrierWaitcnt) {

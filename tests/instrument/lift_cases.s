@@ -102,6 +102,8 @@ props:
   s_and_saveexec_b64 s[8:9], vcc
   v_mfma_f32_4x4x1f32 a[0:3], v1, v2, a[0:3]
   global_load_short_d16_hi v1, v[2:3], off
+  v_add_f16_e32 v1, v2, v3
+  v_cvt_f32_f16_e32 v1, v2
   s_setpc_b64 s[30:31]
 .Lprops_end:
   .size props, .Lprops_end-props
