@@ -72,23 +72,19 @@ Error BinaryContext::disassembleAll() {
         BI.Props = Analyzer.analyze(BI.Inst, BI.Info.Flow);
       F->Insts.push_back(std::move(BI));
     }
+    ByAddress.try_emplace(F->address(), F.get());
+    ByName.try_emplace(F->name(), F.get());
     Functions.push_back(std::move(F));
   }
   return Error::success();
 }
 
 BinaryFunction *BinaryContext::function(StringRef Name) const {
-  for (const auto &F : Functions)
-    if (F->name() == Name)
-      return F.get();
-  return nullptr;
+  return ByName.lookup(Name);
 }
 
 BinaryFunction *BinaryContext::functionAt(uint64_t Address) const {
-  for (const auto &F : Functions)
-    if (F->address() == Address)
-      return F.get();
-  return nullptr;
+  return ByAddress.lookup(Address);
 }
 
 Error BinaryContext::buildCFGs() {

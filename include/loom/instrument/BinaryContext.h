@@ -19,6 +19,8 @@
 #include "loom/isa/Disassembler.h"
 #include "loom/isa/McContext.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -96,6 +98,8 @@ private:
   InstrAnalyzer Analyzer;
   isa::Disassembler Disasm;
   std::vector<std::unique_ptr<BinaryFunction>> Functions;
+  llvm::DenseMap<uint64_t, BinaryFunction *> ByAddress;
+  llvm::StringMap<BinaryFunction *> ByName;
   CallGraph Calls;
 };
 
