@@ -2,10 +2,7 @@
 
 #include "loom/instrument/BinaryContext.h"
 
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/MC/MCInst.h"
-
-#include <tuple>
 
 using namespace llvm;
 
@@ -42,15 +39,7 @@ BinaryContext::create(const codeobj::CodeObject &CO, isa::McContext &MC) {
 Error BinaryContext::disassembleAll() {
   // Symbols name the functions (decision 8): every kernel entry and every
   // other STT_FUNC.
-  std::vector<std::pair<const codeobj::SymbolInfo *, isa::FunctionKind>> All;
-  for (const codeobj::Kernel &K : CO.kernels())
-    All.push_back({&K.Code, isa::FunctionKind::Kernel});
-  for (const codeobj::Function &Fn : CO.functions())
-    All.push_back({&Fn.Sym, isa::FunctionKind::Function});
-  llvm::sort(All, [](const auto &A, const auto &B) {
-    return std::tie(A.first->Address, A.first->Name) <
-           std::tie(B.first->Address, B.first->Name);
-  });
+  auto All = Disasm.functionSymbols();
 
   std::vector<MCInst> Decoded;
   for (const auto &[Sym, Kind] : All) {

@@ -709,7 +709,8 @@ Expected<DisassembledFunction> Disassembler::disassemble(StringRef Name) {
   return createStringError("no kernel or device function named '" + Name + "'");
 }
 
-Expected<std::vector<DisassembledFunction>> Disassembler::disassembleAll() {
+std::vector<std::pair<const codeobj::SymbolInfo *, FunctionKind>>
+Disassembler::functionSymbols() const {
   std::vector<std::pair<const codeobj::SymbolInfo *, FunctionKind>> All;
   for (const codeobj::Kernel &K : CO.kernels())
     All.push_back({&K.Code, FunctionKind::Kernel});
@@ -719,8 +720,12 @@ Expected<std::vector<DisassembledFunction>> Disassembler::disassembleAll() {
     return std::tie(A.first->Address, A.first->Name) <
            std::tie(B.first->Address, B.first->Name);
   });
+  return All;
+}
+
+Expected<std::vector<DisassembledFunction>> Disassembler::disassembleAll() {
   std::vector<DisassembledFunction> Out;
-  for (const auto &[Sym, Kind] : All) {
+  for (const auto &[Sym, Kind] : functionSymbols()) {
     Expected<DisassembledFunction> F = disassemble(*Sym, Kind);
     if (!F)
       return F.takeError();

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace llvm {
@@ -161,6 +162,11 @@ public:
               std::vector<llvm::MCInst> &Insts);
   /// Every kernel and device function, in address order.
   llvm::Expected<std::vector<DisassembledFunction>> disassembleAll();
+
+  /// The symbols of every kernel and device function, in address order
+  /// (then by name): what disassembleAll disassembles.
+  std::vector<std::pair<const codeobj::SymbolInfo *, FunctionKind>>
+  functionSymbols() const;
 
   /// "name" or "name+0x1c" for an address inside a kernel, device function
   /// or variable of the code object; empty if none holds it.
