@@ -530,8 +530,16 @@ struct LiveState {
     Hit &= Live;
     Hit.forEachUnit([&](unsigned U) {
       bool Vector = U >= RegisterSet::VgprBase && U < RegisterSet::SpecialBase;
-      if (!Vector || X.covers(Exec, Need[vec(U)]))
+      if (!Vector || X.covers(Exec, Need[vec(U)])) {
         Live.clearUnit(U);
+        return;
+      }
+      // The else side of an if/else writes E = P \ T: of lanes within P,
+      // only the then side's T still need the old value.
+      int &N = Need[vec(U)];
+      if (Exec >= FirstFresh && X.Tree.Complement[Exec] != Unknown &&
+          X.Tree.isWithin(N, X.Tree.Parent[Exec]))
+        N = X.Tree.Complement[Exec];
     });
   }
   bool operator==(const LiveState &O) const {

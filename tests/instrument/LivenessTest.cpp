@@ -81,12 +81,14 @@ TEST(Liveness, IfElseRestoresTheFullExec) {
   auto L = liftFile(LOOM_LIFT_CASES);
   ASSERT_TRUE(L);
   const FunctionLiveness &Live = L->live("else_kernel");
-  // Both sides write v2, each under half of EXEC: neither write alone ends
-  // the life of what the other half's lanes hold, so v2 stays live at entry
-  // (conservative: the join of the two halves is not tracked).
+  // Both sides write v2, each under its half of EXEC: the else side's
+  // write leaves only the then side's lanes needing the old value, and the
+  // then side's write ends it.
   RegisterSet Entry;
-  Entry.addSgprs(0, 2).addVgprs(0).addVgprs(2).addExec();
+  Entry.addSgprs(0, 2).addVgprs(0).addExec();
   EXPECT_EQ(Live.entryLiveIn(), Entry);
+  EXPECT_TRUE(Live.liveBefore(0, 7).hasVgpr(2));  // before the else write
+  EXPECT_FALSE(Live.liveBefore(0, 3).hasVgpr(2)); // before the then write
   // v3 is read only under the EXEC it is written under.
   EXPECT_FALSE(Live.liveBefore(0, 4).hasVgpr(3));
   for (unsigned K = 0; K != 12; ++K)
