@@ -51,6 +51,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -504,9 +505,33 @@ TEST(LiftOracle, WholeCorpusLiftsAndEntryLivenessFitsTheAbi) {
   size_t Functions = 0, Kernels = 0, Instrumentable = 0, Blocks = 0,
          Instructions = 0, Calls = 0, CallFree = 0, PreciseEntry = 0;
   std::vector<std::string> Imprecise;
+  struct Timing {
+    double LiftMs, LivenessMs;
+    size_t Instructions;
+    std::string File;
+  };
+  std::vector<Timing> Times;
   for (const std::string &Path : Paths) {
     Lifted *L = lift(Path);
     ASSERT_TRUE(L);
+    {
+      // Time a fresh lift of the whole code object: decode, CFGs and call
+      // graph, then liveness.
+      auto T0 = std::chrono::steady_clock::now();
+      auto Fresh = BinaryContext::create(*L->CO);
+      ASSERT_TRUE(static_cast<bool>(Fresh));
+      ASSERT_FALSE(static_cast<bool>((*Fresh)->buildCFGs()));
+      auto T1 = std::chrono::steady_clock::now();
+      auto FreshLive = Liveness::compute(**Fresh);
+      ASSERT_TRUE(static_cast<bool>(FreshLive));
+      auto T2 = std::chrono::steady_clock::now();
+      size_t N = 0;
+      for (const BinaryFunction &F : (*Fresh)->functions())
+        N += F.numInstructions();
+      Times.push_back({std::chrono::duration<double, std::milli>(T1 - T0).count(),
+                       std::chrono::duration<double, std::milli>(T2 - T1).count(),
+                       N, llvm::sys::path::filename(Path).str()});
+    }
     Calls += L->BC->callGraph().sites().size();
     RegisterSet CalleeSaved = callconv::clobberedRegisters();
     {
@@ -586,6 +611,16 @@ TEST(LiftOracle, WholeCorpusLiftsAndEntryLivenessFitsTheAbi) {
               Kernels);
   for (const std::string &S : Imprecise)
     std::printf("[lift oracle]   entry liveness beyond that: %s\n", S.c_str());
+  llvm::sort(Times, [](const Timing &A, const Timing &B) {
+    return A.LiftMs + A.LivenessMs < B.LiftMs + B.LivenessMs;
+  });
+  const Timing &Median = Times[Times.size() / 2], &Worst = Times.back();
+  std::printf("[lift oracle] %s: time per code object (lift + CFG, then "
+              "liveness): median %.1f + %.1f ms (%s, %zu instructions), worst "
+              "%.1f + %.1f ms (%s, %zu instructions)\n",
+              target().c_str(), Median.LiftMs, Median.LivenessMs,
+              Median.File.c_str(), Median.Instructions, Worst.LiftMs,
+              Worst.LivenessMs, Worst.File.c_str(), Worst.Instructions);
 }
 
 } // namespace
