@@ -380,7 +380,9 @@ private:
       ClobberSaved(P.Writes);
       return;
     }
-    bool IsMov = Base == "S_MOV_B64" || Base == "S_MOV_B32";
+    // Only whole-register forms are followed: a 32-bit write of exec_lo or
+    // exec_hi in a wave64 changes half of it.
+    bool IsMov = Base == "S_MOV_B64";
     if (!P.writesExec()) {
       // Read the sources before the destination overwrites them.
       int CopyOf = Unknown, RestOfName = Unknown;
@@ -389,8 +391,8 @@ private:
         CopyOf = S.Exact;
       // s_xor_b64 sN, exec, saved: the lanes of the saved EXEC that the
       // current (narrowed) one lacks: the else side's mask.
-      if ((Base == "S_XOR_B64" || Base == "S_XOR_B32") && Op(0) && Op(1) &&
-          Op(2) && S.Exact >= FirstFresh) {
+      if (Base == "S_XOR_B64" && Op(0) && Op(1) && Op(2) &&
+          S.Exact >= FirstFresh) {
         const MCOperand *Other = isExec(*Op(1))   ? Op(2)
                                  : isExec(*Op(2)) ? Op(1)
                                                   : nullptr;
@@ -417,7 +419,9 @@ private:
     SmallVector<unsigned, 2> SaveDst;
     bool SrcExec0 = Op(1) && isExec(*Op(1)), SrcExec1 = Op(2) && isExec(*Op(2));
 
-    if (IsMov && Op(1)) {
+    if (!P.Writes.has(SpecialReg::ExecLo) || !P.Writes.has(SpecialReg::ExecHi)) {
+      SetFresh(Top); // half of EXEC
+    } else if (IsMov && Op(1)) {
       int Saved = savedName(*Op(1), S);
       if (isAllOnes(*Op(1)))
         SetName(AllLanes);
@@ -425,7 +429,7 @@ private:
         SetName(Saved);
       else
         SetFresh(Top);
-    } else if ((Base == "S_OR_B64" || Base == "S_OR_B32") && Op(1) && Op(2)) {
+    } else if (Base == "S_OR_B64" && Op(1) && Op(2)) {
       // exec |= a copy saved before narrowing: that copy again.
       int Saved = SrcExec0 ? savedName(*Op(2), S)
                            : SrcExec1 ? savedName(*Op(1), S) : Unknown;
@@ -455,13 +459,11 @@ private:
         SetName(AllLanes);
       else
         SetFresh(Top);
-    } else if ((Base == "S_AND_B64" || Base == "S_AND_B32") &&
-               (SrcExec0 || SrcExec1)) {
+    } else if (Base == "S_AND_B64" && (SrcExec0 || SrcExec1)) {
       SetFresh(OldUpper);
-    } else if ((Base == "S_ANDN2_B64" || Base == "S_ANDN2_B32") && SrcExec0) {
+    } else if (Base == "S_ANDN2_B64" && SrcExec0) {
       SetFresh(OldUpper); // EXEC & ~x
-    } else if ((Base == "S_XOR_B64" || Base == "S_XOR_B32") && Op(1) && Op(2) &&
-               (SrcExec0 || SrcExec1)) {
+    } else if (Base == "S_XOR_B64" && Op(1) && Op(2) && (SrcExec0 || SrcExec1)) {
       // The else side of a branch: lanes of the saved copy not in EXEC.
       int Saved = SrcExec0 ? savedName(*Op(2), S) : savedName(*Op(1), S);
       SetFresh(Saved == Unknown ? Top : Saved);
