@@ -153,8 +153,42 @@ Error BinaryFunction::buildCFG() {
     Blocks.push_back(std::move(B));
   }
   Insts.clear();
+  applyGprIndexModes();
   State = FunctionState::CFGBuilt;
   return Error::success();
+}
+
+void BinaryFunction::applyGprIndexModes() {
+  const InstrAnalyzer &A = BC.analyzer();
+  for (BinaryBasicBlock &B : Blocks) {
+    std::optional<unsigned> Mask; // on, with its operand mask
+    for (BinaryInstruction &I : B.Instructions) {
+      if (!I.Info.Valid)
+        continue;
+      StringRef Base = BC.mc().opcodeBaseName(I.Inst.getOpcode());
+      auto LastImm = [&]() -> unsigned {
+        for (unsigned K = I.Inst.getNumOperands(); K-- > 0;)
+          if (I.Inst.getOperand(K).isImm())
+            return static_cast<unsigned>(I.Inst.getOperand(K).getImm());
+        return 0xf; // not known: every operand
+      };
+      if (Base == "S_SET_GPR_IDX_ON" || Base == "S_SET_GPR_IDX_MODE") {
+        Mask = LastImm();
+        continue;
+      }
+      if (Base == "S_SET_GPR_IDX_OFF") {
+        Mask.reset();
+        continue;
+      }
+      if (Mask)
+        applyGprIndexMode(I.Props, I.Inst, *Mask, A);
+    }
+    if (Mask)
+      markNotInstrumentable(
+          formatv("GPR index mode still on at the end of the block at {0}",
+                  formatv("+{0:x}", B.Address - Address).str())
+              .str());
+  }
 }
 
 Error BinaryFunction::markInstrumented() {

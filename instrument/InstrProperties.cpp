@@ -187,6 +187,49 @@ static bool writesPartially(StringRef Name, StringRef Base) {
   return Half && !Packed && Base.starts_with("V_");
 }
 
+/// Every unit of the same kind as the lowest unit of \p Units (SGPR, VGPR
+/// or AGPR), from that one up: where a relative index may land.
+static RegisterSet fromLowestUp(const RegisterSet &Units) {
+  RegisterSet Out;
+  bool Done = false;
+  Units.forEachUnit([&](unsigned U) {
+    if (Done)
+      return;
+    Done = true;
+    if (U < RegisterSet::VgprBase)
+      Out.addSgprs(U, RegisterSet::NumSgprs);
+    else if (U < RegisterSet::AgprBase)
+      Out.addVgprs(U - RegisterSet::VgprBase, RegisterSet::NumVgprs);
+    else if (U < RegisterSet::SpecialBase)
+      Out.addAgprs(U - RegisterSet::AgprBase, RegisterSet::NumAgprs);
+  });
+  return Out;
+}
+
+/// The units of the explicit source (or destination) register operands.
+static RegisterSet operandUnits(const MCInst &Inst, const MCInstrDesc &D,
+                                const InstrAnalyzer &A, bool Defs) {
+  RegisterSet S;
+  for (unsigned K = 0, E = Inst.getNumOperands(); K != E; ++K) {
+    const MCOperand &Op = Inst.getOperand(K);
+    if (Op.isReg() && Op.getReg() && (K < D.getNumDefs()) == Defs)
+      S |= A.unitsOf(Op.getReg().id());
+  }
+  return S;
+}
+
+void applyGprIndexMode(InstrProperties &P, const MCInst &Inst, unsigned Mask,
+                       const InstrAnalyzer &A) {
+  const MCInstrDesc &D = A.mc().desc(Inst.getOpcode());
+  P.Reads.add(SpecialReg::M0);
+  if (Mask & 7) {
+    RegisterSet Src = operandUnits(Inst, D, A, /*Defs=*/false);
+    P.Reads |= fromLowestUp(Src.vectorOnly());
+  }
+  if (Mask & 8)
+    P.PartialWrites |= P.Writes.vectorOnly();
+}
+
 InstrProperties InstrAnalyzer::analyze(const MCInst &Inst,
                                        isa::ControlFlow Flow) const {
   InstrProperties P;
@@ -228,6 +271,22 @@ InstrProperties InstrAnalyzer::analyze(const MCInst &Inst,
   P.IsVector = !Base.starts_with("S_");
   if (P.IsVector && writesPartially(Name, Base))
     P.PartialWrites = P.Writes.vectorOnly();
+
+  // s_movrel*/v_movrel*: the register is the operand's plus M0, so a read
+  // may be of any register from it up and a write ends no known life.
+  if (Base.starts_with("V_MOVREL") || Base.starts_with("S_MOVREL")) {
+    P.Reads.add(SpecialReg::M0);
+    bool RelSrc = Base.starts_with("V_MOVRELS") || Base.starts_with("S_MOVRELS");
+    bool RelDst = Base.starts_with("V_MOVRELD") || Base.starts_with("S_MOVRELD") ||
+                  Base.starts_with("V_MOVRELSD");
+    if (RelSrc) {
+      RegisterSet Src = operandUnits(Inst, D, *this, /*Defs=*/false);
+      Src.subtract(RegisterSet().add(SpecialReg::M0).addExec());
+      P.Reads |= fromLowestUp(Src);
+    }
+    if (RelDst)
+      P.PartialWrites |= P.Writes.withoutVector() | P.Writes.vectorOnly();
+  }
 
   if (P.IsVector)
     P.ReadsOtherLanes = Base.starts_with("V_READLANE") ||

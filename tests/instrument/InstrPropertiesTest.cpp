@@ -166,6 +166,22 @@ TEST_F(InstrProperties, PartialWritesAndCrossLaneReads) {
   EXPECT_TRUE(props("v_cvt_f32_f16_e32").PartialWrites.empty());
 }
 
+TEST_F(InstrProperties, RegistersIndexedByM0) {
+  RegisterSet From10, From20;
+  From10.addVgprs(10, 246);
+  From20.addSgprs(20, 108);
+  const auto &Src = props("v_mov_b32_e32 v26, v10");
+  EXPECT_TRUE(Src.Reads.contains(From10)) << Src.Reads.str();
+  EXPECT_TRUE(Src.Reads.has(SpecialReg::M0));
+  EXPECT_TRUE(Src.PartialWrites.empty());
+  const auto &Dst = props("v_mov_b32_e32 v27, v11");
+  EXPECT_EQ(Dst.PartialWrites, regs({}, {27}));
+  EXPECT_FALSE(Dst.Reads.hasVgpr(12));
+  const auto &Rel = props("s_movrels_b32");
+  EXPECT_TRUE(Rel.Reads.contains(From20)) << Rel.Reads.str();
+  EXPECT_TRUE(Rel.Reads.has(SpecialReg::M0));
+}
+
 TEST_F(InstrProperties, ControlBarrierWaitcnt) {
   EXPECT_TRUE(props("s_barrier").IsBarrier);
   EXPECT_TRUE(props("s_waitcnt").IsWaitcnt);

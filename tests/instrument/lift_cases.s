@@ -104,6 +104,13 @@ props:
   global_load_short_d16_hi v1, v[2:3], off
   v_add_f16_e32 v1, v2, v3
   v_cvt_f32_f16_e32 v1, v2
+  s_set_gpr_idx_on s4, gpr_idx(SRC0)
+  v_mov_b32_e32 v26, v10            // reads v[10 + m0]
+  s_set_gpr_idx_off
+  s_set_gpr_idx_on s4, gpr_idx(DST)
+  v_mov_b32_e32 v27, v11            // writes v[27 + m0]
+  s_set_gpr_idx_off
+  s_movrels_b32 s1, s20             // reads s[20 + m0]
   s_setpc_b64 s[30:31]
 .Lprops_end:
   .size props, .Lprops_end-props

@@ -115,6 +115,9 @@ public:
 private:
   friend class BinaryContext;
   void markNotInstrumentable(std::string Why);
+  /// Fixes the properties of instructions between s_set_gpr_idx_on and
+  /// s_set_gpr_idx_off, which index their registers by M0.
+  void applyGprIndexModes();
 
   BinaryContext &BC;
   std::string Name;

@@ -125,6 +125,14 @@ private:
   std::vector<RegisterSet> Units; // by MC register number
 };
 
+/// Adjusts \p P for an instruction that runs in GPR index mode
+/// (s_set_gpr_idx_on ... s_set_gpr_idx_off): its operands selected by
+/// \p Mask (bit 0-2: SRC0-2, bit 3: DST) are offset by the index in M0, so
+/// it reads M0, may read any VGPR from an indexed source's number up, and
+/// its indexed destination is a register not known: no write ends a life.
+void applyGprIndexMode(InstrProperties &P, const llvm::MCInst &Inst,
+                       unsigned Mask, const InstrAnalyzer &A);
+
 /// Bytes of one access from the size tokens of an opcode base name
 /// ("GLOBAL_LOAD_DWORDX2" -> 8, "DS_WRITE2_B32" -> 4, each of its two
 /// accesses, "BUFFER_ATOMIC_ADD_X2" -> 8); 0 if it names no size. Atomics
