@@ -9,6 +9,8 @@
 #include "Commands.h"
 
 #include "loom/codeobj/Input.h"
+#include "loom/instrument/BinaryContext.h"
+#include "loom/instrument/Liveness.h"
 #include "loom/isa/Disassembler.h"
 #include "loom/isa/McContext.h"
 
@@ -37,6 +39,24 @@ static cl::opt<std::string>
 static cl::opt<std::string> DisasmFunction(
     "function", cl::value_desc("NAME"),
     cl::desc("Only this device function (symbol or demangled name)"),
+    cl::sub(DisasmCommand), cl::cat(LoomCategory));
+
+static cl::opt<bool> DisasmCfg(
+    "cfg",
+    cl::desc("Lift the functions (loom::instrument): print each block's "
+             "successors, whether a function is instrumentable, and the "
+             "call graph"),
+    cl::sub(DisasmCommand), cl::cat(LoomCategory));
+static cl::opt<bool> DisasmLiveness(
+    "liveness",
+    cl::desc("With the lifted CFG, print the registers live into each block "
+             "(implies --cfg)"),
+    cl::sub(DisasmCommand), cl::cat(LoomCategory));
+static cl::opt<bool> DisasmProps(
+    "props",
+    cl::desc("Print each instruction's registers read and written, memory "
+             "access and, with --liveness, the registers live after it "
+             "(implies --cfg)"),
     cl::sub(DisasmCommand), cl::cat(LoomCategory));
 
 namespace {
@@ -105,16 +125,80 @@ std::string commentFor(const Instruction &I, const DisassembledFunction &F,
   return "";
 }
 
+/// What --cfg, --liveness and --props add to a function's listing.
+struct Lifted {
+  const instrument::BinaryFunction *Fn = nullptr;
+  const instrument::FunctionLiveness *Live = nullptr; // with --liveness
+};
+
+/// "mem: global load 4B" and the like; empty for no memory access.
+std::string describeMemory(const instrument::InstrProperties &P) {
+  if (!P.isMemory())
+    return "";
+  std::string S = ("mem: " + instrument::memoryKindName(P.Memory) + " " +
+                   instrument::memoryDirectionName(P.Direction))
+                      .str();
+  if (P.AccessBytes)
+    S += " " + (P.AccessesPerLane > 1 ? std::to_string(P.AccessesPerLane) + "x" : "") +
+         std::to_string(P.AccessBytes) + "B";
+  if (P.AtomicReturns)
+    S += " returns";
+  return S;
+}
+
+void printProps(raw_ostream &OS, const instrument::BinaryInstruction &I,
+                const Lifted &L, unsigned Block, unsigned Index) {
+  const instrument::InstrProperties &P = I.Props;
+  if (!I.Info.Valid)
+    return;
+  std::string S = P.IsVector ? "vector" : "scalar";
+  if (!P.Reads.empty())
+    S += "; reads " + P.Reads.str();
+  if (!P.Writes.empty())
+    S += "; writes " + P.Writes.str();
+  if (!P.PartialWrites.empty())
+    S += " (partially " + P.PartialWrites.str() + ")";
+  if (std::string M = describeMemory(P); !M.empty())
+    S += "; " + M;
+  if (P.IsBarrier)
+    S += "; barrier";
+  if (P.IsWaitcnt)
+    S += "; waitcnt";
+  if (L.Live) {
+    if (L.Live->execMayBePartial(Block, Index))
+      S += "; exec may be partial";
+    S += "; live after: " + L.Live->liveAfter(Block, Index).str();
+  }
+  OS << "           ; " << S << "\n";
+}
+
+std::string blockList(const instrument::BinaryFunction &F,
+                      ArrayRef<unsigned> Blocks) {
+  std::string S;
+  for (unsigned B : Blocks)
+    S += (S.empty() ? "" : ", ") + blockLabel(F.blocks()[B].Address);
+  return S.empty() ? "none" : S;
+}
+
 void printFunction(raw_ostream &OS, const DisassembledFunction &F,
-                   const Disassembler &D, const CodeObject &CO) {
+                   const Disassembler &D, const CodeObject &CO,
+                   const Lifted &L) {
   OS << formatv("{0} ({1}) @ {2:x}, {3} bytes:", F.Name,
                 functionKindName(F.Kind), F.Address, F.Size);
   std::string Demangled = demangle(F.Name);
   if (Demangled != F.Name)
     OS << "  // " << Demangled;
   OS << "\n";
+  if (L.Fn) {
+    if (L.Fn->isInstrumentable())
+      OS << "  // instrumentable\n";
+    else
+      OS << "  // not instrumentable: " << L.Fn->notInstrumentableReason()
+         << "\n";
+  }
 
-  for (const BasicBlock &B : F.Blocks) {
+  for (size_t BI = 0; BI != F.Blocks.size(); ++BI) {
+    const BasicBlock &B = F.Blocks[BI];
     std::string Label = blockLabel(B.Address) + ":";
     OS << Label;
     size_t Preds = B.Predecessors.size();
@@ -124,6 +208,8 @@ void printFunction(raw_ostream &OS, const DisassembledFunction &F,
       OS << "// " << Preds << (Preds == 1 ? " predecessor" : " predecessors");
     }
     OS << "\n";
+    if (L.Live)
+      OS << "  // live-in: " << L.Live->liveIn(BI).str() << "\n";
     for (size_t K = B.FirstInstruction;
          K != B.FirstInstruction + B.NumInstructions; ++K) {
       const Instruction &I = F.Instructions[K];
@@ -142,7 +228,40 @@ void printFunction(raw_ostream &OS, const DisassembledFunction &F,
         OS << "// " << Comment;
       }
       OS << "\n";
+      if (DisasmProps && L.Fn)
+        printProps(OS, L.Fn->blocks()[BI].Instructions[K - B.FirstInstruction],
+                   L, BI, K - B.FirstInstruction);
     }
+    if (L.Fn)
+      OS << "  // successors: " << blockList(*L.Fn, L.Fn->blocks()[BI].Successors)
+         << "\n";
+  }
+}
+
+/// The call sites in the functions printed (all of the code object's
+/// when no name was given).
+void printCallGraph(raw_ostream &OS, const instrument::BinaryContext &BC,
+                    ArrayRef<DisassembledFunction> Printed) {
+  std::vector<instrument::CallSite> Sites;
+  for (const instrument::CallSite &S : BC.callGraph().sites())
+    for (const DisassembledFunction &F : Printed)
+      if (S.Caller->name() == F.Name)
+        Sites.push_back(S);
+  OS << "\ncall graph:";
+  if (Sites.empty())
+    OS << " no calls";
+  OS << "\n";
+  for (const instrument::CallSite &S : Sites) {
+    OS << formatv("  {0}+{1:x} {2} ", S.Caller->name(),
+                  S.Address - S.Caller->address(),
+                  S.IsTailCall ? "tail-calls" : "calls");
+    if (S.CalleeName.empty())
+      OS << "an unknown target";
+    else
+      OS << S.CalleeName;
+    if (S.Callee == nullptr && !S.CalleeName.empty())
+      OS << " (outside this code object)";
+    OS << " [" << targetSourceName(S.Source) << "]\n";
   }
 }
 
@@ -195,11 +314,36 @@ Expected<bool> disasmCodeObject(raw_ostream &OS, const CodeObject &CO) {
     Fns = std::move(*All);
   }
 
+  std::unique_ptr<instrument::BinaryContext> BC;
+  std::optional<instrument::Liveness> Live;
+  if (DisasmCfg || DisasmLiveness || DisasmProps) {
+    auto Lifted = instrument::BinaryContext::create(CO, **MC);
+    if (!Lifted)
+      return Lifted.takeError();
+    BC = std::move(*Lifted);
+    if (Error E = BC->buildCFGs())
+      return std::move(E);
+    if (DisasmLiveness) {
+      Expected<instrument::Liveness> L = instrument::Liveness::compute(*BC);
+      if (!L)
+        return L.takeError();
+      Live = std::move(*L);
+    }
+  }
+
   for (size_t K = 0; K != Fns.size(); ++K) {
     if (K)
       OS << "\n";
-    printFunction(OS, Fns[K], D, CO);
+    Lifted L;
+    if (BC) {
+      L.Fn = BC->function(Fns[K].Name);
+      if (L.Fn && Live)
+        L.Live = Live->of(*L.Fn);
+    }
+    printFunction(OS, Fns[K], D, CO, L);
   }
+  if (BC)
+    printCallGraph(OS, *BC, Fns);
   return true;
 }
 

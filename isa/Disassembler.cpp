@@ -576,6 +576,14 @@ static std::string withAddend(StringRef Name, int64_t Addend) {
 
 Expected<DisassembledFunction>
 Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind) {
+  std::vector<MCInst> Unused;
+  return disassemble(Sym, Kind, Unused);
+}
+
+Expected<DisassembledFunction>
+Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind,
+                          std::vector<MCInst> &Insts) {
+  Insts.clear();
   if (!CO.target().Processor.empty() && CO.target().Processor != MC.processor())
     return createStringError("code object is for " + CO.target().Processor +
                              " but the MC context is for " + MC.processor());
@@ -677,6 +685,7 @@ Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind) {
     if (I.Target && I.TargetName.empty())
       I.TargetName = symbolize(*I.Target);
     F.Instructions.push_back(std::move(I));
+    Insts.push_back(std::move(D.Inst));
   }
   F.Blocks = buildBasicBlocks(F.Instructions);
   return F;
@@ -700,7 +709,8 @@ Expected<DisassembledFunction> Disassembler::disassemble(StringRef Name) {
   return createStringError("no kernel or device function named '" + Name + "'");
 }
 
-Expected<std::vector<DisassembledFunction>> Disassembler::disassembleAll() {
+std::vector<std::pair<const codeobj::SymbolInfo *, FunctionKind>>
+Disassembler::functionSymbols() const {
   std::vector<std::pair<const codeobj::SymbolInfo *, FunctionKind>> All;
   for (const codeobj::Kernel &K : CO.kernels())
     All.push_back({&K.Code, FunctionKind::Kernel});
@@ -710,8 +720,12 @@ Expected<std::vector<DisassembledFunction>> Disassembler::disassembleAll() {
     return std::tie(A.first->Address, A.first->Name) <
            std::tie(B.first->Address, B.first->Name);
   });
+  return All;
+}
+
+Expected<std::vector<DisassembledFunction>> Disassembler::disassembleAll() {
   std::vector<DisassembledFunction> Out;
-  for (const auto &[Sym, Kind] : All) {
+  for (const auto &[Sym, Kind] : functionSymbols()) {
     Expected<DisassembledFunction> F = disassemble(*Sym, Kind);
     if (!F)
       return F.takeError();

@@ -113,6 +113,37 @@ TEST(DisasmCli, BlocksAndCallTargets) {
   EXPECT_NE(R.Out.find("// return"), std::string::npos);
 }
 
+TEST(DisasmCli, LiftedCfgLivenessAndProperties) {
+  CommandResult R =
+      runCommand({LOOM_BIN, "disasm", fixture("gfx90a_v5_kernels.elf"),
+                  "--kernel", "scale_add", "--liveness", "--props"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  // if (gid < n) { ... }: what the dispatch gives and the kernel reads is
+  // live at entry; the branch's successors; per-instruction properties.
+  for (const char *Line :
+       {"  // instrumentable\n", "  // live-in: s[4:6] v0 exec mode\n",
+        "  // successors: .LBB_0x",
+        "; scalar; reads s[4:5]; writes s0; mem: scalar load 4B; live after: "
+        "s0 s[4:6] v0 exec mode\n",
+        "; scalar; reads exec vcc; writes s[0:1] exec scc; live after: "
+        "s[4:5] v0 v2 exec mode\n",
+        "exec may be partial", "mem: global load 4B", "call graph: no calls"})
+    EXPECT_NE(R.Out.find(Line), std::string::npos) << Line << "\n" << R.Out;
+
+  R = runCommand({LOOM_BIN, "disasm", fixture("gfx90a_v5_kernels.elf"), "--cfg"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  for (const char *Line : {" calls helper_mul [pc-relative]\n",
+                           "  helper_fib+0x", " calls helper_fib [pc-relative]\n"})
+    EXPECT_NE(R.Out.find(Line), std::string::npos) << Line << "\n" << R.Out;
+
+  R = runCommand({LOOM_BIN, "disasm", fixture("xco_caller.elf"), "--cfg"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_NE(R.Out.find(" calls xco_shared_add (outside this code object) "
+                       "[got]\n"),
+            std::string::npos)
+      << R.Out;
+}
+
 TEST(DisasmCli, CrossCodeObjectCall) {
   CommandResult R = runCommand({LOOM_BIN, "disasm", fixture("xco_caller.elf")});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;

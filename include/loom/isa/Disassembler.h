@@ -21,7 +21,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+namespace llvm {
+class MCInst;
+} // namespace llvm
 
 namespace loom::isa {
 
@@ -149,8 +154,19 @@ public:
   /// Disassembles the code at \p Sym's address and size.
   llvm::Expected<DisassembledFunction>
   disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind);
+  /// Same, also handing back the decoded MCInst of each instruction, in the
+  /// order of DisassembledFunction::Instructions (an empty MCInst for bytes
+  /// that decode to nothing): what instrument/ lifts from.
+  llvm::Expected<DisassembledFunction>
+  disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind,
+              std::vector<llvm::MCInst> &Insts);
   /// Every kernel and device function, in address order.
   llvm::Expected<std::vector<DisassembledFunction>> disassembleAll();
+
+  /// The symbols of every kernel and device function, in address order
+  /// (then by name): what disassembleAll disassembles.
+  std::vector<std::pair<const codeobj::SymbolInfo *, FunctionKind>>
+  functionSymbols() const;
 
   /// "name" or "name+0x1c" for an address inside a kernel, device function
   /// or variable of the code object; empty if none holds it.

@@ -18,9 +18,25 @@ std::string target() {
   return T && *T ? T : "gfx90a";
 }
 
+namespace {
+struct Observation {
+  LaunchObserver Observer;
+  bool RecordMemoryAccesses = false;
+};
+Observation &observation() {
+  static Observation O;
+  return O;
+}
+} // namespace
+
+void setLaunchObserver(LaunchObserver Observer, bool RecordMemoryAccesses) {
+  observation() = {std::move(Observer), RecordMemoryAccesses};
+}
+
 DeviceOptions deviceOptions() {
   DeviceOptions Options;
   Options.Target = target();
+  Options.RecordMemoryAccesses = observation().RecordMemoryAccesses;
   return Options;
 }
 
@@ -37,6 +53,7 @@ struct Shared {
   std::unique_ptr<Device> Dev;
   bool Failed = false;
   std::map<std::string, std::unique_ptr<Module>> Modules;
+  std::map<const Module *, std::string> Paths;
   ~Shared() { Modules.clear(); }
 };
 Shared &shared() {
@@ -76,6 +93,7 @@ Module *loadModule(llvm::StringRef Source, int Level) {
       return nullptr;
     }
     Slot = std::move(*M);
+    shared().Paths[Slot.get()] = Path;
   }
   return Slot.get();
 }
@@ -96,6 +114,11 @@ Module *loadModule(llvm::StringRef Source, int Level) {
            << dispatchStatusName(R->Status).str() << " at " << F.Function
            << "+" << hex(F.Offset) << " (" << F.Instruction
            << "), address " << hex(F.Address) << ": " << F.Message;
+  }
+  if (const LaunchObserver &O = observation().Observer) {
+    auto It = shared().Paths.find(&M);
+    if (It != shared().Paths.end())
+      O(It->second, Kernel, *R);
   }
   if (Result)
     *Result = std::move(*R);

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,6 +79,15 @@ std::vector<T> download(const DeviceBuffer &B, size_t Count) {
   std::memcpy(V.data(), B.data(), Count * sizeof(T));
   return V;
 }
+
+/// Sees every dispatch that launchOk found completed: the code object file
+/// it ran from, the kernel and the result with its counters. The lifting
+/// oracle (tests/instrument) checks the lifted CFG against them.
+using LaunchObserver = std::function<void(
+    llvm::StringRef Path, llvm::StringRef Kernel, const DispatchResult &R)>;
+/// Installs \p Observer; with \p RecordMemoryAccesses, the shared device
+/// (created after this call) records every memory access as well.
+void setLaunchObserver(LaunchObserver Observer, bool RecordMemoryAccesses);
 
 /// A parameterised test over OptLevels; GetParam() is the level.
 class LevelTest : public ::testing::TestWithParam<int> {

@@ -1,0 +1,59 @@
+//===- loom/instrument/CallGraph.h - Calls between lifted functions -------===//
+//
+// Built from the resolved targets of s_swappc_b64 / s_call_b64 (calls) and
+// s_setpc_b64 to another function (tail calls): s_getpc_b64 plus
+// s_add_u32/s_addc_u32 pairs, and GOT loads resolved through the code
+// object's relocations and symbols (isa::Disassembler does the resolving).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_INSTRUMENT_CALLGRAPH_H
+#define LOOM_INSTRUMENT_CALLGRAPH_H
+
+#include "loom/isa/Disassembler.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom::instrument {
+
+class BinaryFunction;
+
+struct CallSite {
+  BinaryFunction *Caller = nullptr;
+  /// Address of the call (or tail-call) instruction.
+  uint64_t Address = 0;
+  /// The callee when it is a function of this code object; null when the
+  /// target is unknown (an indirect call) or defined in another code object.
+  BinaryFunction *Callee = nullptr;
+  /// The target's symbol ("helper", or the GOT relocation's symbol); empty
+  /// if unknown.
+  std::string CalleeName;
+  bool IsTailCall = false;
+  isa::TargetSource Source = isa::TargetSource::None;
+
+  /// True if nothing is known of the callee: the calling convention stands
+  /// in for it.
+  bool isUnknown() const { return Callee == nullptr; }
+};
+
+class CallGraph {
+public:
+  llvm::ArrayRef<CallSite> sites() const { return Sites; }
+  /// Call sites in \p F / calling \p F.
+  std::vector<const CallSite *> callsFrom(const BinaryFunction &F) const;
+  std::vector<const CallSite *> callsTo(const BinaryFunction &F) const;
+  const CallSite *siteAt(uint64_t Address) const;
+
+  void add(CallSite S) { Sites.push_back(std::move(S)); }
+  void clear() { Sites.clear(); }
+
+private:
+  std::vector<CallSite> Sites;
+};
+
+} // namespace loom::instrument
+
+#endif // LOOM_INSTRUMENT_CALLGRAPH_H

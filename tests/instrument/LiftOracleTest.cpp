@@ -1,0 +1,626 @@
+//===- LiftOracleTest.cpp - The emulator checks the lifted code -----------===//
+//
+// This binary is the emulator's differential corpus (tests/emu/diff, every
+// test of it, compiled in again) with an observer on every dispatch that
+// completes. For each one it lifts the code object the kernel came from and
+// checks the lifted functions against the emulator's counters, which count
+// what really ran:
+//
+//  1. every executed instruction address is an instruction of a lifted
+//     block of the function the emulator names, with the same operation,
+//     in a function marked instrumentable;
+//  2. the emulator's block starts and the lifted block starts agree at
+//     every executed address;
+//  3. every instruction of a lifted block ran as many times as the block's
+//     first one: no executed control transfer enters or leaves a block in
+//     its middle;
+//  4. flow: the execution counts admit a flow on the lifted CFG's edges —
+//     each block's count, less the waves (kernel entry) or calls (device
+//     function entry) that enter it, is the sum of flows on its incoming
+//     edges, and each block that does not end the function passes its count
+//     on over its outgoing edges (checked as a max-flow problem). An
+//     executed edge missing from the CFG breaks this unless other counts
+//     happen to hide it; s_endpgm blocks of a kernel sum to its waves and
+//     return blocks of a device function to its calls (where a call of
+//     unknown target ran, a device function's entries are taken to be its
+//     returns);
+//  5. every recorded memory access agrees with the lifted instruction's
+//     properties: kind (global/flat/buffer, LDS, scratch, scalar),
+//     direction, atomicity, bytes per lane.
+//
+// A further test lifts every kernel and device function of the corpus, run
+// or not, and checks that each is instrumentable and, for call-free
+// kernels, that textbook liveness (every write kills) is contained in
+// Loom's at every block: the EXEC rule may only keep more alive. It reports,
+// without failing, how many kernels have nothing live at entry beyond the
+// dispatch's initial state and the registers read before written (or the
+// callee-saved registers callees save). The binary prints totals at the
+// end.
+//
+//===----------------------------------------------------------------------===//
+#include "DiffHarness.h"
+
+#include "loom/codeobj/CodeObject.h"
+#include "loom/instrument/BinaryContext.h"
+#include "loom/instrument/DispatchAbi.h"
+#include "loom/instrument/Liveness.h"
+#include "loom/isa/McContext.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+using namespace loom;
+using namespace loom::emu;
+using namespace loom::emu::difftest;
+using namespace loom::instrument;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Max flow (Dinic), for check 4
+//===----------------------------------------------------------------------===//
+
+class MaxFlow {
+public:
+  explicit MaxFlow(unsigned N) : Adj(N), Level(N), Next(N) {}
+  void addEdge(unsigned From, unsigned To, uint64_t Cap) {
+    Adj[From].push_back(Edges.size());
+    Edges.push_back({To, Cap});
+    Adj[To].push_back(Edges.size());
+    Edges.push_back({From, 0});
+  }
+  uint64_t run(unsigned S, unsigned T) {
+    uint64_t Total = 0;
+    while (bfs(S, T)) {
+      std::fill(Next.begin(), Next.end(), 0);
+      while (uint64_t F = dfs(S, T, std::numeric_limits<uint64_t>::max()))
+        Total += F;
+    }
+    return Total;
+  }
+
+private:
+  struct Edge {
+    unsigned To;
+    uint64_t Cap;
+  };
+  bool bfs(unsigned S, unsigned T) {
+    std::fill(Level.begin(), Level.end(), -1);
+    std::vector<unsigned> Queue{S};
+    Level[S] = 0;
+    for (size_t K = 0; K != Queue.size(); ++K)
+      for (unsigned E : Adj[Queue[K]])
+        if (Edges[E].Cap && Level[Edges[E].To] < 0) {
+          Level[Edges[E].To] = Level[Queue[K]] + 1;
+          Queue.push_back(Edges[E].To);
+        }
+    return Level[T] >= 0;
+  }
+  uint64_t dfs(unsigned U, unsigned T, uint64_t Limit) {
+    if (U == T)
+      return Limit;
+    for (; Next[U] < Adj[U].size(); ++Next[U]) {
+      unsigned E = Adj[U][Next[U]];
+      Edge &Ed = Edges[E];
+      if (!Ed.Cap || Level[Ed.To] != Level[U] + 1)
+        continue;
+      if (uint64_t F = dfs(Ed.To, T, std::min(Limit, Ed.Cap))) {
+        Ed.Cap -= F;
+        Edges[E ^ 1].Cap += F;
+        return F;
+      }
+    }
+    return 0;
+  }
+  std::vector<std::vector<unsigned>> Adj;
+  std::vector<Edge> Edges;
+  std::vector<int> Level;
+  std::vector<size_t> Next;
+};
+
+//===----------------------------------------------------------------------===//
+// Lifted code objects, once per file
+//===----------------------------------------------------------------------===//
+
+struct Lifted {
+  std::unique_ptr<codeobj::CodeObject> CO;
+  std::unique_ptr<BinaryContext> BC;
+  std::optional<Liveness> Live;
+};
+
+struct Totals {
+  uint64_t Dispatches = 0;
+  uint64_t FunctionsChecked = 0;
+  uint64_t InstructionAddresses = 0;
+  uint64_t WaveInstructions = 0;
+  uint64_t BlocksChecked = 0;
+  uint64_t ExecutedBlocks = 0;
+  uint64_t FlowChecks = 0;
+  uint64_t FlowInferred = 0;
+  uint64_t MemoryShapes = 0;
+  std::set<std::string> KernelsRun; // "file:kernel"
+};
+
+Totals &totals() {
+  static Totals T;
+  return T;
+}
+
+std::map<std::string, std::unique_ptr<Lifted>> &liftedCache() {
+  static std::map<std::string, std::unique_ptr<Lifted>> C;
+  return C;
+}
+
+/// Lifts \p Path (CFG and liveness), once; null after a failure reported to
+/// GoogleTest.
+Lifted *lift(llvm::StringRef Path) {
+  std::unique_ptr<Lifted> &Slot = liftedCache()[Path.str()];
+  if (Slot)
+    return Slot.get();
+  auto File = llvm::MemoryBuffer::getFile(Path);
+  if (!File) {
+    ADD_FAILURE() << Path.str() << ": " << File.getError().message();
+    return nullptr;
+  }
+  auto L = std::make_unique<Lifted>();
+  auto CO = codeobj::CodeObject::create(
+      llvm::ArrayRef<uint8_t>(
+          reinterpret_cast<const uint8_t *>((*File)->getBufferStart()),
+          (*File)->getBufferSize()),
+      Path);
+  if (!CO) {
+    ADD_FAILURE() << Path.str() << ": " << llvm::toString(CO.takeError());
+    return nullptr;
+  }
+  L->CO = std::move(*CO);
+  auto BC = BinaryContext::create(*L->CO);
+  if (!BC) {
+    ADD_FAILURE() << Path.str() << ": lift: " << llvm::toString(BC.takeError());
+    return nullptr;
+  }
+  L->BC = std::move(*BC);
+  if (llvm::Error E = L->BC->buildCFGs()) {
+    ADD_FAILURE() << Path.str() << ": CFG: " << llvm::toString(std::move(E));
+    return nullptr;
+  }
+  auto Live = Liveness::compute(*L->BC);
+  if (!Live) {
+    ADD_FAILURE() << Path.str() << ": liveness: "
+                  << llvm::toString(Live.takeError());
+    return nullptr;
+  }
+  L->Live = std::move(*Live);
+  Slot = std::move(L);
+  return Slot.get();
+}
+
+std::string where(const BinaryFunction &F, uint64_t Addr) {
+  return F.name().str() + "+" + hex(Addr - F.address());
+}
+
+//===----------------------------------------------------------------------===//
+// The checks of one dispatch
+//===----------------------------------------------------------------------===//
+
+bool spaceFits(uint8_t Space, MemoryKind K) {
+  switch (Space) {
+  case 0: // global
+    return K == MemoryKind::Global || K == MemoryKind::Flat ||
+           K == MemoryKind::Buffer;
+  case 1: // LDS
+    return K == MemoryKind::Lds || K == MemoryKind::Flat;
+  case 2: // scratch
+    return K == MemoryKind::Scratch || K == MemoryKind::Flat ||
+           K == MemoryKind::Buffer;
+  case 3:
+    return K == MemoryKind::Scalar;
+  }
+  return false;
+}
+
+void checkFlow(const BinaryFunction &F, const std::map<uint64_t, uint64_t> &Count,
+               uint64_t Entries) {
+  llvm::ArrayRef<BinaryBasicBlock> Blocks = F.blocks();
+  auto CountOf = [&](uint64_t A) {
+    auto It = Count.find(A);
+    return It == Count.end() ? uint64_t(0) : It->second;
+  };
+  unsigned N = Blocks.size();
+  // Nodes: 0 source, 1 sink, 2 + 2b out-side of block b, 3 + 2b in-side.
+  MaxFlow G(2 + 2 * N);
+  uint64_t Supply = 0, Demand = 0, Exits = 0;
+  constexpr uint64_t Inf = std::numeric_limits<uint64_t>::max() / 4;
+  for (unsigned B = 0; B != N; ++B) {
+    uint64_t C = CountOf(Blocks[B].Address);
+    const isa::Instruction &Last = Blocks[B].last().Info;
+    bool Leaves = Last.Flow == isa::ControlFlow::EndProgram ||
+                  Last.Flow == isa::ControlFlow::Return ||
+                  Last.Flow == isa::ControlFlow::TailCall;
+    if (Leaves) {
+      Exits += C;
+    } else if (C) {
+      G.addEdge(0, 2 + 2 * B, C);
+      Supply += C;
+    }
+    for (unsigned S : Blocks[B].Successors)
+      G.addEdge(2 + 2 * B, 3 + 2 * S, Inf);
+    uint64_t In = B == 0 ? Entries : 0;
+    if (C < In) {
+      ADD_FAILURE() << where(F, Blocks[B].Address) << " ran " << C
+                    << " times but was entered " << In << " times";
+      return;
+    }
+    if (C - In) {
+      G.addEdge(3 + 2 * B, 1, C - In);
+      Demand += C - In;
+    }
+  }
+  uint64_t Flow = G.run(0, 1);
+  EXPECT_TRUE(Flow == Supply && Flow == Demand)
+      << F.name().str() << ": the executed counts admit no flow on the lifted "
+      << "CFG (blocks pass on " << Supply << ", receive " << Demand
+      << ", max flow " << Flow << "): an executed edge is missing";
+  EXPECT_EQ(Exits, Entries)
+      << F.name().str() << ": " << Entries << " entries but " << Exits
+      << " exits through s_endpgm / returns / tail calls";
+}
+
+void checkDispatch(llvm::StringRef Path, llvm::StringRef Kernel,
+                   const DispatchResult &R) {
+  Lifted *L = lift(Path);
+  if (!L)
+    return;
+  Totals &T = totals();
+  ++T.Dispatches;
+  T.KernelsRun.insert(llvm::sys::path::filename(Path).str() + ":" + Kernel.str());
+  const DispatchCounters &C = R.Counters;
+  BinaryContext &BC = *L->BC;
+
+  // Executed instructions by function, and counts by code object address
+  // (the emulator's Pc is where the code was loaded).
+  std::map<std::string, std::vector<const InstructionCount *>> ByFunction;
+  std::map<uint64_t, uint64_t> Count;
+  std::optional<uint64_t> Bias;
+  for (const InstructionCount &IC : C.Instructions) {
+    ByFunction[IC.Function].push_back(&IC);
+    BinaryFunction *F = BC.function(IC.Function);
+    if (!F)
+      continue;
+    uint64_t Addr = F->address() + IC.Offset;
+    if (!Bias)
+      Bias = IC.Pc - Addr;
+    EXPECT_EQ(IC.Pc - Addr, *Bias) << IC.Function << "+" << hex(IC.Offset)
+                                   << ": loaded at another offset";
+    Count[Addr] = IC.WaveExecutions;
+  }
+
+  bool UnknownCallsRan = false;
+  for (const CallSite &S : BC.callGraph().sites())
+    if (S.isUnknown() && Count.count(S.Address))
+      UnknownCallsRan = true;
+
+  for (const auto &[Name, ICs] : ByFunction) {
+    BinaryFunction *F = BC.function(Name);
+    if (!F) {
+      ADD_FAILURE() << Path.str() << ": the emulator ran " << Name
+                    << ", which lifting did not find";
+      continue;
+    }
+    ++T.FunctionsChecked;
+    EXPECT_TRUE(F->isInstrumentable())
+        << F->name().str() << " ran but is not instrumentable: "
+        << F->notInstrumentableReason().str();
+
+    // Checks 1 and 2.
+    for (const InstructionCount *IC : ICs) {
+      ++T.InstructionAddresses;
+      T.WaveInstructions += IC->WaveExecutions;
+      uint64_t Addr = F->address() + IC->Offset;
+      const BinaryInstruction *I = F->instructionAt(Addr);
+      if (!I || !I->Info.Valid) {
+        ADD_FAILURE() << "executed " << where(*F, Addr)
+                      << " is no lifted instruction";
+        continue;
+      }
+      // The emulator names the operation without its size variant (_e32).
+      EXPECT_TRUE(BC.mc().opcodeBaseName(I->Inst.getOpcode())
+                      .starts_with(IC->Opcode))
+          << where(*F, Addr) << ": emulator ran " << IC->Opcode << ", lifted "
+          << BC.mc().opcodeBaseName(I->Inst.getOpcode()).str();
+      bool LiftedStart = F->blockStartingAt(Addr).has_value();
+      EXPECT_EQ(LiftedStart, IC->StartsBlock)
+          << where(*F, Addr) << ": block starts disagree";
+          // The emulator counts the LDS-unit lane shuffles (ds_permute,
+      // ds_bpermute, ds_swizzle) as memory instructions, though they access
+      // no memory (and it records no access for them); MC says so too.
+      llvm::StringRef Op = IC->Opcode;
+      bool Shuffle = Op.starts_with("DS_PERMUTE") ||
+                     Op.starts_with("DS_BPERMUTE") ||
+                     Op.starts_with("DS_SWIZZLE");
+      if (!Shuffle)
+        EXPECT_EQ(I->Props.isMemory(), IC->IsMemory)
+            << where(*F, Addr) << " (" << I->Info.Text << "): memory or not";
+    }
+
+    // Check 3.
+    for (const BinaryBasicBlock &B : F->blocks()) {
+      ++T.BlocksChecked;
+      auto It = Count.find(B.Address);
+      uint64_t First = It == Count.end() ? 0 : It->second;
+      if (First)
+        ++T.ExecutedBlocks;
+      for (const BinaryInstruction &I : B.Instructions) {
+        auto J = Count.find(I.address());
+        uint64_t N = J == Count.end() ? 0 : J->second;
+        EXPECT_EQ(N, First)
+            << where(*F, I.address()) << " (" << I.Info.Text << ") ran " << N
+            << " times, its block " << where(*F, B.Address) << " " << First
+            << ": control entered or left the block in its middle";
+      }
+    }
+
+    // Check 4.
+    uint64_t Entries = 0;
+    if (F->isKernel()) {
+      Entries = F->name() == Kernel ? C.Waves : 0;
+    } else if (UnknownCallsRan) {
+      // Calls of unknown target ran, so the calls into F are not known:
+      // every entry returns (the dispatch completed), so count those.
+      ++T.FlowInferred;
+      for (const BinaryBasicBlock &B : F->blocks()) {
+        isa::ControlFlow Last = B.last().Info.Flow;
+        if (Last == isa::ControlFlow::Return ||
+            Last == isa::ControlFlow::TailCall) {
+          auto J = Count.find(B.Address);
+          Entries += J == Count.end() ? 0 : J->second;
+        }
+      }
+    } else {
+      for (const CallSite *S : BC.callGraph().callsTo(*F)) {
+        auto J = Count.find(S->Address);
+        Entries += J == Count.end() ? 0 : J->second;
+      }
+    }
+    ++T.FlowChecks;
+    checkFlow(*F, Count, Entries);
+  }
+
+  // Check 5, once per distinct shape of access at an address.
+  std::set<std::tuple<uint64_t, uint8_t, bool, bool, uint32_t>> Shapes;
+  for (const MemoryAccessRecord &A : C.Accesses)
+    Shapes.insert({A.Pc - Bias.value_or(0), A.Space, A.IsWrite, A.IsAtomic,
+                   A.BytesPerLane});
+  for (const auto &[Pc, Space, IsWrite, IsAtomic, Bytes] : Shapes) {
+    ++T.MemoryShapes;
+    const BinaryInstruction *I = nullptr;
+    const BinaryFunction *Fn = nullptr;
+    for (const BinaryFunction &F : BC.functions())
+      if (Pc >= F.address() && Pc < F.address() + F.size()) {
+        I = F.instructionAt(Pc);
+        Fn = &F;
+      }
+    if (!I) {
+      ADD_FAILURE() << "memory access at " << hex(Pc)
+                    << " is no lifted instruction";
+      continue;
+    }
+    const InstrProperties &P = I->Props;
+    std::string At = where(*Fn, Pc) + " (" + I->Info.Text + ")";
+    EXPECT_TRUE(P.isMemory()) << At;
+    EXPECT_TRUE(spaceFits(Space, P.Memory))
+        << At << ": space " << int(Space) << ", lifted kind "
+        << memoryKindName(P.Memory).str();
+    EXPECT_EQ(IsAtomic, P.Direction == MemoryDirection::Atomic) << At;
+    if (!IsAtomic)
+      EXPECT_EQ(IsWrite, P.Direction == MemoryDirection::Store) << At;
+    if (P.AccessBytes)
+      EXPECT_EQ(Bytes, P.AccessBytes) << At << ": bytes per lane";
+  }
+}
+
+class OracleEnvironment : public ::testing::Environment {
+public:
+  void SetUp() override {
+    setLaunchObserver(checkDispatch, /*RecordMemoryAccesses=*/true);
+  }
+  void TearDown() override {
+    const Totals &T = totals();
+    std::printf("[lift oracle] %s: %llu dispatches of %zu kernels checked: "
+                "%llu function runs, %llu executed instruction addresses "
+                "(%llu wave-instructions), %llu of %llu blocks executed, "
+                "%llu flow checks (%llu with entries counted at returns: an "
+                "unknown callee ran), %llu "
+                "memory access shapes\n",
+                target().c_str(), (unsigned long long)T.Dispatches,
+                T.KernelsRun.size(), (unsigned long long)T.FunctionsChecked,
+                (unsigned long long)T.InstructionAddresses,
+                (unsigned long long)T.WaveInstructions,
+                (unsigned long long)T.ExecutedBlocks,
+                (unsigned long long)T.BlocksChecked,
+                (unsigned long long)T.FlowChecks,
+                (unsigned long long)T.FlowInferred,
+                (unsigned long long)T.MemoryShapes);
+  }
+};
+
+[[maybe_unused]] ::testing::Environment *const Env =
+    ::testing::AddGlobalTestEnvironment(new OracleEnvironment);
+
+/// Block live-ins by the textbook rule: every write kills, every read
+/// gens, nothing is live after s_endpgm. For call-free kernels.
+std::vector<RegisterSet> classicLiveness(const BinaryFunction &F) {
+  llvm::ArrayRef<BinaryBasicBlock> Blocks = F.blocks();
+  std::vector<RegisterSet> In(Blocks.size());
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (unsigned B = Blocks.size(); B-- > 0;) {
+      RegisterSet Live;
+      for (unsigned S : Blocks[B].Successors)
+        Live |= In[S];
+      for (unsigned K = Blocks[B].Instructions.size(); K-- > 0;) {
+        const InstrProperties &P = Blocks[B].Instructions[K].Props;
+        Live.subtract(P.Writes);
+        Live |= P.Reads;
+      }
+      if (Live != In[B]) {
+        In[B] = Live;
+        Changed = true;
+      }
+    }
+  }
+  return In;
+}
+
+//===----------------------------------------------------------------------===//
+// Every function of the corpus, run or not
+//===----------------------------------------------------------------------===//
+
+TEST(LiftOracle, WholeCorpusLiftsAndEntryLivenessFitsTheAbi) {
+  std::vector<std::string> Paths;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(LOOM_DIFF_KERNEL_DIR, EC), End;
+       It != End && !EC; It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    if (!Name.ends_with(".elf"))
+      continue;
+    // <src>.O<n>.elf is gfx90a; <src>.<target>.O<n>.elf the others.
+    llvm::SmallVector<llvm::StringRef, 4> Parts;
+    Name.split(Parts, '.');
+    std::string Target = Parts.size() == 4 ? Parts[1].str() : "gfx90a";
+    if (Target == target())
+      Paths.push_back(It->path());
+  }
+  llvm::sort(Paths);
+  ASSERT_FALSE(Paths.empty()) << "no corpus in " << LOOM_DIFF_KERNEL_DIR;
+
+  size_t Functions = 0, Kernels = 0, Instrumentable = 0, Blocks = 0,
+         Instructions = 0, Calls = 0, CallFree = 0, PreciseEntry = 0;
+  std::vector<std::string> Imprecise;
+  struct Timing {
+    double LiftMs, LivenessMs;
+    size_t Instructions;
+    std::string File;
+  };
+  std::vector<Timing> Times;
+  for (const std::string &Path : Paths) {
+    Lifted *L = lift(Path);
+    ASSERT_TRUE(L);
+    {
+      // Time a fresh lift of the whole code object: decode, CFGs and call
+      // graph, then liveness.
+      auto T0 = std::chrono::steady_clock::now();
+      auto Fresh = BinaryContext::create(*L->CO);
+      ASSERT_TRUE(static_cast<bool>(Fresh));
+      ASSERT_FALSE(static_cast<bool>((*Fresh)->buildCFGs()));
+      auto T1 = std::chrono::steady_clock::now();
+      auto FreshLive = Liveness::compute(**Fresh);
+      ASSERT_TRUE(static_cast<bool>(FreshLive));
+      auto T2 = std::chrono::steady_clock::now();
+      size_t N = 0;
+      for (const BinaryFunction &F : (*Fresh)->functions())
+        N += F.numInstructions();
+      Times.push_back({std::chrono::duration<double, std::milli>(T1 - T0).count(),
+                       std::chrono::duration<double, std::milli>(T2 - T1).count(),
+                       N, llvm::sys::path::filename(Path).str()});
+    }
+    Calls += L->BC->callGraph().sites().size();
+    RegisterSet CalleeSaved = callconv::clobberedRegisters();
+    {
+      RegisterSet All;
+      All.addSgprs(0, RegisterSet::NumSgprs)
+          .addVgprs(0, RegisterSet::NumVgprs)
+          .addAgprs(0, RegisterSet::NumAgprs);
+      CalleeSaved = All.subtract(CalleeSaved);
+    }
+    for (const BinaryFunction &F : L->BC->functions()) {
+      ++Functions;
+      Blocks += F.blocks().size();
+      Instructions += F.numInstructions();
+      if (F.isInstrumentable())
+        ++Instrumentable;
+      EXPECT_TRUE(F.isInstrumentable())
+          << Path << ": " << F.name().str() << ": "
+          << F.notInstrumentableReason().str();
+      if (!F.isKernel())
+        continue;
+      ++Kernels;
+      const codeobj::Kernel *K = L->CO->findKernel(F.name());
+      ASSERT_TRUE(K);
+      RegisterSet Allowed =
+          initialRegisters(K->KD, L->BC->mc().processor());
+      // MC lists FLAT_SCRATCH as read by every flat instruction, in case
+      // the address is private; kernels that use no scratch leave it unset.
+      Allowed.add(SpecialReg::FlatScratchLo).add(SpecialReg::FlatScratchHi);
+      const FunctionLiveness &FL = *L->Live->of(F);
+      bool Calls = !L->BC->callGraph().callsFrom(F).empty();
+      if (!Calls) {
+        // Classical liveness (every write kills, no EXEC rule) must be
+        // contained in Loom's at every instruction: the EXEC rule only
+        // keeps more alive.
+        ++CallFree;
+        std::vector<RegisterSet> ClassicIn = classicLiveness(F);
+        for (unsigned B = 0; B != F.blocks().size(); ++B) {
+          const RegisterSet &Live = ClassicIn[B];
+          EXPECT_TRUE(FL.liveIn(B).contains(Live))
+              << Path << ": " << F.name().str() << " block " << B
+              << ": classical liveness has " << Live.str() << ", Loom's "
+              << FL.liveIn(B).str();
+        }
+        // Precision: what is live at entry beyond the dispatch's initial
+        // state and what classical liveness already finds read before
+        // written there (compilers read undefined registers, e.g. a
+        // v_cndmask merging into an uninitialised array).
+        RegisterSet Extra = FL.entryLiveIn();
+        Extra.subtract(Allowed);
+        Extra.subtract(ClassicIn[0]);
+        if (Extra.empty())
+          ++PreciseEntry;
+        else
+          Imprecise.push_back(llvm::sys::path::filename(Path).str() + ":" +
+                              F.name().str() + " " + Extra.str());
+      } else {
+        // Kernels that call: callees read the callee-saved registers they
+        // save, and pass-through registers join in.
+        RegisterSet Extra = FL.entryLiveIn();
+        Extra.subtract(Allowed);
+        Extra.subtract(CalleeSaved);
+        if (Extra.empty())
+          ++PreciseEntry;
+        else
+          Imprecise.push_back(llvm::sys::path::filename(Path).str() + ":" +
+                              F.name().str() + " " + Extra.str());
+      }
+    }
+  }
+  std::printf("[lift oracle] %s: %zu code objects, %zu functions (%zu "
+              "kernels, %zu of them call-free), %zu instrumentable, %zu blocks, "
+              "%zu instructions, %zu call sites; entry liveness within the "
+              "dispatch ABI plus undefined reads (callee-saved registers for "
+              "kernels that call) in %zu of %zu kernels\n",
+              target().c_str(), Paths.size(), Functions, Kernels, CallFree,
+              Instrumentable, Blocks, Instructions, Calls, PreciseEntry,
+              Kernels);
+  for (const std::string &S : Imprecise)
+    std::printf("[lift oracle]   entry liveness beyond that: %s\n", S.c_str());
+  llvm::sort(Times, [](const Timing &A, const Timing &B) {
+    return A.LiftMs + A.LivenessMs < B.LiftMs + B.LivenessMs;
+  });
+  const Timing &Median = Times[Times.size() / 2], &Worst = Times.back();
+  std::printf("[lift oracle] %s: time per code object (lift + CFG, then "
+              "liveness): median %.1f + %.1f ms (%s, %zu instructions), worst "
+              "%.1f + %.1f ms (%s, %zu instructions)\n",
+              target().c_str(), Median.LiftMs, Median.LivenessMs,
+              Median.File.c_str(), Median.Instructions, Worst.LiftMs,
+              Worst.LivenessMs, Worst.File.c_str(), Worst.Instructions);
+}
+
+} // namespace
