@@ -4,7 +4,10 @@
 // program needs (docs/run.md, "Building programs"):
 //
 //   clang-22 --target=amdgcn-amd-amdhsa -mcpu=gfx90a -nogpulib -O2 -flto
-//            -isystem DEV/include ARGS... DEV/libloomdev.bc
+//            -nostdlibinc -isystem DEV/include ARGS... DEV/libloomdev.bc
+//
+// -nostdlibinc keeps the host's C headers out; clang's own (stdint.h,
+// stddef.h, stdarg.h, gpuintrin.h) stay.
 //
 // DEV is lib/loom/device next to bin/loom (or LOOM_DEVICE_DIR). Every
 // argument goes to clang as given; --isa NAME picks -mcpu. With -c, -S or
@@ -74,6 +77,7 @@ Expected<std::vector<std::string>> ccCommand(ArrayRef<std::string> Args) {
   if (!HasOpt)
     Cmd.push_back("-O2");
   Cmd.push_back("-flto");
+  Cmd.push_back("-nostdlibinc");
   Cmd.push_back("-isystem");
   Cmd.push_back(Dev + "/include");
   Cmd.insert(Cmd.end(), User.begin(), User.end());

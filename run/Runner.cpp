@@ -15,7 +15,8 @@
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
@@ -545,10 +546,9 @@ Expected<RunResult> runProgram(MemoryBufferRef CodeObject,
   }
   case Ending::TimedOut:
     Result.Kind = RunResult::TimedOut;
-    Result.Message = formatv("the program did not end within {0} s; "
-                             "stopped",
-                             Options.TimeoutSeconds)
-                         .str();
+    raw_string_ostream(Result.Message)
+        << "the program did not end within "
+        << format("%g", Options.TimeoutSeconds) << " s; stopped";
     break;
   }
   if (Stats) {

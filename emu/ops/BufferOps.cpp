@@ -549,7 +549,7 @@ void registerBufferOps(HandlerTable &T) {
   });
 
   for (const char *Name : {"BUFFER_WBINVL1", "BUFFER_WBINVL1_VOL",
-                           "BUFFER_WBL2", "BUFFER_INVL2"})
+                           "BUFFER_WBL2", "BUFFER_INVL2", "BUFFER_INV"})
     T.add(Name, cacheControl, MemFlags);
 }
 

@@ -1,0 +1,16 @@
+// printf conversions, compared by the test against the host's printf.
+#include <stdio.h>
+
+int main(void) {
+  char Local[16] = "on the stack";
+  printf("[%d] [%5d] [%-5d] [%05d] [%+d] [%i]\n", 42, 42, 42, 42, 42, -7);
+  printf("[%u] [%x] [%X] [%#x] [%o] [%lu] [%lld] [%zu] [%hhd] [%hd]\n", 3000000000u,
+         255, 255, 255, 8, 1ul << 40, -(1ll << 50), (size_t)12345, 300, 70000);
+  printf("[%f] [%.2f] [%10.3f] [%e] [%g] [%G] [%a]\n", 3.14159, 2.5, -1.0,
+         12345.678, 0.0001, 1e20, 1.0);
+  printf("[%c] [%s] [%.3s] [%10s] [%-10s] [%s] [%s]\n", 'x', "str", "abcdef",
+         "right", "left", Local, (char *)0);
+  printf("[%*d] [%-*d] [%.*f] [%%] [%5.1s]\n", 6, 1, 6, 2, 3, 1.23456, "xyz");
+  fprintf(stderr, "to stderr %d\n", 7);
+  return 0;
+}
