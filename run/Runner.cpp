@@ -10,6 +10,7 @@
 
 #include "loom/run/Run.h"
 
+#include "DeviceHeap.h"
 #include "HostServices.h"
 #include "RpcServer.h"
 
@@ -467,20 +468,27 @@ Expected<RunResult> runProgram(MemoryBufferRef CodeObject,
                    &S, UINT32_MAX, UINT32_MAX, &S.Queue),
                "creating the queue");
 
-  // Blocks the program never freed go with hsa_shut_down.
+  // malloc/free from chunks of the GPU's memory; blocks the program never
+  // freed go with the heap.
   hsa_amd_memory_pool_t DeviceMem = S.DeviceMem;
   hsa_agent_t Gpu = S.Gpu;
+  DeviceHeap Heap(
+      [&](uint64_t Size) -> void * {
+        void *P = nullptr;
+        if (hsa_amd_memory_pool_allocate(DeviceMem, Size, 0, &P) !=
+            HSA_STATUS_SUCCESS)
+          return nullptr;
+        if (hsa_amd_agents_allow_access(1, &Gpu, nullptr, P) !=
+            HSA_STATUS_SUCCESS) {
+          hsa_amd_memory_pool_free(P);
+          return nullptr;
+        }
+        return P;
+      },
+      [](void *P) { hsa_amd_memory_pool_free(P); });
   HostServices Services({Options.In, Options.Out, Options.Err,
-                         [&](uint64_t Size) -> void * {
-                           void *P = nullptr;
-                           if (!Size || hsa_amd_memory_pool_allocate(
-                                            DeviceMem, Size, 0, &P) !=
-                                            HSA_STATUS_SUCCESS)
-                             return nullptr;
-                           hsa_amd_agents_allow_access(1, &Gpu, nullptr, P);
-                           return P;
-                         },
-                         [&](void *P) { hsa_amd_memory_pool_free(P); }});
+                         [&](uint64_t Size) { return Heap.allocate(Size); },
+                         [&](void *P) { Heap.free(P); }});
   RpcServer Server(*Rpc, [&](uint32_t Op, ArrayRef<LaneRequest> Req,
                              std::vector<LaneReply> &Rep) {
     Services.handle(Op, Req, Rep);
