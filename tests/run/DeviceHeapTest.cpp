@@ -43,10 +43,10 @@ TEST(DeviceHeapTest, ClassesChunksReuseAndDirectBlocks) {
     H.free(Big);
     EXPECT_EQ(Runtime.count(Big), 0u);
     H.free(nullptr); // not a block: ignored
-    // A full chunk makes the heap take another.
+    // A full chunk (8 MiB) makes the heap take another.
     for (int I = 0; I < 10; ++I)
       ASSERT_NE(H.allocate(1 << 20), nullptr);
-    EXPECT_GE(Calls, 4u);
+    EXPECT_EQ(Calls, 3u);
   }
   EXPECT_TRUE(Runtime.empty()) << "the heap gives every chunk back";
 }
