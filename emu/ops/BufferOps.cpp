@@ -196,7 +196,7 @@ bool bufPlan(Wave &W, const DecodedInst &I, const BufArgs &A,
     if (!Ok)
       return;
     if (!R.AddTid) {
-      Ok = checkMemory(W, P.Addr[L], Moved(L), IsWrite);
+      Ok = checkMemory(W, P.Addr[L], Moved(L), IsWrite, int(L));
     } else if (!inWaveScratch(W, P.Addr[L], Moved(L))) {
       privateBufferFault(W, P.Addr[L], Moved(L), L, IsWrite);
       Ok = false;

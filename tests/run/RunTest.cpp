@@ -176,11 +176,19 @@ TEST(RunTest, DeviceAbort) {
 }
 
 TEST(RunTest, FaultIsReported) {
-  CommandResult R = loomRun({"--threads", "64", program("run_fault")});
+  // The runtime names the address, the instruction, the lane and its wave.
+  CommandResult R = loomRun(
+      {"--threads", "128", "--blocks", "2", program("run_fault")});
   EXPECT_EQ(R.ExitCode, 139);
-  EXPECT_NE(R.Err.find("0xdead0000"), std::string::npos) << R.Err;
+  EXPECT_NE(R.Err.find("memory fault: write of 4 bytes at 0xdead0000 in lane "
+                       "9 in kernel '_start'"),
+            std::string::npos)
+      << R.Err;
+  EXPECT_NE(R.Err.find("work-group (1, 0, 0), wave 1"), std::string::npos)
+      << R.Err;
   EXPECT_NE(R.Err.find("loom run: " + program("run_fault") +
-                       ": the GPU stopped the program"),
+                       ": the GPU stopped the program: "
+                       "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"),
             std::string::npos)
       << R.Err;
 }
