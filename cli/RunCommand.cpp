@@ -72,6 +72,11 @@ Error fail(const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Msg);
 }
 
+/// "PROG: reason", one line.
+Error aboutProgram(Error E) {
+  return fail(Program + ": " + toString(std::move(E)));
+}
+
 /// The code object to run. LLVM IR (.ll, .bc) goes through the JIT, which
 /// links it with the device library's bitcode; a code object is read as is.
 Expected<std::unique_ptr<MemoryBuffer>> programCodeObject(StringRef Path) {
@@ -102,8 +107,7 @@ int runRun() {
   if (Processor.empty() && !getenv("LOOM_ISA")) {
     auto P = loom::run::codeObjectProcessor(Ref);
     if (!P)
-      return reportError("run", joinErrors(fail(Program + ": cannot run it"),
-                                           P.takeError()));
+      return reportError("run", aboutProgram(P.takeError()));
     Processor = *P;
   }
   if (!Processor.empty())
@@ -124,8 +128,7 @@ int runRun() {
 
   auto R = loom::run::runProgram(Ref, O);
   if (!R)
-    return reportError("run", joinErrors(fail(Program + ": cannot run it"),
-                                         R.takeError()));
+    return reportError("run", aboutProgram(R.takeError()));
   switch (R->Kind) {
   case loom::run::RunResult::Exited:
     return R->ExitCode;

@@ -36,9 +36,9 @@ int main(int argc, char **argv) {
           "  loom coverage FILE...        operations used vs. emulated\n"
           "  loom info                    the virtual GPUs and their pools\n"
           "  loom exec -- APP ARGS...     run APP on Loom's HSA runtime\n"
-          "  loom run [options] PROG ARGS  run a GPU program's main with "
+          "  loom run [options] PROG ARGS run a GPU program's main, with "
           "host services\n"
-          "  loom cc [clang args] -o PROG build a GPU program for loom run\n"
+          "  loom cc FILES... -o PROG     build a GPU program for loom run\n"
           "\nRun 'loom <command> --help' for a command's options.\n",
           &errs()))
     return 1;

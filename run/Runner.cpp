@@ -189,11 +189,19 @@ Error Session::load(MemoryBufferRef Code) {
   if (!Exe.handle) {
     char Name[64] = {};
     hsa_agent_get_info(Gpus.front(), HSA_AGENT_INFO_NAME, Name);
-    return joinErrors(hsaError(Last, "loading the code object"),
-                      createStringError(inconvertibleErrorCode(),
-                                        "the GPU is %s (loom run --isa "
-                                        "chooses the virtual GPU's)",
-                                        Name));
+    std::string Built = "another processor";
+    if (auto P = codeObjectProcessor(Code); P && !P->empty())
+      Built = *P;
+    else if (!P)
+      consumeError(P.takeError());
+    const char *Status = nullptr;
+    if (hsa_status_string(Last, &Status) != HSA_STATUS_SUCCESS || !Status)
+      Status = "unknown status";
+    return createStringError(inconvertibleErrorCode(),
+                             "no GPU agent loads the code object (built for "
+                             "%s; the GPU is %s; loom run --isa chooses the "
+                             "virtual GPU's): %s",
+                             Built.c_str(), Name, Status);
   }
   LOOM_HSA_TRY(hsa_executable_freeze(Exe, ""), "freezing the executable");
   // Device memory for malloc: the GPU's own coarse-grained global pool.
