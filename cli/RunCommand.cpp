@@ -100,6 +100,10 @@ int runRun() {
 
   // The virtual GPU takes the processor the program was built for, unless
   // --isa or LOOM_ISA says otherwise (ROCm's runtime ignores LOOM_ISA).
+  // The program's environment is loom's, before loom sets LOOM_ISA.
+  std::vector<std::string> Env;
+  for (char **E = environ; E && *E; ++E)
+    Env.push_back(*E);
   std::string Processor = Isa;
   if (!Processor.empty() && Processor != "gfx90a" && Processor != "gfx942")
     return reportError("run", fail("--isa must be gfx90a or gfx942, not '" +
@@ -123,8 +127,7 @@ int runRun() {
   O.TimeoutSeconds = Timeout;
   O.Args.push_back(Program);
   O.Args.insert(O.Args.end(), ProgramArgs.begin(), ProgramArgs.end());
-  for (char **E = environ; E && *E; ++E)
-    O.Env.push_back(*E);
+  O.Env = std::move(Env);
 
   auto R = loom::run::runProgram(Ref, O);
   if (!R)
