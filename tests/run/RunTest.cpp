@@ -247,6 +247,12 @@ TEST(RunTest, ConstructorsAtexitDestructorsAndClocks) {
                    "time sane\natexit 2\natexit 1\ndestructor\n");
 }
 
+TEST(RunTest, CxxProgram) {
+  CommandResult R = loomRun({"--threads", "64", program("run_cxx")});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(R.Out, "construct global\narea 36, twice 2.5, count 164\ndestroy global\n");
+}
+
 TEST(RunTest, PrintfConversions) {
   CommandResult R = loomRun({program("run_printf")});
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
