@@ -247,6 +247,35 @@ int vfprintf(FILE *Stream, const char *Fmt, va_list Ap) {
 
 int vprintf(const char *Fmt, va_list Ap) { return vfprintf(stdout, Fmt, Ap); }
 
+int vsnprintf(char *Buf, size_t N, const char *Fmt, va_list Ap) {
+  // Formatted on the host too; the text comes back cut to N - 1 bytes and
+  // its NUL.
+  char Packed[LOOM_PRINTF_BUFFER];
+  uint64_t Len = pack(Packed, sizeof(Packed), Fmt, Ap);
+  return (int)loom_rpc_call_full(LOOM_RPC_FORMAT_TO_BUFFER, N, 0, 0, Packed,
+                                 Len, Buf, N, 0);
+}
+
+int vsprintf(char *Buf, const char *Fmt, va_list Ap) {
+  return vsnprintf(Buf, (size_t)-1 >> 1, Fmt, Ap);
+}
+
+int snprintf(char *Buf, size_t N, const char *Fmt, ...) {
+  va_list Ap;
+  va_start(Ap, Fmt);
+  int R = vsnprintf(Buf, N, Fmt, Ap);
+  va_end(Ap);
+  return R;
+}
+
+int sprintf(char *Buf, const char *Fmt, ...) {
+  va_list Ap;
+  va_start(Ap, Fmt);
+  int R = vsprintf(Buf, Fmt, Ap);
+  va_end(Ap);
+  return R;
+}
+
 int fprintf(FILE *Stream, const char *Fmt, ...) {
   va_list Ap;
   va_start(Ap, Fmt);

@@ -122,6 +122,17 @@ LaneReply HostServices::serve(uint32_t Opcode, const LaneRequest &R) {
       Out.Result = uint64_t(-1);
     }
     break;
+  case LOOM_RPC_FORMAT_TO_BUFFER: {
+    // Argument: the buffer's size; reply: the text cut to fit, and a NUL.
+    std::string Text = formatPrintf(P);
+    Out.Result = Text.size();
+    if (uint64_t N = R.Arg[0]) {
+      Out.Data.assign(Text.begin(),
+                      Text.begin() + std::min<uint64_t>(Text.size(), N - 1));
+      Out.Data.push_back(0);
+    }
+    break;
+  }
   case LOOM_RPC_READ_FROM_STREAM: {
     // Arguments: stream, item size, item count; result: items read.
     FILE *F = stream(R.Arg[0]);

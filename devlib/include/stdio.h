@@ -32,6 +32,13 @@ int fprintf(FILE *__restrict, const char *__restrict, ...)
     __attribute__((format(printf, 2, 3)));
 int vprintf(const char *__restrict, va_list);
 int vfprintf(FILE *__restrict, const char *__restrict, va_list);
+/* Formatted by the host as well (one RPC call each). */
+int snprintf(char *__restrict, size_t, const char *__restrict, ...)
+    __attribute__((format(printf, 3, 4)));
+int sprintf(char *__restrict, const char *__restrict, ...)
+    __attribute__((format(printf, 2, 3)));
+int vsnprintf(char *__restrict, size_t, const char *__restrict, va_list);
+int vsprintf(char *__restrict, const char *__restrict, va_list);
 
 int puts(const char *);
 int fputs(const char *__restrict, FILE *__restrict);

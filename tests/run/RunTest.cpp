@@ -250,7 +250,9 @@ TEST(RunTest, ConstructorsAtexitDestructorsAndClocks) {
 TEST(RunTest, CxxProgram) {
   CommandResult R = loomRun({"--threads", "64", program("run_cxx")});
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
-  EXPECT_EQ(R.Out, "construct global\narea 36, twice 2.5, count 164\ndestroy global\n");
+  EXPECT_EQ(R.Out,
+            "construct global\narea 36, twice 2.5, count 164\ndestroy "
+            "global\n");
 }
 
 TEST(RunTest, PrintfConversions) {
@@ -264,7 +266,8 @@ TEST(RunTest, PrintfConversions) {
       "[%u] [%x] [%X] [%#x] [%o] [%lu] [%lld] [%zu] [%hhd] [%hd]\n"
       "[%f] [%.2f] [%10.3f] [%e] [%g] [%G] [%a]\n"
       "[%c] [%s] [%.3s] [%10s] [%-10s] [%s] [%s]\n"
-      "[%*d] [%-*d] [%.*f] [%%] [%5.1s]\n",
+      "[%*d] [%-*d] [%.*f] [%%] [%5.1s]\n"
+      "snprintf 15 [truncat] [sprintf|007|2.2]\n",
       42, 42, 42, 42, 42, -7, 3000000000u, 255, 255, 255, 8, 1ul << 40,
       -(1ll << 50), (size_t)12345, (char)300, (short)70000, 3.14159, 2.5, -1.0,
       12345.678, 0.0001, 1e20, 1.0, 'x', "str", "abcdef", "right", "left",

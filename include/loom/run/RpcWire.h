@@ -42,6 +42,7 @@ enum loom_rpc_opcode {
   LOOM_RPC_REMOVE = LOOM_RPC_LIBC(27),
   LOOM_RPC_RENAME = LOOM_RPC_LIBC(28),
   LOOM_RPC_CLOCK = LOOM_RPC_OWN(1),
+  LOOM_RPC_FORMAT_TO_BUFFER = LOOM_RPC_OWN(2), /* snprintf */
 };
 
 /* Stream handles as the device sees them (FILE * values); files opened

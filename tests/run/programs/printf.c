@@ -11,6 +11,10 @@ int main(void) {
   printf("[%c] [%s] [%.3s] [%10s] [%-10s] [%s] [%s]\n", 'x', "str", "abcdef",
          "right", "left", Local, (char *)0);
   printf("[%*d] [%-*d] [%.*f] [%%] [%5.1s]\n", 6, 1, 6, 2, 3, 1.23456, "xyz");
+  char Small[8], Big[64];
+  int Full = snprintf(Small, sizeof(Small), "%s-%d", "truncated", 12345);
+  sprintf(Big, "[%s|%03d|%.1f]", "sprintf", 7, 2.25);
+  printf("snprintf %d [%s] %s\n", Full, Small, Big);
   fprintf(stderr, "to stderr %d\n", 7);
   return 0;
 }
