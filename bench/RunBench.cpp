@@ -56,8 +56,7 @@ RpcRun runCalls(MemoryBufferRef Code, unsigned Threads, unsigned Blocks,
   if (!Result || Result->Kind != loom::run::RunResult::Exited ||
       Result->ExitCode) {
     errs() << "run_bench: rpc_roundtrip failed: "
-           << (Result ? Result->Message : toString(Result.takeError()))
-           << "\n";
+           << (Result ? Result->Message : toString(Result.takeError())) << "\n";
     exit(1);
   }
   return R;
@@ -73,7 +72,8 @@ int main(int argc, char **argv) {
 
   // 1. loom run hello, as a user runs it.
   std::vector<double> Wall;
-  std::vector<StringRef> Args = {LOOM_BIN, "run", LOOM_BENCH_RUN_DIR "/bench_run_hello"};
+  std::vector<StringRef> Args = {LOOM_BIN, "run",
+                                 LOOM_BENCH_RUN_DIR "/bench_run_hello"};
   std::optional<StringRef> Redirects[] = {std::nullopt, StringRef("/dev/null"),
                                           std::nullopt};
   for (int I = 0; I < Runs; ++I) {
@@ -90,7 +90,8 @@ int main(int argc, char **argv) {
                    *std::min_element(Wall.begin(), Wall.end()) * 1e3, Runs);
 
   // 2. RPC round trips.
-  auto Code = MemoryBuffer::getFile(LOOM_BENCH_RUN_DIR "/bench_run_rpc_roundtrip");
+  auto Code =
+      MemoryBuffer::getFile(LOOM_BENCH_RUN_DIR "/bench_run_rpc_roundtrip");
   if (!Code) {
     errs() << "run_bench: no rpc_roundtrip program\n";
     return 1;
@@ -116,8 +117,8 @@ int main(int argc, char **argv) {
     outs() << format("RPC, %-11s: %d calls per lane, %llu round trips in "
                      "%.3f s: %.0f round trips/s, %.0f lane calls/s, "
                      "%.2f us per round trip\n",
-                     C.Name, C.Calls, (unsigned long long)Last.Stats.Rounds,
-                     T, Last.Stats.Rounds / T, Last.Stats.LaneCalls / T,
+                     C.Name, C.Calls, (unsigned long long)Last.Stats.Rounds, T,
+                     Last.Stats.Rounds / T, Last.Stats.LaneCalls / T,
                      T / Last.Stats.Rounds * 1e6);
   }
   fclose(Null);

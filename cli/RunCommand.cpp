@@ -106,8 +106,8 @@ int runRun() {
     Env.push_back(*E);
   std::string Processor = Isa;
   if (!Processor.empty() && Processor != "gfx90a" && Processor != "gfx942")
-    return reportError("run", fail("--isa must be gfx90a or gfx942, not '" +
-                                       Processor + "'"));
+    return reportError(
+        "run", fail("--isa must be gfx90a or gfx942, not '" + Processor + "'"));
   if (Processor.empty() && !getenv("LOOM_ISA")) {
     auto P = loom::run::codeObjectProcessor(Ref);
     if (!P)

@@ -68,27 +68,26 @@ extern "C" {
 int __cxa_guard_acquire(uint64_t *G) {
   uint32_t *W = reinterpret_cast<uint32_t *>(G);
   for (;;) {
-    uint32_t V = __scoped_atomic_load_n(W, __ATOMIC_ACQUIRE,
-                                        __MEMORY_SCOPE_DEVICE);
+    uint32_t V =
+        __scoped_atomic_load_n(W, __ATOMIC_ACQUIRE, __MEMORY_SCOPE_DEVICE);
     if (V & 1)
       return 0;
-    if (!(V & 0x100) &&
-        __scoped_atomic_compare_exchange_n(W, &V, V | 0x100, false,
-                                           __ATOMIC_ACQUIRE, __ATOMIC_RELAXED,
-                                           __MEMORY_SCOPE_DEVICE))
+    if (!(V & 0x100) && __scoped_atomic_compare_exchange_n(
+                            W, &V, V | 0x100, false, __ATOMIC_ACQUIRE,
+                            __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE))
       return 1;
     __builtin_amdgcn_s_sleep(1);
   }
 }
 
 void __cxa_guard_release(uint64_t *G) {
-  __scoped_atomic_store_n(reinterpret_cast<uint32_t *>(G), 1u,
-                          __ATOMIC_RELEASE, __MEMORY_SCOPE_DEVICE);
+  __scoped_atomic_store_n(reinterpret_cast<uint32_t *>(G), 1u, __ATOMIC_RELEASE,
+                          __MEMORY_SCOPE_DEVICE);
 }
 
 void __cxa_guard_abort(uint64_t *G) {
-  __scoped_atomic_store_n(reinterpret_cast<uint32_t *>(G), 0u,
-                          __ATOMIC_RELEASE, __MEMORY_SCOPE_DEVICE);
+  __scoped_atomic_store_n(reinterpret_cast<uint32_t *>(G), 0u, __ATOMIC_RELEASE,
+                          __MEMORY_SCOPE_DEVICE);
 }
 
 void __cxa_pure_virtual() {

@@ -15,16 +15,16 @@ struct loom_rpc_buffer *__loom_rpc;
 
 static uint32_t acquire_port(void) {
   // Start at a port that depends on the wave so that waves spread out.
-  uint32_t Start = (__gpu_block_id_x() * 7 + __gpu_block_id_y() * 13 +
-                    __gpu_block_id_z() * 31 +
-                    __gpu_thread_id_x() / __gpu_num_lanes() * 5) %
-                   LOOM_RPC_PORTS;
+  uint32_t Start =
+      (__gpu_block_id_x() * 7 + __gpu_block_id_y() * 13 +
+       __gpu_block_id_z() * 31 + __gpu_thread_id_x() / __gpu_num_lanes() * 5) %
+      LOOM_RPC_PORTS;
   for (uint32_t Try = 0;; ++Try) {
     uint32_t Port = (Start + Try) % LOOM_RPC_PORTS;
     uint32_t Bit = 1u << (Port % 32);
-    uint32_t Old = __scoped_atomic_fetch_or(&__loom_rpc->lock[Port / 32], Bit,
-                                            __ATOMIC_ACQUIRE,
-                                            __MEMORY_SCOPE_DEVICE);
+    uint32_t Old =
+        __scoped_atomic_fetch_or(&__loom_rpc->lock[Port / 32], Bit,
+                                 __ATOMIC_ACQUIRE, __MEMORY_SCOPE_DEVICE);
     if (!(Old & Bit))
       return Port;
     if (Try % LOOM_RPC_PORTS == LOOM_RPC_PORTS - 1)

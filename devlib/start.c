@@ -17,10 +17,14 @@ char **environ;
 
 // Defined by lld around the program's .init_array and .fini_array (weak:
 // a program without constructors has neither).
-extern void (*__init_array_start[])(void) __attribute__((weak, visibility("hidden")));
-extern void (*__init_array_end[])(void) __attribute__((weak, visibility("hidden")));
-extern void (*__fini_array_start[])(void) __attribute__((weak, visibility("hidden")));
-extern void (*__fini_array_end[])(void) __attribute__((weak, visibility("hidden")));
+extern void (*__init_array_start[])(void)
+    __attribute__((weak, visibility("hidden")));
+extern void (*__init_array_end[])(void)
+    __attribute__((weak, visibility("hidden")));
+extern void (*__fini_array_start[])(void)
+    __attribute__((weak, visibility("hidden")));
+extern void (*__fini_array_end[])(void)
+    __attribute__((weak, visibility("hidden")));
 
 // atexit and __cxa_atexit handlers, run in reverse order of registration.
 #define LOOM_ATEXIT_MAX 64

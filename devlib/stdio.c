@@ -37,9 +37,9 @@ int putchar(int C) { return fputc(C, stdout); }
 
 size_t fread(void *P, size_t Size, size_t N, FILE *F) {
   uint64_t Got = 0;
-  uint64_t Items = loom_rpc_call_full(LOOM_RPC_READ_FROM_STREAM, handle(F),
-                                      Size, N, 0, 0, P, (uint64_t)Size * N,
-                                      &Got);
+  uint64_t Items =
+      loom_rpc_call_full(LOOM_RPC_READ_FROM_STREAM, handle(F), Size, N, 0, 0, P,
+                         (uint64_t)Size * N, &Got);
   return (size_t)Items;
 }
 
@@ -108,8 +108,8 @@ int rename(const char *From, const char *To) {
     return -1;
   memcpy(Buf, From, A + 1);
   memcpy(Buf + A + 1, To, B + 1);
-  return (int)loom_rpc_call_full(LOOM_RPC_RENAME, 0, 0, 0, Buf, A + B + 2, 0,
-                                 0, 0);
+  return (int)loom_rpc_call_full(LOOM_RPC_RENAME, 0, 0, 0, Buf, A + B + 2, 0, 0,
+                                 0);
 }
 
 //===----------------------------------------------------------------------===//

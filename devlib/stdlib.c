@@ -69,7 +69,8 @@ unsigned long long strtoull(const char *S, char **End, int Base) {
   int Neg = 0;
   if (*P == '+' || *P == '-')
     Neg = *P++ == '-';
-  if ((Base == 0 || Base == 16) && P[0] == '0' && (P[1] == 'x' || P[1] == 'X')) {
+  if ((Base == 0 || Base == 16) && P[0] == '0' &&
+      (P[1] == 'x' || P[1] == 'X')) {
     P += 2;
     Base = 16;
   } else if (Base == 0) {
@@ -104,8 +105,8 @@ long long llabs(long long V) { return V < 0 ? -V : V; }
 // One sequence for the whole program, drawn from atomically.
 static unsigned long long Seed = 1, Draws;
 int rand(void) {
-  unsigned long long N = __scoped_atomic_fetch_add(
-      &Draws, 1, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+  unsigned long long N = __scoped_atomic_fetch_add(&Draws, 1, __ATOMIC_RELAXED,
+                                                   __MEMORY_SCOPE_DEVICE);
   unsigned long long X = (Seed + N) * 0x9e3779b97f4a7c15ull;
   X ^= X >> 29;
   X *= 0xbf58476d1ce4e5b9ull;

@@ -1,4 +1,5 @@
-//===- run/DeviceHeap.h - Device memory for the program's malloc -*- C++ -*-===//
+//===- run/DeviceHeap.h - Device memory for the program's malloc -*- C++
+//-*-===//
 //
 // Serves the device's malloc/free from large chunks of device memory taken
 // from the HSA runtime, in power-of-two size classes. One runtime

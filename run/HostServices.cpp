@@ -87,8 +87,7 @@ EndRequest HostServices::end() const {
   return TheEnd;
 }
 
-void HostServices::handle(uint32_t Opcode,
-                          llvm::ArrayRef<LaneRequest> Requests,
+void HostServices::handle(uint32_t Opcode, llvm::ArrayRef<LaneRequest> Requests,
                           std::vector<LaneReply> &Replies) {
   for (size_t I = 0; I < Requests.size(); ++I)
     Replies[I] = serve(Opcode, Requests[I]);
@@ -217,14 +216,14 @@ LaneReply HostServices::serve(uint32_t Opcode, const LaneRequest &R) {
     break;
   case LOOM_RPC_REMOVE: {
     std::vector<std::string> S = strings(P);
-    Out.Result = uint64_t(
-        int64_t(S.size() == 1 ? std::remove(S[0].c_str()) : -1));
+    Out.Result =
+        uint64_t(int64_t(S.size() == 1 ? std::remove(S[0].c_str()) : -1));
     break;
   }
   case LOOM_RPC_RENAME: {
     std::vector<std::string> S = strings(P);
-    Out.Result = uint64_t(int64_t(
-        S.size() == 2 ? std::rename(S[0].c_str(), S[1].c_str()) : -1));
+    Out.Result = uint64_t(
+        int64_t(S.size() == 2 ? std::rename(S[0].c_str(), S[1].c_str()) : -1));
     break;
   }
   case LOOM_RPC_MALLOC:

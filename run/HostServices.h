@@ -38,9 +38,7 @@ public:
               std::vector<LaneReply> &Replies);
 
   /// Set once, by the first exit() or abort() the device calls.
-  bool endRequested() const {
-    return Ended.load(std::memory_order_acquire);
-  }
+  bool endRequested() const { return Ended.load(std::memory_order_acquire); }
   EndRequest end() const;
 
 private:

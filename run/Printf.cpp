@@ -28,8 +28,8 @@ public:
       return false;
     const uint8_t *Start = Bytes.data() + Pos;
     const void *End = std::memchr(Start, 0, Bytes.size() - Pos);
-    size_t N = End ? static_cast<const uint8_t *>(End) - Start
-                   : Bytes.size() - Pos;
+    size_t N =
+        End ? static_cast<const uint8_t *>(End) - Start : Bytes.size() - Pos;
     S.assign(reinterpret_cast<const char *>(Start), N);
     Pos += N + (End ? 1 : 0);
     return true;

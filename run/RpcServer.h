@@ -34,9 +34,9 @@ struct LaneReply {
 
 /// Serves one call: the requests of its lanes, in lane order, in; a reply
 /// per request out.
-using CallHandler = std::function<void(uint32_t Opcode,
-                                       llvm::ArrayRef<LaneRequest> Requests,
-                                       std::vector<LaneReply> &Replies)>;
+using CallHandler =
+    std::function<void(uint32_t Opcode, llvm::ArrayRef<LaneRequest> Requests,
+                       std::vector<LaneReply> &Replies)>;
 
 class RpcServer {
 public:

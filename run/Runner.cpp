@@ -119,7 +119,8 @@ struct Session {
 Error Session::findAgentsAndPools() {
   LOOM_HSA_TRY(iterateAgents([&](hsa_agent_t A) {
                  hsa_device_type_t T;
-                 hsa_status_t S = hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &T);
+                 hsa_status_t S =
+                     hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &T);
                  if (S != HSA_STATUS_SUCCESS)
                    return S;
                  if (T == HSA_DEVICE_TYPE_GPU)
@@ -135,25 +136,24 @@ Error Session::findAgentsAndPools() {
   if (!Cpu.handle)
     return createStringError(inconvertibleErrorCode(),
                              "the HSA runtime has no CPU agent");
-  LOOM_HSA_TRY(iteratePools(Cpu,
-                            [&](hsa_amd_memory_pool_t P) {
-                              uint32_t Flags = 0;
-                              hsa_status_t S = hsa_amd_memory_pool_get_info(
-                                  P, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS,
-                                  &Flags);
-                              if (S != HSA_STATUS_SUCCESS)
-                                return S;
-                              if ((Flags &
-                                   HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) &&
-                                  !Kernargs.handle)
-                                Kernargs = P;
-                              if ((Flags &
-                                   HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) &&
-                                  !Fine.handle)
-                                Fine = P;
-                              return HSA_STATUS_SUCCESS;
-                            }),
-               "iterating the CPU agent's memory pools");
+  LOOM_HSA_TRY(
+      iteratePools(
+          Cpu,
+          [&](hsa_amd_memory_pool_t P) {
+            uint32_t Flags = 0;
+            hsa_status_t S = hsa_amd_memory_pool_get_info(
+                P, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &Flags);
+            if (S != HSA_STATUS_SUCCESS)
+              return S;
+            if ((Flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) &&
+                !Kernargs.handle)
+              Kernargs = P;
+            if ((Flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) &&
+                !Fine.handle)
+              Fine = P;
+            return HSA_STATUS_SUCCESS;
+          }),
+      "iterating the CPU agent's memory pools");
   if (!Kernargs.handle || !Fine.handle)
     return createStringError(inconvertibleErrorCode(),
                              "the CPU agent has no kernarg or fine-grained "
@@ -174,10 +174,10 @@ Error Session::load(MemoryBufferRef Code) {
   hsa_status_t Last = HSA_STATUS_ERROR_INVALID_AGENT;
   for (hsa_agent_t A : Gpus) {
     hsa_executable_t E;
-    LOOM_HSA_TRY(hsa_executable_create_alt(
-                     HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
-                     "", &E),
-                 "creating the executable");
+    LOOM_HSA_TRY(
+        hsa_executable_create_alt(
+            HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, "", &E),
+        "creating the executable");
     Last = hsa_executable_load_agent_code_object(E, A, Reader, "", nullptr);
     if (Last == HSA_STATUS_SUCCESS) {
       Exe = E;
@@ -205,30 +205,28 @@ Error Session::load(MemoryBufferRef Code) {
   }
   LOOM_HSA_TRY(hsa_executable_freeze(Exe, ""), "freezing the executable");
   // Device memory for malloc: the GPU's own coarse-grained global pool.
-  LOOM_HSA_TRY(iteratePools(Gpu,
-                            [&](hsa_amd_memory_pool_t P) {
-                              hsa_amd_segment_t Seg;
-                              bool Alloc = false;
-                              hsa_amd_memory_pool_get_info(
-                                  P, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &Seg);
-                              hsa_amd_memory_pool_get_info(
-                                  P,
-                                  HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED,
-                                  &Alloc);
-                              if (Seg == HSA_AMD_SEGMENT_GLOBAL && Alloc &&
-                                  !DeviceMem.handle)
-                                DeviceMem = P;
-                              return HSA_STATUS_SUCCESS;
-                            }),
-               "iterating the GPU agent's memory pools");
+  LOOM_HSA_TRY(
+      iteratePools(
+          Gpu,
+          [&](hsa_amd_memory_pool_t P) {
+            hsa_amd_segment_t Seg;
+            bool Alloc = false;
+            hsa_amd_memory_pool_get_info(P, HSA_AMD_MEMORY_POOL_INFO_SEGMENT,
+                                         &Seg);
+            hsa_amd_memory_pool_get_info(
+                P, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &Alloc);
+            if (Seg == HSA_AMD_SEGMENT_GLOBAL && Alloc && !DeviceMem.handle)
+              DeviceMem = P;
+            return HSA_STATUS_SUCCESS;
+          }),
+      "iterating the GPU agent's memory pools");
   if (!DeviceMem.handle)
     DeviceMem = Fine;
   return Error::success();
 }
 
 Expected<uint64_t> Session::kernel(const char *Name, uint32_t &KernargSize,
-                                   uint32_t &PrivateSize,
-                                   uint32_t &GroupSize) {
+                                   uint32_t &PrivateSize, uint32_t &GroupSize) {
   hsa_executable_symbol_t Sym;
   std::string Symbol = std::string(Name) + ".kd";
   if (hsa_executable_get_symbol_by_name(Exe, Symbol.c_str(), &Gpu, &Sym) !=
@@ -348,7 +346,8 @@ Expected<Ending> Launcher::launch(const char *Name, uint64_t Object,
 
 Error checkCodeObject(MemoryBufferRef Code) {
   StringRef B = Code.getBuffer();
-  if (B.size() < sizeof(ELF::Elf64_Ehdr) || !B.starts_with("\x7f" "ELF"))
+  if (B.size() < sizeof(ELF::Elf64_Ehdr) || !B.starts_with("\x7f"
+                                                           "ELF"))
     return createStringError(inconvertibleErrorCode(),
                              "not an AMDGPU code object (no ELF header)");
   const auto *H = reinterpret_cast<const ELF::Elf64_Ehdr *>(B.data());
@@ -384,8 +383,7 @@ Expected<RunResult> runProgram(MemoryBufferRef CodeObject,
   if (Error E = checkCodeObject(CodeObject))
     return std::move(E);
   for (int I = 0; I < 3; ++I)
-    if (!Options.Threads[I] || !Options.Blocks[I] ||
-        Options.Threads[I] > 1024)
+    if (!Options.Threads[I] || !Options.Blocks[I] || Options.Threads[I] > 1024)
       return createStringError(inconvertibleErrorCode(),
                                "threads per block must be 1 to 1024 and "
                                "blocks at least 1 in every dimension");
@@ -465,16 +463,16 @@ Expected<RunResult> runProgram(MemoryBufferRef CodeObject,
 
   LOOM_HSA_TRY(hsa_signal_create(1, 0, nullptr, &S.Done),
                "creating the completion signal");
-  LOOM_HSA_TRY(hsa_queue_create(
-                   S.Gpu, 64, HSA_QUEUE_TYPE_MULTI,
-                   [](hsa_status_t Status, hsa_queue_t *, void *Data) {
-                     hsa_status_t Expected = HSA_STATUS_SUCCESS;
-                     static_cast<Session *>(Data)
-                         ->QueueError.compare_exchange_strong(Expected,
-                                                              Status);
-                   },
-                   &S, UINT32_MAX, UINT32_MAX, &S.Queue),
-               "creating the queue");
+  LOOM_HSA_TRY(
+      hsa_queue_create(
+          S.Gpu, 64, HSA_QUEUE_TYPE_MULTI,
+          [](hsa_status_t Status, hsa_queue_t *, void *Data) {
+            hsa_status_t Expected = HSA_STATUS_SUCCESS;
+            static_cast<Session *>(Data)->QueueError.compare_exchange_strong(
+                Expected, Status);
+          },
+          &S, UINT32_MAX, UINT32_MAX, &S.Queue),
+      "creating the queue");
 
   // malloc/free from chunks of the GPU's memory; blocks the program never
   // freed go with the heap.
@@ -503,11 +501,12 @@ Expected<RunResult> runProgram(MemoryBufferRef CodeObject,
   });
   Server.start();
 
-  Launcher L{S, Services,
-             std::chrono::steady_clock::now() +
-                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                     std::chrono::duration<double>(Options.TimeoutSeconds)),
-             Options.TimeoutSeconds > 0};
+  Launcher L{
+      S, Services,
+      std::chrono::steady_clock::now() +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::duration<double>(Options.TimeoutSeconds)),
+      Options.TimeoutSeconds > 0};
   const uint32_t One[3] = {1, 1, 1};
   RunResult Result;
   Ending End = Ending::Completed;
@@ -545,8 +544,8 @@ Expected<RunResult> runProgram(MemoryBufferRef CodeObject,
     break;
   case Ending::EndRequested: {
     EndRequest R = Services.end();
-    Result.Kind = R.Kind == EndRequest::Abort ? RunResult::Aborted
-                                              : RunResult::Exited;
+    Result.Kind =
+        R.Kind == EndRequest::Abort ? RunResult::Aborted : RunResult::Exited;
     Result.ExitCode = R.Status;
     Result.Message = R.Message;
     break;

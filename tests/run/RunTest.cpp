@@ -44,8 +44,8 @@ CommandResult loomRun(std::vector<std::string> Args,
   std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
   std::optional<llvm::StringRef> Redirects[] = {InPath.str(), OutPath.str(),
                                                 ErrPath.str()};
-  R.ExitCode = llvm::sys::ExecuteAndWait(Args[0], Argv, std::nullopt,
-                                         Redirects, 120, 0, &R.ErrorMessage);
+  R.ExitCode = llvm::sys::ExecuteAndWait(Args[0], Argv, std::nullopt, Redirects,
+                                         120, 0, &R.ErrorMessage);
   auto Slurp = [](llvm::StringRef Path) {
     auto Buf = llvm::MemoryBuffer::getFile(Path);
     return Buf ? (*Buf)->getBuffer().str() : std::string();
@@ -72,10 +72,11 @@ TEST(RunTest, HelloWorldOnGfx942) {
   // Asking for another processor than the program's is an error.
   R = loomRun({"--isa", "gfx90a", program("run_hello_gfx942")});
   EXPECT_EQ(R.ExitCode, 1);
-  EXPECT_NE(R.Err.find(": no GPU agent loads the code object (built for "
-                       "gfx942; the GPU is gfx90a; loom run --isa chooses the "
-                       "virtual GPU's): HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS"),
-            std::string::npos)
+  EXPECT_NE(
+      R.Err.find(": no GPU agent loads the code object (built for "
+                 "gfx942; the GPU is gfx90a; loom run --isa chooses the "
+                 "virtual GPU's): HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS"),
+      std::string::npos)
       << R.Err;
 }
 
@@ -94,11 +95,10 @@ TEST(RunTest, ExitCodePropagation) {
   EXPECT_EQ(loomRun({program("run_exit_code"), "0"}).ExitCode, 0);
   EXPECT_EQ(loomRun({program("run_exit_code"), "42"}).ExitCode, 42);
   // Every lane returns 3: the values are OR-ed, as LLVM libc does.
-  EXPECT_EQ(
-      loomRun({"--threads", "128", "--blocks", "2", program("run_exit_code"),
-               "3"})
-          .ExitCode,
-      3);
+  EXPECT_EQ(loomRun({"--threads", "128", "--blocks", "2",
+                     program("run_exit_code"), "3"})
+                .ExitCode,
+            3);
   // exit() on one lane ends a program whose other lanes never end.
   CommandResult R = loomRun({"--threads", "64", "--blocks", "4",
                              program("run_exit_code"), "7", "exit", "5"});
@@ -216,8 +216,8 @@ TEST(RunTest, DeviceAbort) {
 
 TEST(RunTest, FaultIsReported) {
   // The runtime names the address, the instruction, the lane and its wave.
-  CommandResult R = loomRun(
-      {"--threads", "128", "--blocks", "2", program("run_fault")});
+  CommandResult R =
+      loomRun({"--threads", "128", "--blocks", "2", program("run_fault")});
   EXPECT_EQ(R.ExitCode, 139);
   EXPECT_NE(R.Err.find("memory fault: write of 4 bytes at 0xdead0000 in lane "
                        "9 in kernel '_start'"),
@@ -250,9 +250,8 @@ TEST(RunTest, ConstructorsAtexitDestructorsAndClocks) {
 TEST(RunTest, CxxProgram) {
   CommandResult R = loomRun({"--threads", "64", program("run_cxx")});
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
-  EXPECT_EQ(R.Out,
-            "construct global\narea 36, twice 2.5, count 164\ndestroy "
-            "global\n");
+  EXPECT_EQ(R.Out, "construct global\narea 36, twice 2.5, count 164\ndestroy "
+                   "global\n");
 }
 
 TEST(RunTest, PrintfConversions) {
@@ -328,8 +327,7 @@ TEST(RunTest, CcPrintsTheCommandItRuns) {
                        "-O2 -flto -nostdlibinc -isystem "),
             std::string::npos)
       << R.Out;
-  EXPECT_NE(R.Out.find("/lib/loom/device/include p.c -o p "),
-            std::string::npos)
+  EXPECT_NE(R.Out.find("/lib/loom/device/include p.c -o p "), std::string::npos)
       << R.Out;
   EXPECT_TRUE(llvm::StringRef(R.Out).rtrim().ends_with(
       "/lib/loom/device/libloomdev.bc"))

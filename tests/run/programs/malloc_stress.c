@@ -8,7 +8,8 @@
 #define BLOCKS 8
 
 int main(void) {
-  unsigned Id = __gpu_block_id_x() * __gpu_num_threads_x() + __gpu_thread_id_x();
+  unsigned Id =
+      __gpu_block_id_x() * __gpu_num_threads_x() + __gpu_thread_id_x();
   unsigned char *P[BLOCKS];
   int Bad = 0;
   for (int Round = 0; Round < 4; ++Round) {
