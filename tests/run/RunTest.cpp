@@ -106,6 +106,19 @@ TEST(RunTest, ExitCodePropagation) {
   EXPECT_EQ(R.Err, "");
 }
 
+TEST(RunTest, ThreeDimensionalLaunch) {
+  // Code object v5 reads the shape from the hidden kernel arguments, v4
+  // from the dispatch packet: both must see the same.
+  for (const char *P : {"run_dims", "run_dims_v4"}) {
+    CommandResult R = loomRun({"--threads-x", "4", "--threads-y", "3",
+                               "--threads-z", "2", "--blocks-x", "2",
+                               "--blocks-y", "3", "--blocks-z", "5",
+                               program(P)});
+    EXPECT_EQ(R.ExitCode, 0) << P << ": " << R.Err;
+    EXPECT_EQ(R.Out, "threads 4 3 2 blocks 2 3 5\n") << P;
+  }
+}
+
 TEST(RunTest, FileWriteAndReadBack) {
   llvm::SmallString<128> Dir;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("loom-run-files", Dir));
