@@ -102,6 +102,7 @@ int main(int argc, char **argv) {
     unsigned Threads, Blocks;
     int Calls;
   } Cases[] = {{"1 lane", 1, 1, 20000}, {"1,024 lanes", 256, 4, 2000}};
+  double LaneRate[2] = {}, RoundRate[2] = {};
   for (const Case &C : Cases) {
     std::vector<double> Base, Full;
     RpcRun Last;
@@ -120,7 +121,13 @@ int main(int argc, char **argv) {
                      C.Name, C.Calls, (unsigned long long)Last.Stats.Rounds, T,
                      Last.Stats.Rounds / T, Last.Stats.LaneCalls / T,
                      T / Last.Stats.Rounds * 1e6);
+    size_t I = &C - Cases;
+    LaneRate[I] = Last.Stats.LaneCalls / T;
+    RoundRate[I] = Last.Stats.Rounds / T;
   }
+  outs() << format("1,024 lanes vs 1 lane: %.1fx the lane calls per second, "
+                   "%.2fx the round trips per second\n",
+                   LaneRate[1] / LaneRate[0], RoundRate[1] / RoundRate[0]);
   fclose(Null);
   return 0;
 }

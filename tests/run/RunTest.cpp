@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 using loom::test::CommandResult;
@@ -110,10 +111,9 @@ TEST(RunTest, ThreeDimensionalLaunch) {
   // Code object v5 reads the shape from the hidden kernel arguments, v4
   // from the dispatch packet: both must see the same.
   for (const char *P : {"run_dims", "run_dims_v4"}) {
-    CommandResult R = loomRun({"--threads-x", "4", "--threads-y", "3",
-                               "--threads-z", "2", "--blocks-x", "2",
-                               "--blocks-y", "3", "--blocks-z", "5",
-                               program(P)});
+    CommandResult R = loomRun(
+        {"--threads-x", "4", "--threads-y", "3", "--threads-z", "2",
+         "--blocks-x", "2", "--blocks-y", "3", "--blocks-z", "5", program(P)});
     EXPECT_EQ(R.ExitCode, 0) << P << ": " << R.Err;
     EXPECT_EQ(R.Out, "threads 4 3 2 blocks 2 3 5\n") << P;
   }
@@ -265,6 +265,32 @@ TEST(RunTest, CxxProgram) {
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, "construct global\narea 36, twice 2.5, count 164\ndestroy "
                    "global\n");
+}
+
+TEST(RunTest, MathMatchesTheHostsLibm) {
+  CommandResult R = loomRun({program("run_math")});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  std::string Want;
+  char Line[512];
+  double In[] = {2.0, -1.5, 1e-300, 123456.789, 0.5};
+  for (double X : In) {
+    float F = float(X);
+    std::snprintf(Line, sizeof(Line), "%a %a %a %a %a %a %a %a\n", std::fabs(X),
+                  std::sqrt(std::fabs(X)), std::floor(X), std::ceil(X),
+                  std::trunc(X), std::round(X), std::fma(X, 3.0, -1.0),
+                  std::fmod(X, 0.7));
+    Want += Line;
+    std::snprintf(Line, sizeof(Line), "%a %a %a %a %a %a\n",
+                  double(std::fabs(F)), double(std::sqrt(std::fabs(F))),
+                  double(std::floor(F)), double(std::ceil(F)),
+                  double(std::round(F)), double(std::fma(F, 3.0f, -1.0f)));
+    Want += Line;
+    std::snprintf(Line, sizeof(Line), "%a %a %a %a\n", std::fmin(X, 1.0),
+                  std::fmax(X, 1.0), std::copysign(3.0, X), std::ldexp(X, 7));
+    Want += Line;
+  }
+  Want += "1 1 1\n";
+  EXPECT_EQ(R.Out, Want);
 }
 
 TEST(RunTest, PrintfConversions) {
