@@ -3,7 +3,7 @@
 // A call is made by the active lanes of one wave together, as in LLVM libc's
 // GPU RPC: the first active lane takes a free port, every lane fills its own
 // slot, and the first lane publishes the round. The wire format is
-// loom_rpc.h; docs/run.md describes it.
+// loom/run/RpcWire.h; docs/run.md describes it.
 //
 //===----------------------------------------------------------------------===//
 

@@ -21,7 +21,7 @@ struct EndRequest {
   std::string Message;
 };
 
-/// The services behind the opcodes of loom_rpc.h, for one run. Called from
+/// The services behind the opcodes of RpcWire.h, for one run. Called from
 /// the server thread only.
 class HostServices {
 public:
