@@ -7,6 +7,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -45,6 +46,10 @@ uint64_t nanoseconds(clockid_t Id) {
   return uint64_t(Ts.tv_sec) * 1000000000ull + uint64_t(Ts.tv_nsec);
 }
 } // namespace
+
+/// The most one read call brings back (device buffers are rarely larger;
+/// the protocol moves 64 bytes per lane and round trip anyway).
+constexpr uint64_t MaxRead = 64ull << 20;
 
 HostServices::HostServices(Hooks H)
     : H(std::move(H)), Start(std::chrono::steady_clock::now()) {}
@@ -136,7 +141,10 @@ LaneReply HostServices::serve(uint32_t Opcode, const LaneRequest &R) {
     // Arguments: stream, item size, item count; result: items read.
     FILE *F = stream(R.Arg[0]);
     uint64_t Size = R.Arg[1], Count = R.Arg[2];
-    if (F && Size && Count && Size * Count / Size == Count) {
+    // A short read is fread's right: one call reads at most MaxRead bytes.
+    if (Size && Size <= MaxRead)
+      Count = std::min(Count, MaxRead / Size);
+    if (F && Size && Count && Size <= MaxRead) {
       Out.Data.resize(Size * Count);
       if (F == H.In)
         std::fflush(H.Out);
@@ -147,8 +155,8 @@ LaneReply HostServices::serve(uint32_t Opcode, const LaneRequest &R) {
   }
   case LOOM_RPC_READ_FGETS: {
     FILE *F = stream(R.Arg[0]);
-    uint64_t N = R.Arg[1];
-    if (F && N && N < (1u << 30)) {
+    uint64_t N = std::min<uint64_t>(R.Arg[1], MaxRead);
+    if (F && N) {
       std::vector<char> Buf(N);
       if (F == H.In)
         std::fflush(H.Out);

@@ -88,7 +88,8 @@ void RpcServer::serve(loom_rpc_port &Port) {
     Req.Lane = L;
     std::copy(R.arg, R.arg + 3, Req.Arg);
     uint64_t First = std::min<uint64_t>(R.size, sizeof(R.data));
-    Req.Payload.reserve(R.size);
+    // A size is the device's word: reserve a little, grow as bytes come.
+    Req.Payload.reserve(std::min<uint64_t>(R.size, 1 << 16));
     Req.Payload.assign(R.data, R.data + First);
     MoreRounds = std::max(MoreRounds, moreRounds(R.size, sizeof(R.data)));
     Sizes.push_back(R.size);
