@@ -246,11 +246,11 @@ TEST(RunTest, FaultIsReported) {
 }
 
 TEST(RunTest, Timeout) {
-  CommandResult R = loomRun({"--timeout", "1", program("run_forever")});
+  CommandResult R = loomRun({"--timeout", "2", program("run_forever")});
   EXPECT_EQ(R.ExitCode, 124);
   EXPECT_EQ(R.Out, "running forever\n");
   EXPECT_EQ(R.Err, "loom run: " + program("run_forever") +
-                       ": the program did not end within 1 s; stopped\n");
+                       ": the program did not end within 2 s; stopped\n");
 }
 
 TEST(RunTest, ConstructorsAtexitDestructorsAndClocks) {
