@@ -32,6 +32,15 @@ static uint32_t acquire_port(void) {
   }
 }
 
+// A whole 64-byte chunk is the common case: a fixed-size copy the backend
+// turns into a few wide loads and stores.
+static void copyBytes(void *Dst, const void *Src, uint64_t N) {
+  if (N == 64)
+    __builtin_memcpy(Dst, Src, 64);
+  else
+    __builtin_memcpy(Dst, Src, N);
+}
+
 loom_rpc_call loom_rpc_open(uint32_t Opcode) {
   loom_rpc_call C;
   C.mask = __gpu_lane_mask();
@@ -89,14 +98,12 @@ uint64_t loom_rpc_call_full(uint32_t Opcode, uint64_t A0, uint64_t A1,
   S->request.arg[2] = A2;
   S->request.size = InSize;
   uint64_t Sent = InSize < 32 ? InSize : 32;
-  for (uint64_t I = 0; I < Sent; ++I)
-    S->request.data[I] = Src[I];
+  copyBytes(S->request.data, Src, Sent);
   loom_rpc_round(&C);
   // Continuation rounds while any lane has payload left.
   while (__gpu_ballot(C.mask, Sent < InSize)) {
     uint64_t N = InSize - Sent < 64 ? InSize - Sent : 64;
-    for (uint64_t I = 0; I < N; ++I)
-      S->bytes[I] = Src[Sent + I];
+    copyBytes(S->bytes, Src + Sent, N);
     Sent += N;
     loom_rpc_round(&C);
   }
@@ -105,14 +112,12 @@ uint64_t loom_rpc_call_full(uint32_t Opcode, uint64_t A0, uint64_t A1,
   uint64_t Size = S->reply.size;
   uint8_t *Dst = (uint8_t *)Out;
   uint64_t Got = Size < 48 ? Size : 48;
-  for (uint64_t I = 0; I < Got && I < OutCap; ++I)
-    Dst[I] = S->reply.data[I];
+  copyBytes(Dst, S->reply.data, Got < OutCap ? Got : OutCap);
   while (__gpu_ballot(C.mask, Got < Size)) {
     loom_rpc_round(&C);
     uint64_t N = Size - Got < 64 ? Size - Got : 64;
-    for (uint64_t I = 0; I < N; ++I)
-      if (Got + I < OutCap)
-        Dst[Got + I] = S->bytes[I];
+    if (Got < OutCap)
+      copyBytes(Dst + Got, S->bytes, N < OutCap - Got ? N : OutCap - Got);
     Got += N;
   }
   loom_rpc_close(&C);

@@ -118,27 +118,29 @@ int rename(const char *From, const char *To) {
 // NUL-terminated bytes of a %s argument (docs/run.md, "printf").
 //===----------------------------------------------------------------------===//
 
+// Calls that pack into this much use the stack; longer ones a malloc'ed
+// buffer (one more RPC call each way).
 #define LOOM_PRINTF_BUFFER 1024
 
+// Counts every byte; stores those that fit.
 typedef struct {
   char *Buf;
   uint64_t Len, Cap;
 } Packer;
 
 static void putBytes(Packer *P, const void *Src, uint64_t N) {
-  const char *S = (const char *)Src;
-  for (uint64_t I = 0; I < N && P->Len < P->Cap; ++I)
-    P->Buf[P->Len++] = S[I];
+  if (P->Len < P->Cap)
+    __builtin_memcpy(P->Buf + P->Len, Src,
+                     N < P->Cap - P->Len ? N : P->Cap - P->Len);
+  P->Len += N;
 }
 static void put64(Packer *P, uint64_t V) { putBytes(P, &V, 8); }
 
-static uint64_t pack(char *Buf, uint64_t Cap, const char *Fmt, va_list Ap) {
-  Packer P = {Buf, 0, Cap};
-  // The format as sent (cut to half the buffer), then its arguments.
-  uint64_t FmtLen = strnlen(Fmt, Cap / 2 - 1);
-  putBytes(&P, Fmt, FmtLen);
-  Buf[P.Len++] = 0;
-  const char *F = Buf;
+/// Packs a call into P.Buf; returns the bytes the whole call needs. A call cut
+/// short by P's capacity is still a prefix the host reads correctly.
+static uint64_t pack(Packer P, const char *Fmt, va_list Ap) {
+  putBytes(&P, Fmt, strlen(Fmt) + 1);
+  const char *F = Fmt;
   while (*F) {
     if (*F++ != '%')
       continue;
@@ -220,14 +222,7 @@ static uint64_t pack(char *Buf, uint64_t Cap, const char *Fmt, va_list Ap) {
       break;
     case 's': {
       const char *S = va_arg(Ap, const char *);
-      if (!S)
-        S = "(null)";
-      // Keep room for the NUL so the host always finds the string's end.
-      uint64_t Room = P.Cap - P.Len;
-      uint64_t N = Room ? strnlen(S, Room - 1) : 0;
-      putBytes(&P, S, N);
-      if (P.Len < P.Cap)
-        P.Buf[P.Len++] = 0;
+      putBytes(&P, S ? S : "(null)", strlen(S ? S : "(null)") + 1);
       break;
     }
     default:
@@ -238,11 +233,32 @@ static uint64_t pack(char *Buf, uint64_t Cap, const char *Fmt, va_list Ap) {
   return P.Len;
 }
 
-int vfprintf(FILE *Stream, const char *Fmt, va_list Ap) {
+/// Packs the call and makes it with opcode Op: from the stack when it fits,
+/// else from a malloc'ed buffer (cut to the stack's size if malloc fails).
+static uint64_t packAndCall(uint32_t Op, uint64_t Arg, const char *Fmt,
+                            va_list Ap, char *Out, uint64_t OutCap) {
   char Buf[LOOM_PRINTF_BUFFER];
-  uint64_t N = pack(Buf, sizeof(Buf), Fmt, Ap);
-  return (int)loom_rpc_call_full(LOOM_RPC_PRINTF_TO_STREAM, handle(Stream), 0,
-                                 0, Buf, N, 0, 0, 0);
+  va_list Again;
+  va_copy(Again, Ap);
+  Packer P = {Buf, 0, sizeof(Buf)};
+  uint64_t Need = pack(P, Fmt, Ap);
+  char *Data = Buf, *Heap = 0;
+  uint64_t Len = Need < sizeof(Buf) ? Need : sizeof(Buf);
+  if (Need > sizeof(Buf) && (Heap = (char *)malloc(Need))) {
+    Packer H = {Heap, 0, Need};
+    pack(H, Fmt, Again);
+    Data = Heap;
+    Len = Need;
+  }
+  va_end(Again);
+  uint64_t R = loom_rpc_call_full(Op, Arg, 0, 0, Data, Len, Out, OutCap, 0);
+  free(Heap);
+  return R;
+}
+
+int vfprintf(FILE *Stream, const char *Fmt, va_list Ap) {
+  return (int)packAndCall(LOOM_RPC_PRINTF_TO_STREAM, handle(Stream), Fmt, Ap, 0,
+                          0);
 }
 
 int vprintf(const char *Fmt, va_list Ap) { return vfprintf(stdout, Fmt, Ap); }
@@ -250,10 +266,7 @@ int vprintf(const char *Fmt, va_list Ap) { return vfprintf(stdout, Fmt, Ap); }
 int vsnprintf(char *Buf, size_t N, const char *Fmt, va_list Ap) {
   // Formatted on the host too; the text comes back cut to N - 1 bytes and
   // its NUL.
-  char Packed[LOOM_PRINTF_BUFFER];
-  uint64_t Len = pack(Packed, sizeof(Packed), Fmt, Ap);
-  return (int)loom_rpc_call_full(LOOM_RPC_FORMAT_TO_BUFFER, N, 0, 0, Packed,
-                                 Len, Buf, N, 0);
+  return (int)packAndCall(LOOM_RPC_FORMAT_TO_BUFFER, N, Fmt, Ap, Buf, N);
 }
 
 int vsprintf(char *Buf, const char *Fmt, va_list Ap) {

@@ -310,7 +310,11 @@ TEST(RunTest, PrintfConversions) {
       -(1ll << 50), (size_t)12345, (char)300, (short)70000, 3.14159, 2.5, -1.0,
       12345.678, 0.0001, 1e20, 1.0, 'x', "str", "abcdef", "right", "left",
       Local, "(null)", 6, 1, 6, 2, 3, 1.23456, "xyz");
-  EXPECT_EQ(R.Out, std::string(Want, N));
+  std::string Long;
+  for (int I = 0; I < 3000; ++I)
+    Long += char('A' + I % 26);
+  EXPECT_EQ(R.Out, std::string(Want, N) + "long [" + Long + "] 77\n" +
+                       "copied 3002\n" + Long.substr(2989) + ">\n");
   EXPECT_EQ(R.Err, "to stderr 7\n");
 }
 

@@ -16,6 +16,15 @@ int main(void) {
   int Full = snprintf(Small, sizeof(Small), "%s-%d", "truncated", 12345);
   sprintf(Big, "[%s|%03d|%.1f]", "sprintf", 7, 2.25);
   printf("snprintf %d [%s] %s\n", Full, Small, Big);
+  // Longer than the stack buffer: packed into a malloc'ed one.
+  char Long[3001];
+  for (int I = 0; I < 3000; ++I)
+    Long[I] = 'A' + I % 26;
+  Long[3000] = 0;
+  printf("long [%s] %d\n", Long, 77);
+  char Copy[3100];
+  printf("copied %d\n", snprintf(Copy, sizeof(Copy), "<%s>", Long));
+  puts(Copy + 2990);
   fprintf(stderr, "to stderr %d\n", 7);
   return 0;
 }
