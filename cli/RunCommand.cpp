@@ -118,10 +118,10 @@ int runRun() {
     setenv("LOOM_ISA", Processor.c_str(), 1);
 
   loom::run::RunOptions O;
-  O.Threads[0] = Threads ? Threads : ThreadsX;
+  O.Threads[0] = Threads.getNumOccurrences() ? Threads : ThreadsX;
   O.Threads[1] = ThreadsY;
   O.Threads[2] = ThreadsZ;
-  O.Blocks[0] = Blocks ? Blocks : BlocksX;
+  O.Blocks[0] = Blocks.getNumOccurrences() ? Blocks : BlocksX;
   O.Blocks[1] = BlocksY;
   O.Blocks[2] = BlocksZ;
   O.TimeoutSeconds = Timeout;

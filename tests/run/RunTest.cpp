@@ -355,6 +355,9 @@ TEST(RunTest, BadInput) {
   R = loomRun({"--isa", "gfx1100", program("run_hello")});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_NE(R.Err.find("--isa must be gfx90a or gfx942"), std::string::npos);
+  R = loomRun({"--blocks", "0", program("run_hello")});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find("blocks at least 1"), std::string::npos) << R.Err;
   R = loomRun({"--threads", "2048", program("run_hello")});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_NE(R.Err.find("threads per block must be 1 to 1024"),
