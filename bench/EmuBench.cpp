@@ -86,7 +86,7 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
   Opts.Threads = Threads;
   Opts.CollectCounters = false;
   if (!Compile)
-    Opts.JitThreshold = 0;
+    Opts.TraceThreshold = 0;
   auto Dev = Device::create(Opts);
   DeviceOptions CountOpts = Opts;
   CountOpts.CollectCounters = true;

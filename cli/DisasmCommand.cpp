@@ -55,18 +55,6 @@ std::string describe(const std::string &Symbolized, uint64_t Address) {
   return "<" + Symbolized + ">";
 }
 
-/// True if \p Name names \p Symbol: the symbol itself, its demangled form,
-/// or the demangled form without parameters ("saxpy" for
-/// "_Z6saxpyfPKfPfi").
-bool nameMatches(StringRef Symbol, StringRef Name) {
-  if (Symbol == Name)
-    return true;
-  std::string D = demangle(Symbol);
-  if (D == Symbol)
-    return false;
-  return D == Name || StringRef(D).split('(').first == Name;
-}
-
 std::string commentFor(const Instruction &I, const DisassembledFunction &F,
                        const CodeObject &CO) {
   auto Target = [&]() -> std::string {
@@ -175,7 +163,7 @@ Expected<bool> disasmCodeObject(raw_ostream &OS, const CodeObject &CO) {
     auto Consider = [&](const SymbolInfo &S) {
       if (S.Name == Name)
         Exact.push_back(&S);
-      else if (nameMatches(S.Name, Name))
+      else if (symbolNameMatches(S.Name, Name))
         Loose.push_back(&S);
     };
     if (WantKernel)

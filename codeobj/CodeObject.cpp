@@ -11,6 +11,7 @@
 #include "ErrorText.h"
 
 #include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/Format.h"
@@ -438,6 +439,15 @@ const Variable *CodeObject::findVariable(StringRef N) const {
 
 const KernelMetadata *CodeObject::metadataOf(const Kernel &K) const {
   return K.MetadataIndex ? &MD.Kernels[*K.MetadataIndex] : nullptr;
+}
+
+bool symbolNameMatches(StringRef Symbol, StringRef Name) {
+  if (Symbol == Name)
+    return true;
+  std::string D = demangle(Symbol);
+  if (D == Symbol)
+    return false;
+  return D == Name || StringRef(D).split('(').first == Name;
 }
 
 } // namespace loom::codeobj

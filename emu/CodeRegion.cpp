@@ -30,7 +30,7 @@ void ranOffTheEnd(Wave &W, const DecodedInst &I) {
 Expected<std::unique_ptr<CodeRegion>>
 CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
                    uint64_t LoadBase, StringRef Name, uint32_t FirstId,
-                   uint32_t JitThreshold) {
+                   uint32_t TraceThreshold) {
   std::unique_ptr<CodeRegion> R(new CodeRegion());
   R->Name = Name.str();
   R->LoadBase = LoadBase;
@@ -110,9 +110,9 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
   R->Texts.push_back("<end of code>");
 
   // Insts is complete (the traces keep a pointer into it).
-  if (JitThreshold)
+  if (TraceThreshold)
     R->Traces = std::make_unique<TraceCache>(R->Insts.data(), R->size(), Dec,
-                                             JitThreshold, R->Name);
+                                             TraceThreshold, R->Name);
   return std::move(R);
 }
 

@@ -41,10 +41,10 @@ public:
 
   /// Decodes the executable segments of \p CO loaded at \p LoadBase.
   /// Instruction ids start at \p FirstId. Traces that have run
-  /// \p JitThreshold times are compiled to host code (0: never).
+  /// \p TraceThreshold times are compiled to host code (0: never).
   static llvm::Expected<std::unique_ptr<CodeRegion>>
   create(Decoder &Dec, const codeobj::CodeObject &CO, uint64_t LoadBase,
-         llvm::StringRef Name, uint32_t FirstId, uint32_t JitThreshold = 0);
+         llvm::StringRef Name, uint32_t FirstId, uint32_t TraceThreshold = 0);
   ~CodeRegion();
 
   llvm::StringRef name() const { return Name; }

@@ -241,7 +241,7 @@ Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
                            StringRef Name) {
   std::unique_lock<std::shared_mutex> G(P->CodeLock);
   auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId,
-                              jitThreshold(P->Options.JitThreshold));
+                              traceThreshold(P->Options.TraceThreshold));
   if (!R)
     return R.takeError();
   P->NextInstructionId += (*R)->size() + 1;

@@ -3,6 +3,7 @@
 #include "loom/emu/Module.h"
 
 #include "loom/codeobj/Input.h"
+#include "loom/codeobj/Kernarg.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -197,10 +198,6 @@ namespace {
 /// (recursion, calls to unknown functions), as HIP's default stack size.
 constexpr uint32_t DefaultDynamicStack = 1024;
 
-template <typename T> void put(uint8_t *Kernarg, uint64_t Offset, T V) {
-  std::memcpy(Kernarg + Offset, &V, sizeof(T));
-}
-
 } // namespace
 
 Expected<DispatchResult> Module::launch(StringRef Kernel,
@@ -220,11 +217,6 @@ Expected<DispatchResult> Module::launch(StringRef Kernel,
   DeviceBuffer Kernarg(Dev, alignTo(KernargSize, 64), 64);
   uint8_t *KA = Kernarg.data<uint8_t>();
 
-  uint32_t NumGroups[3], Remainder[3];
-  for (int D = 0; D < 3; ++D) {
-    NumGroups[D] = C.Grid[D] / C.Workgroup[D];
-    Remainder[D] = C.Grid[D] % C.Workgroup[D];
-  }
   uint32_t GroupSize = static_cast<uint32_t>(MD->GroupSegmentFixedSize) +
                        C.DynamicLdsBytes;
 
@@ -232,49 +224,33 @@ Expected<DispatchResult> Module::launch(StringRef Kernel,
   for (const codeobj::KernelArgMetadata &A : MD->Args) {
     if (A.Offset + A.Size > KernargSize)
       return fail(Name + ": argument outside the kernarg segment");
-    const std::string &VK = A.ValueKind;
-    if (!A.isHidden()) {
-      if (Explicit >= Args.args().size())
-        return fail(formatv("{0}: kernel '{1}' takes more than the {2} "
-                            "arguments given",
-                            Name, Kernel, Args.args().size()));
-      const std::vector<uint8_t> &V = Args.args()[Explicit++];
-      if (V.size() != A.Size)
-        return fail(formatv("{0}: argument {1} of '{2}' is {3} bytes, "
-                            "{4} given",
-                            Name, Explicit - 1, Kernel, A.Size, V.size()));
-      std::memcpy(KA + A.Offset, V.data(), V.size());
+    if (A.isHidden())
       continue;
-    }
-    if (VK == "hidden_block_count_x")
-      put<uint32_t>(KA, A.Offset, NumGroups[0]);
-    else if (VK == "hidden_block_count_y")
-      put<uint32_t>(KA, A.Offset, NumGroups[1]);
-    else if (VK == "hidden_block_count_z")
-      put<uint32_t>(KA, A.Offset, NumGroups[2]);
-    else if (VK == "hidden_group_size_x")
-      put<uint16_t>(KA, A.Offset, C.Workgroup[0]);
-    else if (VK == "hidden_group_size_y")
-      put<uint16_t>(KA, A.Offset, C.Workgroup[1]);
-    else if (VK == "hidden_group_size_z")
-      put<uint16_t>(KA, A.Offset, C.Workgroup[2]);
-    else if (VK == "hidden_remainder_x")
-      put<uint16_t>(KA, A.Offset, Remainder[0]);
-    else if (VK == "hidden_remainder_y")
-      put<uint16_t>(KA, A.Offset, Remainder[1]);
-    else if (VK == "hidden_remainder_z")
-      put<uint16_t>(KA, A.Offset, Remainder[2]);
-    else if (VK == "hidden_grid_dims")
-      put<uint16_t>(KA, A.Offset, C.Dimensions);
-    else if (VK == "hidden_dynamic_lds_size")
-      put<uint32_t>(KA, A.Offset, C.DynamicLdsBytes);
-    else if (VK == "hidden_shared_base")
-      put<uint32_t>(KA, A.Offset, SharedApertureBase >> 32);
-    else if (VK == "hidden_private_base")
-      put<uint32_t>(KA, A.Offset, PrivateApertureBase >> 32);
-    // Global offsets are zero; buffers Loom does not provide here (printf,
-    // hostcall, heap, queues) are null.
+    if (Explicit >= Args.args().size())
+      return fail(formatv("{0}: kernel '{1}' takes more than the {2} "
+                          "arguments given",
+                          Name, Kernel, Args.args().size()));
+    const std::vector<uint8_t> &V = Args.args()[Explicit++];
+    if (V.size() != A.Size)
+      return fail(formatv("{0}: argument {1} of '{2}' is {3} bytes, "
+                          "{4} given",
+                          Name, Explicit - 1, Kernel, A.Size, V.size()));
+    std::memcpy(KA + A.Offset, V.data(), V.size());
   }
+  // Buffers Loom does not provide here (printf, hostcall, heap, queues)
+  // are null.
+  codeobj::HiddenArgumentValues Hidden;
+  for (int D = 0; D < 3; ++D) {
+    Hidden.GridItems[D] = C.Grid[D];
+    Hidden.GroupItems[D] = C.Workgroup[D];
+  }
+  Hidden.Dimensions = C.Dimensions;
+  Hidden.DynamicLdsBytes = C.DynamicLdsBytes;
+  Hidden.SharedApertureBase = SharedApertureBase;
+  Hidden.PrivateApertureBase = PrivateApertureBase;
+  if (Error E = codeobj::writeHiddenArguments(
+          *MD, Hidden, MutableArrayRef<uint8_t>(KA, KernargSize)))
+    return fail(Name + ": " + toString(std::move(E)));
   if (Explicit != Args.args().size())
     return fail(formatv("{0}: kernel '{1}' takes {2} arguments, {3} given",
                         Name, Kernel, Explicit, Args.args().size()));

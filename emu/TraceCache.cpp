@@ -39,7 +39,7 @@ void runTrace(Wave &W, const DecodedInst &I) {
   if ((W.Mode & JitModeMask) != JitMode) [[unlikely]]
     return T.Original(W, I);
   if (W.D->Count) [[unlikely]] {
-    jit::CountedTraceFn Fn = T.RunCounted.load(std::memory_order_acquire);
+    trace::CountedTraceFn Fn = T.RunCounted.load(std::memory_order_acquire);
     if (!Fn && !(Fn = C.counted(W.Index)))
       return T.Original(W, I);
     WorkerCounters &Counters = *W.Counters;
@@ -63,10 +63,10 @@ void warnOnce(llvm::Error E) {
 
 /// Instructions worth a call into compiled code: at least two that do
 /// something.
-bool worthCompiling(const std::vector<jit::Op> &Ops) {
+bool worthCompiling(const std::vector<trace::Op> &Ops) {
   size_t Work = 0;
-  for (jit::Op O : Ops)
-    Work += O != jit::Op::Nop;
+  for (trace::Op O : Ops)
+    Work += O != trace::Op::Nop;
   return Work >= 2;
 }
 
@@ -78,20 +78,20 @@ TraceCache::TraceCache(DecodedInst *Insts, uint32_t Size, const Decoder &Dec,
       RegionName(std::move(RegionName)) {
   uint32_t Idx = 0;
   while (Idx < Size) {
-    std::vector<jit::Op> Ops;
+    std::vector<trace::Op> Ops;
     uint32_t End = Idx;
     while (End < Size) {
       const DecodedInst &I = Insts[End];
       if (End > Idx && (I.Flags & FlagStartsBlock))
         break;
-      jit::Op O = I.Fn == illegalInstruction
-                      ? jit::Op::None
-                      : jit::classify(Dec.nameOf(I.NameId), I);
-      if (O == jit::Op::None)
+      trace::Op O = I.Fn == illegalInstruction
+                      ? trace::Op::None
+                      : trace::classify(Dec.nameOf(I.NameId), I);
+      if (O == trace::Op::None)
         break;
       Ops.push_back(O);
       ++End;
-      if (jit::isBranch(O) || (I.Flags & FlagEndsBlock))
+      if (trace::isBranch(O) || (I.Flags & FlagEndsBlock))
         break;
     }
     if (worthCompiling(Ops)) {
@@ -111,7 +111,7 @@ void TraceCache::compile(uint32_t Index) {
   DecodedInst &Head = Insts[Index];
   if (__atomic_load_n(&Head.Fn, __ATOMIC_RELAXED) != countTrace)
     return;
-  auto Fn = jit::compileTrace(&Head, Index, T.Ops, name(Index));
+  auto Fn = trace::compileTrace(&Head, Index, T.Ops, name(Index));
   if (!Fn) {
     // The interpreter runs the trace as before.
     warnOnce(Fn.takeError());
@@ -122,14 +122,14 @@ void TraceCache::compile(uint32_t Index) {
   __atomic_store_n(&Head.Fn, runTrace, __ATOMIC_RELEASE);
 }
 
-jit::CountedTraceFn TraceCache::counted(uint32_t Index) {
+trace::CountedTraceFn TraceCache::counted(uint32_t Index) {
   std::lock_guard<std::mutex> G(CompileLock);
   Trace &T = at(Index);
-  if (jit::CountedTraceFn Fn = T.RunCounted.load(std::memory_order_relaxed))
+  if (trace::CountedTraceFn Fn = T.RunCounted.load(std::memory_order_relaxed))
     return Fn;
   if (T.CountedFailed)
     return nullptr;
-  auto Fn = jit::compileCountedTrace(&Insts[Index], Index, T.Ops, name(Index));
+  auto Fn = trace::compileCountedTrace(&Insts[Index], Index, T.Ops, name(Index));
   if (!Fn) {
     warnOnce(Fn.takeError());
     T.CountedFailed = true;
@@ -144,8 +144,8 @@ std::string TraceCache::name(uint32_t Index) const {
          llvm::utohexstr(Insts[Index].Address - Insts[0].Address);
 }
 
-uint32_t jitThreshold(uint32_t Option) {
-  if (const char *Env = std::getenv("LOOM_JIT_THRESHOLD"))
+uint32_t traceThreshold(uint32_t Option) {
+  if (const char *Env = std::getenv("LOOM_TRACE_THRESHOLD"))
     return static_cast<uint32_t>(std::strtoul(Env, nullptr, 10));
   return Option;
 }

@@ -2,7 +2,7 @@
 //
 // Tiering for one CodeRegion. When the region is decoded, its traces (runs
 // of instructions the trace compiler handles, inside one basic block; see
-// Jit.h) are found and the handler of each trace's first instruction is
+// TraceCompiler.h) are found and the handler of each trace's first instruction is
 // replaced by a counting one. When a trace has run Threshold times (over
 // all waves) the thread that noticed compiles it, and the first
 // instruction's handler becomes one that calls the compiled code.
@@ -19,7 +19,7 @@
 #define LOOM_EMU_TRACECACHE_H
 
 #include "Inst.h"
-#include "Jit.h"
+#include "TraceCompiler.h"
 
 #include <atomic>
 #include <memory>
@@ -41,12 +41,12 @@ public:
              uint32_t Threshold, std::string RegionName);
 
   struct Trace {
-    std::vector<jit::Op> Ops;
+    std::vector<trace::Op> Ops;
     Handler Original = nullptr;
     std::atomic<uint32_t> Runs{0};
-    jit::TraceFn Run = nullptr;
+    trace::TraceFn Run = nullptr;
     /// Compiled when a wave first runs the trace with counters on.
-    std::atomic<jit::CountedTraceFn> RunCounted{nullptr};
+    std::atomic<trace::CountedTraceFn> RunCounted{nullptr};
     bool CountedFailed = false;
   };
 
@@ -58,7 +58,7 @@ public:
   void compile(uint32_t Index);
   /// The counting copy of the compiled trace at \p Index, compiled on
   /// first use; null if it cannot be.
-  jit::CountedTraceFn counted(uint32_t Index);
+  trace::CountedTraceFn counted(uint32_t Index);
 
   uint32_t threshold() const { return Threshold; }
 
@@ -73,9 +73,9 @@ private:
   std::mutex CompileLock;
 };
 
-/// The trace threshold a device uses: \p Option, or LOOM_JIT_THRESHOLD
+/// The trace threshold a device uses: \p Option, or LOOM_TRACE_THRESHOLD
 /// when set (0 turns the trace compiler off).
-uint32_t jitThreshold(uint32_t Option);
+uint32_t traceThreshold(uint32_t Option);
 
 } // namespace loom::emu
 

@@ -2,8 +2,9 @@
 # Installs dependencies, builds Loom and shows its main job on the sample HIP
 # program (tests/fixtures/hip/two_kernels.hip, built by Debian's hipcc): the
 # unmodified program runs on the virtual GPU through Loom's HSA runtime, and
-# its code object is inspected and disassembled. (Instrumentation tools are
-# not written yet.)
+# its code object is inspected and disassembled; then a kernel written as
+# LLVM IR is JIT-compiled in-process and launched by name
+# (examples/jit_saxpy.cpp). (Instrumentation tools are not written yet.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh"
@@ -15,3 +16,4 @@ set -x
 "$loom" exec -- "$app"
 "$loom" inspect "$app"
 "$loom" disasm "$app" --kernel _Z5saxpyfPKfPfi
+"$build/bin/jit_saxpy"

@@ -152,6 +152,11 @@ private:
   Metadata MD;
 };
 
+/// True if \p Name names the symbol \p Symbol: the symbol itself, its
+/// demangled form, or the demangled form without parameters ("saxpy" for
+/// "_Z6saxpyfPKfPfi").
+bool symbolNameMatches(llvm::StringRef Symbol, llvm::StringRef Name);
+
 } // namespace loom::codeobj
 
 #endif // LOOM_CODEOBJ_CODEOBJECT_H

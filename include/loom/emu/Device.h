@@ -49,11 +49,11 @@ struct DeviceOptions {
   uint32_t LdsSize = 64 * 1024;
   /// Runs after which a trace (straight-line ALU code in one basic block)
   /// is compiled to host code; 0 keeps everything in the interpreter.
-  /// LOOM_JIT_THRESHOLD overrides it (docs/emu.md, "Trace compiler").
-  uint32_t JitThreshold = 1000;
+  /// LOOM_TRACE_THRESHOLD overrides it (docs/emu.md, "Trace compiler").
+  uint32_t TraceThreshold = 1000;
 };
 
-/// What the trace compiler (DeviceOptions::JitThreshold) has done in this
+/// What the trace compiler (DeviceOptions::TraceThreshold) has done in this
 /// process, over every device.
 struct TraceCompilerStats {
   uint64_t Compiled = 0; ///< host functions compiled

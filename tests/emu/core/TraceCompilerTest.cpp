@@ -1,10 +1,10 @@
-//===- tests/emu/core/JitTest.cpp - The trace compiler --------------------===//
+//===- tests/emu/core/TraceCompilerTest.cpp - The trace compiler -------===//
 //
 // Compiled traces against the interpreter: the same kernels on a device
 // that compiles every trace on first use and on one that never compiles,
 // with results and counters compared exactly, and a host reference. The
 // differential and random corpora run under the trace compiler too (ctest
-// -R '^jit\.').
+// -R '^trace\.').
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +20,7 @@ using namespace loom::emu;
 namespace {
 
 std::string fixture(int Level) {
-  return std::string(LOOM_EMU_CORE_DIR) + "/jit.O" + std::to_string(Level) +
+  return std::string(LOOM_EMU_CORE_DIR) + "/traces.O" + std::to_string(Level) +
          ".elf";
 }
 
@@ -64,7 +64,7 @@ struct Loaded {
 Loaded load(const std::string &Path, uint32_t Threshold, bool Count = false,
             unsigned Threads = 0) {
   DeviceOptions O;
-  O.JitThreshold = Threshold;
+  O.TraceThreshold = Threshold;
   O.CollectCounters = Count;
   O.Threads = Threads;
   auto D = Device::create(O);
@@ -86,7 +86,7 @@ struct MixRun {
   DispatchResult R;
 };
 
-class JitTest : public ::testing::TestWithParam<int> {
+class TraceCompilerTest : public ::testing::TestWithParam<int> {
 protected:
   /// Runs `mix` on a device with the given trace threshold and counters.
   MixRun mix(uint32_t Threshold, bool Count, unsigned N, int Iters) {
@@ -112,7 +112,7 @@ protected:
   }
 };
 
-TEST_P(JitTest, CompiledTracesMatchTheHostAndTheInterpreter) {
+TEST_P(TraceCompilerTest, CompiledTracesMatchTheHostAndTheInterpreter) {
   const unsigned N = 64 * 8;
   const int Iters = 300;
   uint64_t CompiledBefore = traceCompilerStats().Compiled;
@@ -137,7 +137,7 @@ TEST_P(JitTest, CompiledTracesMatchTheHostAndTheInterpreter) {
   EXPECT_EQ(std::memcmp(Compiled.F.data(), Interpreted.F.data(), N * 4), 0);
 }
 
-TEST_P(JitTest, CountersAreTheInterpretersCounters) {
+TEST_P(TraceCompilerTest, CountersAreTheInterpretersCounters) {
   const unsigned N = 64 * 4;
   const int Iters = 100;
   MixRun Compiled = mix(/*Threshold=*/1, /*Count=*/true, N, Iters);
@@ -159,7 +159,7 @@ TEST_P(JitTest, CountersAreTheInterpretersCounters) {
   }
 }
 
-TEST_P(JitTest, NonDefaultFloatModeStaysInterpreted) {
+TEST_P(TraceCompilerTest, NonDefaultFloatModeStaysInterpreted) {
   const unsigned N = 64 * 2;
   const int Iters = 50;
   auto Input = [](unsigned I) { return 1e-42f * float(I + 1); }; // denormal
@@ -195,7 +195,7 @@ TEST_P(JitTest, NonDefaultFloatModeStaysInterpreted) {
   EXPECT_NE(S + T, 0.0f);
 }
 
-TEST_P(JitTest, BitfieldInsertsMatchTheHost) {
+TEST_P(TraceCompilerTest, BitfieldInsertsMatchTheHost) {
   const unsigned N = 64 * 2;
   const int Iters = 64;
   Loaded L = load(fixture(GetParam()), /*Threshold=*/1);
@@ -224,10 +224,10 @@ TEST_P(JitTest, BitfieldInsertsMatchTheHost) {
   }
 }
 
-// The trace LLVM 22.1's AVX-512 code generator got wrong (Jit.cpp): kept
+// The trace LLVM 22.1's AVX-512 code generator got wrong (TraceCompiler.cpp): kept
 // exact by compiling for AVX2.
-TEST(Jit, BitfieldInsertWithAConstantMask) {
-  Loaded L = load(std::string(LOOM_EMU_CORE_DIR) + "/jit_bfi.elf",
+TEST(TraceCompiler, BitfieldInsertWithAConstantMask) {
+  Loaded L = load(std::string(LOOM_EMU_CORE_DIR) + "/trace_bfi.elf",
                   /*Threshold=*/1);
   ASSERT_TRUE(L.Mod);
   DeviceBuffer Out(*L.Dev, 64 * 4), A(*L.Dev, 64 * 4), B(*L.Dev, 64 * 4);
@@ -254,7 +254,7 @@ TEST(Jit, BitfieldInsertWithAConstantMask) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Levels, JitTest, ::testing::Values(0, 2),
+INSTANTIATE_TEST_SUITE_P(Levels, TraceCompilerTest, ::testing::Values(0, 2),
                          [](const auto &Info) {
                            return "O" + std::to_string(Info.param);
                          });

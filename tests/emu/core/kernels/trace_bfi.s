@@ -1,5 +1,5 @@
-// A kernel for JitTest: the trace LLVM 22.1's AVX-512 backend miscompiled
-// (llvm-project#157929; see emu/Jit.cpp), v_bfi_b32 with a constant mask
+// A kernel for TraceCompilerTest: the trace LLVM 22.1's AVX-512 backend miscompiled
+// (llvm-project#157929; see emu/TraceCompiler.cpp), v_bfi_b32 with a constant mask
 // set in the same trace and the destination also its third source, in a
 // loop hot enough to be compiled.
 //   kernarg: +0 out, +8 a, +16 b (one dword per lane; 64 lanes)

@@ -1,4 +1,4 @@
-//===- emu/Jit.cpp - Straight-line ALU code compiled to host code ---------===//
+//===- emu/TraceCompiler.cpp - Straight-line ALU code as host code ------===//
 //
 // Each instruction becomes the IR of its interpreter handler, written as
 // plainly as possible: sources loaded from the register files, the result
@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Jit.h"
+#include "TraceCompiler.h"
 
 #include "Wave.h"
 
@@ -41,7 +41,7 @@
 
 using namespace llvm;
 
-namespace loom::emu::jit {
+namespace loom::emu::trace {
 
 //===----------------------------------------------------------------------===//
 // Which instructions compile
@@ -1230,12 +1230,12 @@ Expected<CountedTraceFn> compileCountedTrace(const DecodedInst *Head,
   return compileAs<CountedTraceFn>(Head, HeadIndex, Ops, true, Name);
 }
 
-} // namespace loom::emu::jit
+} // namespace loom::emu::trace
 
 namespace loom::emu {
 
 TraceCompilerStats traceCompilerStats() {
-  auto E = jit::Engine::get();
+  auto E = trace::Engine::get();
   if (!E) {
     consumeError(E.takeError());
     return {};

@@ -1,4 +1,4 @@
-// Kernels for the trace compiler's tests (JitTest.cpp): loops hot enough
+// Kernels for the trace compiler's tests (TraceCompilerTest.cpp): loops hot enough
 // to be compiled, whose bodies mix the operations it handles.
 #define KERNEL __attribute__((amdgpu_kernel, visibility("default")))
 
@@ -51,7 +51,7 @@ KERNEL void flush_denormals(float *out, const float *in, int iters) {
 }
 
 // copysign is v_bfi_b32 with a constant mask: the pattern LLVM 22.1's
-// AVX-512 backend miscompiled (Jit.cpp); the lanes alternate signs.
+// AVX-512 backend miscompiled (TraceCompiler.cpp); the lanes alternate signs.
 KERNEL void copy_signs(float *out, const float *a, const float *b, int iters) {
   unsigned g = gid();
   float x = a[g], y = b[g];

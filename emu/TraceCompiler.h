@@ -1,4 +1,4 @@
-//===- emu/Jit.h - Straight-line ALU code compiled to host code -----------===//
+//===- emu/TraceCompiler.h - Straight-line ALU code compiled to host code -===//
 //
 // The emulator's second tier. A *trace* is a run of consecutive
 // instructions inside one basic block that only compute: scalar and vector
@@ -13,14 +13,14 @@
 // The compiled code has the interpreter's semantics exactly, under the
 // conditions the caller checks before running it (default float MODE, no
 // GPR indexing; see TraceCache.cpp). The differential tests run once more
-// with every trace compiled on first use (LOOM_JIT_THRESHOLD=1) to hold it
+// with every trace compiled on first use (LOOM_TRACE_THRESHOLD=1) to hold it
 // to that.
 //
-// This header names no LLVM type: only Jit.cpp includes the JIT.
+// This header names no LLVM type: only TraceCompiler.cpp includes LLVM.
 //
 //===----------------------------------------------------------------------===//
-#ifndef LOOM_EMU_JIT_H
-#define LOOM_EMU_JIT_H
+#ifndef LOOM_EMU_TRACECOMPILER_H
+#define LOOM_EMU_TRACECOMPILER_H
 
 #include "Inst.h"
 
@@ -29,7 +29,7 @@
 
 #include <cstdint>
 
-namespace loom::emu::jit {
+namespace loom::emu::trace {
 
 /// The operations the trace compiler implements.
 enum class Op : uint8_t {
@@ -106,6 +106,6 @@ llvm::Expected<CountedTraceFn> compileCountedTrace(const DecodedInst *Head,
                                                    llvm::ArrayRef<Op> Ops,
                                                    llvm::StringRef Name);
 
-} // namespace loom::emu::jit
+} // namespace loom::emu::trace
 
-#endif // LOOM_EMU_JIT_H
+#endif // LOOM_EMU_TRACECOMPILER_H

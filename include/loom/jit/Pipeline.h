@@ -1,0 +1,84 @@
+//===- loom/jit/Pipeline.h - LLVM IR to a loadable code object, in-process -===//
+//
+// Loom's one compile pipeline (ARCHITECTURE.md, decision 12), shared by the
+// JIT and the instrumentation layer:
+//
+//   LLVM IR --(AMDGPU target machine, optimisation level)--> relocatable
+//   object in memory --(lld as a library)--> linked, loadable code object
+//
+// Nothing runs clang or ld.lld as a subprocess. Every failure -- IR that
+// does not parse or verify, a module for another target, a function the
+// backend cannot compile, an LLVM fatal error, a link error -- comes back as
+// an llvm::Error with its context; nothing prints or exits.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_JIT_PIPELINE_H
+#define LOOM_JIT_PIPELINE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBufferRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace loom::jit {
+
+/// The processor code is compiled for.
+struct TargetSpec {
+  std::string Processor = "gfx90a"; ///< gfx90a, gfx942, ...
+  std::string Features;             ///< LLVM features: "+xnack,-sramecc"
+  /// From an HSA ISA name ("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-") or
+  /// a target id ("gfx90a:xnack-").
+  static llvm::Expected<TargetSpec> fromIsaName(llvm::StringRef IsaName);
+  std::string str() const; ///< "gfx90a" or "gfx90a:+xnack"
+};
+
+struct CompileOptions {
+  TargetSpec Target;
+  unsigned OptLevel = 2; ///< 0 to 3, as clang's -O
+};
+
+/// Bytes of an object file or a code object.
+using ObjectBytes = std::vector<char>;
+
+/// Parses LLVM IR, as text or bitcode (detected from the bytes), into a
+/// module of \p Ctx. \p Name names the input in messages ("kernel.ll").
+llvm::Expected<std::unique_ptr<llvm::Module>>
+parseIR(llvm::MemoryBufferRef Input, llvm::LLVMContext &Ctx);
+
+/// Optimises \p M at Options.OptLevel and compiles it to a relocatable
+/// AMDGPU object. \p M is changed (its triple and data layout are set, the
+/// optimiser runs on it). A module with no triple gets amdgcn-amd-amdhsa;
+/// one for another triple is an error.
+llvm::Expected<ObjectBytes> compileModule(llvm::Module &M,
+                                          const CompileOptions &Options);
+
+struct LinkOptions {
+  /// Leave symbols no input defines undefined in the result, for the HSA
+  /// loader to bind at freeze time against the other code objects of an
+  /// executable (a program of several modules). Off: an error naming them.
+  bool AllowUndefined = false;
+};
+
+/// Links relocatable AMDGPU objects into one loadable code object (a shared
+/// object, as clang's driver links with ld.lld -shared). lld keeps global
+/// state, so links are serialised in the process; each starts pristine.
+llvm::Expected<ObjectBytes> linkObjects(llvm::ArrayRef<ObjectBytes> Objects,
+                                        const LinkOptions &Options = {});
+
+/// compileModule, then linkObjects of the one object.
+llvm::Expected<ObjectBytes> compileAndLink(llvm::Module &M,
+                                           const CompileOptions &Options,
+                                           const LinkOptions &Link = {});
+
+} // namespace loom::jit
+
+#endif // LOOM_JIT_PIPELINE_H

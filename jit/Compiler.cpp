@@ -1,0 +1,274 @@
+//===- jit/Compiler.cpp - LLVM IR to a relocatable AMDGPU object ----------===//
+
+#include "loom/jit/Pipeline.h"
+
+#include "Recovery.h"
+
+#include "loom/isa/McContext.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <map>
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeAMDGPUTargetInfo();
+void LLVMInitializeAMDGPUTarget();
+void LLVMInitializeAMDGPUTargetMC();
+void LLVMInitializeAMDGPUAsmPrinter();
+void LLVMInitializeAMDGPUAsmParser();
+}
+
+using namespace llvm;
+
+namespace loom::jit {
+
+namespace {
+
+void initializeCodegen() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();
+  });
+}
+
+/// Collects the errors the backend reports through the context (a call it
+/// cannot lower, an unsupported address space...) instead of printing
+/// them; restores the context's own handler when it goes.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(LLVMContext &Ctx)
+      : Ctx(Ctx), Saved(Ctx.getDiagnosticHandlerCallBack()),
+        SavedData(Ctx.getDiagnosticContext()) {
+    Ctx.setDiagnosticHandlerCallBack(&DiagnosticCollector::handle, this);
+  }
+  ~DiagnosticCollector() { Ctx.setDiagnosticHandlerCallBack(Saved, SavedData); }
+
+  Error take(const Twine &What) {
+    if (Errors.empty())
+      return Error::success();
+    return createStringError(What + ": " + Errors);
+  }
+
+private:
+  static void handle(const DiagnosticInfo *DI, void *Self) {
+    auto *C = static_cast<DiagnosticCollector *>(Self);
+    if (DI->getSeverity() != DS_Error)
+      return;
+    raw_string_ostream OS(C->Errors);
+    if (!C->Errors.empty())
+      OS << "; ";
+    std::string Text;
+    raw_string_ostream TOS(Text);
+    DiagnosticPrinterRawOStream DP(TOS);
+    DI->print(DP);
+    // Backend diagnostics without a location say so; drop the noise.
+    StringRef T(Text);
+    T.consume_front("<unknown>:0:0: ");
+    OS << T;
+  }
+
+  LLVMContext &Ctx;
+  DiagnosticHandler::DiagnosticHandlerTy Saved;
+  void *SavedData;
+  std::string Errors;
+};
+
+Expected<std::unique_ptr<TargetMachine>>
+createTargetMachine(const TargetSpec &T, unsigned OptLevel) {
+  initializeCodegen();
+  Triple TT(isa::AmdhsaTriple);
+  std::string Error;
+  const Target *TheTarget = TargetRegistry::lookupTarget(TT, Error);
+  if (!TheTarget)
+    return createStringError("no AMDGPU target in this LLVM: " + Error);
+  // An unknown processor makes LLVM print a warning and fall back to a
+  // generic one; refuse it instead (asking a generic subtarget, which
+  // prints nothing).
+  std::unique_ptr<MCSubtargetInfo> STI(
+      TheTarget->createMCSubtargetInfo(TT, "", ""));
+  if (!STI || !STI->isCPUStringValid(T.Processor))
+    return createStringError("'" + T.Processor +
+                             "' is not an AMDGPU processor LLVM knows");
+  CodeGenOptLevel Level;
+  switch (OptLevel) {
+  case 0: Level = CodeGenOptLevel::None; break;
+  case 1: Level = CodeGenOptLevel::Less; break;
+  case 2: Level = CodeGenOptLevel::Default; break;
+  case 3: Level = CodeGenOptLevel::Aggressive; break;
+  default:
+    return createStringError("optimisation level " + Twine(OptLevel) +
+                             " is not 0 to 3");
+  }
+  std::unique_ptr<TargetMachine> TM(TheTarget->createTargetMachine(
+      TT, T.Processor, T.Features, TargetOptions(), Reloc::PIC_, std::nullopt,
+      Level));
+  if (!TM)
+    return createStringError("cannot create an AMDGPU target machine for " +
+                             T.str());
+  return std::move(TM);
+}
+
+/// This thread's target machine for \p T at \p OptLevel, created once:
+/// creating one costs about a millisecond, more than a small kernel's
+/// codegen. A TargetMachine may be used by one thread at a time, hence one
+/// per thread.
+Expected<TargetMachine *> targetMachineFor(const TargetSpec &T,
+                                           unsigned OptLevel) {
+  thread_local std::map<std::string, std::unique_ptr<TargetMachine>> Machines;
+  std::string Key = T.str() + "/O" + std::to_string(OptLevel);
+  auto It = Machines.find(Key);
+  if (It != Machines.end())
+    return It->second.get();
+  auto TM = createTargetMachine(T, OptLevel);
+  if (!TM)
+    return TM.takeError();
+  return (Machines[Key] = std::move(*TM)).get();
+}
+
+OptimizationLevel passLevel(unsigned OptLevel) {
+  switch (OptLevel) {
+  case 0: return OptimizationLevel::O0;
+  case 1: return OptimizationLevel::O1;
+  case 3: return OptimizationLevel::O3;
+  default: return OptimizationLevel::O2;
+  }
+}
+
+/// The middle end, as clang runs it before the backend.
+void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PassBuilder PB(&TM);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  ModulePassManager MPM = OptLevel == 0
+                              ? PB.buildO0DefaultPipeline(OptimizationLevel::O0)
+                              : PB.buildPerModuleDefaultPipeline(
+                                    passLevel(OptLevel));
+  MPM.run(M, MAM);
+}
+
+} // namespace
+
+Expected<TargetSpec> TargetSpec::fromIsaName(StringRef IsaName) {
+  // "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-" or "gfx90a:xnack-".
+  StringRef Id = IsaName;
+  size_t Dashes = Id.rfind("--");
+  if (Dashes != StringRef::npos)
+    Id = Id.drop_front(Dashes + 2);
+  SmallVector<StringRef, 4> Parts;
+  Id.split(Parts, ':');
+  if (Parts.empty() || !Parts[0].starts_with("gfx"))
+    return createStringError("'" + IsaName + "' names no AMDGPU processor");
+  TargetSpec T;
+  T.Processor = Parts[0].str();
+  for (StringRef F : ArrayRef(Parts).drop_front()) {
+    if (F.size() < 2 || (F.back() != '+' && F.back() != '-'))
+      return createStringError("'" + IsaName + "': bad target feature '" +
+                               F + "'");
+    if (!T.Features.empty())
+      T.Features += ',';
+    T.Features += F.back();
+    T.Features += F.drop_back().str();
+  }
+  return T;
+}
+
+std::string TargetSpec::str() const {
+  return Features.empty() ? Processor : Processor + ":" + Features;
+}
+
+Expected<std::unique_ptr<Module>> parseIR(MemoryBufferRef Input,
+                                          LLVMContext &Ctx) {
+  // The text parser reads up to a NUL, which a MemoryBufferRef of bytes
+  // need not have: parse a terminated copy.
+  std::unique_ptr<MemoryBuffer> Copy = MemoryBuffer::getMemBufferCopy(
+      Input.getBuffer(), Input.getBufferIdentifier());
+  SMDiagnostic Diag;
+  std::unique_ptr<Module> M = llvm::parseIR(*Copy, Diag, Ctx);
+  if (!M) {
+    std::string Text;
+    raw_string_ostream OS(Text);
+    Diag.print(nullptr, OS, /*ShowColors=*/false, /*ShowKindLabel=*/true);
+    return createStringError(StringRef(Text).rtrim().str());
+  }
+  return std::move(M);
+}
+
+Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
+  std::string Name = M.getModuleIdentifier();
+  if (Name.empty())
+    Name = "<module>";
+  Triple TT(M.getTargetTriple());
+  if (M.getTargetTriple().empty())
+    M.setTargetTriple(Triple(isa::AmdhsaTriple));
+  else if (TT.getArch() != Triple::amdgcn || TT.getOS() != Triple::AMDHSA)
+    return createStringError(Name + ": module is for target '" + TT.str() +
+                             "'; Loom compiles for " + isa::AmdhsaTriple);
+
+  std::string Broken;
+  raw_string_ostream BrokenOS(Broken);
+  if (verifyModule(M, &BrokenOS))
+    return createStringError(Name + ": invalid IR: " +
+                             StringRef(Broken).rtrim());
+
+  auto TM = targetMachineFor(O.Target, O.OptLevel);
+  if (!TM)
+    return TM.takeError();
+  M.setDataLayout((*TM)->createDataLayout());
+
+  ObjectBytes Object;
+  DiagnosticCollector Diagnostics(M.getContext());
+  Error E = runRecoverable(Name + ": AMDGPU backend", [&]() -> Error {
+    optimize(M, **TM, O.OptLevel);
+    SmallVector<char, 0> Buffer;
+    raw_svector_ostream OS(Buffer);
+    legacy::PassManager PM;
+    if ((*TM)->addPassesToEmitFile(PM, OS, nullptr,
+                                   CodeGenFileType::ObjectFile))
+      return createStringError("the target cannot emit object files");
+    PM.run(M);
+    Object.assign(Buffer.begin(), Buffer.end());
+    return Error::success();
+  });
+  if (E)
+    return std::move(E);
+  if (Error D = Diagnostics.take(Name))
+    return std::move(D);
+  return Object;
+}
+
+Expected<ObjectBytes> compileAndLink(Module &M, const CompileOptions &O,
+                                     const LinkOptions &L) {
+  auto Object = compileModule(M, O);
+  if (!Object)
+    return Object.takeError();
+  return linkObjects(ArrayRef(&*Object, 1), L);
+}
+
+} // namespace loom::jit
