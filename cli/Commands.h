@@ -30,6 +30,13 @@ int runInfo();
 extern llvm::cl::SubCommand ExecCommand;
 int runExec();
 
+extern llvm::cl::SubCommand RunCommand;
+int runRun();
+
+/// loom cc takes clang's arguments as they are, so main() hands it argv
+/// before llvm::cl sees it.
+int runCc(llvm::ArrayRef<std::string> Args);
+
 /// Prints "loom <command>: <message>" to stderr and returns exit code 1.
 int reportError(llvm::StringRef Command, llvm::Error E);
 

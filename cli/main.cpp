@@ -22,6 +22,8 @@ int reportError(StringRef Command, Error E) {
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
+  if (argc >= 2 && StringRef(argv[1]) == "cc")
+    return loom::cli::runCc(std::vector<std::string>(argv + 2, argv + argc));
   // libLLVM registers hundreds of its own options; show only Loom's.
   cl::HideUnrelatedOptions(loom::cli::LoomCategory);
   if (!cl::ParseCommandLineOptions(
@@ -34,6 +36,9 @@ int main(int argc, char **argv) {
           "  loom coverage FILE...        operations used vs. emulated\n"
           "  loom info                    the virtual GPUs and their pools\n"
           "  loom exec -- APP ARGS...     run APP on Loom's HSA runtime\n"
+          "  loom run [options] PROG ARGS run a GPU program's main, with "
+          "host services\n"
+          "  loom cc FILES... -o PROG     build a GPU program for loom run\n"
           "\nRun 'loom <command> --help' for a command's options.\n",
           &errs()))
     return 1;
@@ -47,6 +52,8 @@ int main(int argc, char **argv) {
     return loom::cli::runInfo();
   if (loom::cli::ExecCommand)
     return loom::cli::runExec();
+  if (loom::cli::RunCommand)
+    return loom::cli::runRun();
   errs() << "loom: no command given; run 'loom --help'\n";
   return 1;
 }

@@ -78,8 +78,12 @@ void raiseFault(Wave &W, DispatchStatus Status, uint64_t Address, bool IsWrite,
       F.Function.empty()
           ? formatv("pc {0:x}", F.Pc).str()
           : formatv("{0}+{1:x}", F.Function, F.Offset).str();
-  F.Message = formatv("{0} in kernel '{1}' at {2} ({3}: {4})", What,
-                      W.D->KernelName, Where, F.Code, F.Instruction)
+  // Which wave: with a lane in What, the work-item is wave * 64 + lane.
+  F.Message = formatv("{0} in kernel '{1}' at {2} ({3}: {4}); work-group "
+                      "({5}, {6}, {7}), wave {8}",
+                      What, W.D->KernelName, Where, F.Code, F.Instruction,
+                      W.WG ? W.WG->Id[0] : 0, W.WG ? W.WG->Id[1] : 0,
+                      W.WG ? W.WG->Id[2] : 0, W.WaveInGroup)
                   .str();
   W.State = WaveState::Faulted;
   W.D->stop(std::move(F));
@@ -115,7 +119,8 @@ const MemoryRange *lookUpRange(Wave &W, uint64_t Addr, uint8_t Access) {
   return W.Ranges.insert(Found);
 }
 
-bool checkMemory(Wave &W, uint64_t Addr, uint32_t Bytes, bool IsWrite) {
+bool checkMemory(Wave &W, uint64_t Addr, uint32_t Bytes, bool IsWrite,
+                 int Lane) {
   if (IsWrite)
     W.StoredMemory = true;
   else
@@ -124,10 +129,12 @@ bool checkMemory(Wave &W, uint64_t Addr, uint32_t Bytes, bool IsWrite) {
       rangeFor(W, Addr, IsWrite ? AccessWrite : AccessRead);
   if (R && R->contains(Addr, Bytes))
     return true;
-  raiseFault(W, DispatchStatus::MemoryFault, Addr, IsWrite,
-             formatv("memory fault: {0} of {1} bytes at {2:x}",
-                     IsWrite ? "write" : "read", Bytes, Addr)
-                 .str());
+  std::string What = formatv("memory fault: {0} of {1} bytes at {2:x}",
+                             IsWrite ? "write" : "read", Bytes, Addr)
+                         .str();
+  if (Lane >= 0)
+    What += formatv(" in lane {0}", Lane).str();
+  raiseFault(W, DispatchStatus::MemoryFault, Addr, IsWrite, What);
   return false;
 }
 

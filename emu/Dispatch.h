@@ -93,7 +93,8 @@ void jumpTo(Wave &W, uint64_t Address);
 
 /// Checks that [Addr, Addr + Bytes) is registered device memory with the
 /// given access; raises a memory fault and returns false if not.
-bool checkMemory(Wave &W, uint64_t Addr, uint32_t Bytes, bool IsWrite);
+bool checkMemory(Wave &W, uint64_t Addr, uint32_t Bytes, bool IsWrite,
+                 int Lane = -1);
 
 /// rangeFor when the wave's cache misses: the device's map, then cached.
 const MemoryRange *lookUpRange(Wave &W, uint64_t Addr, uint8_t Access);

@@ -196,7 +196,7 @@ bool bufPlan(Wave &W, const DecodedInst &I, const BufArgs &A,
     if (!Ok)
       return;
     if (!R.AddTid) {
-      Ok = checkMemory(W, P.Addr[L], Moved(L), IsWrite);
+      Ok = checkMemory(W, P.Addr[L], Moved(L), IsWrite, int(L));
     } else if (!inWaveScratch(W, P.Addr[L], Moved(L))) {
       privateBufferFault(W, P.Addr[L], Moved(L), L, IsWrite);
       Ok = false;
@@ -549,7 +549,7 @@ void registerBufferOps(HandlerTable &T) {
   });
 
   for (const char *Name : {"BUFFER_WBINVL1", "BUFFER_WBINVL1_VOL",
-                           "BUFFER_WBL2", "BUFFER_INVL2"})
+                           "BUFFER_WBL2", "BUFFER_INVL2", "BUFFER_INV"})
     T.add(Name, cacheControl, MemFlags);
 }
 

@@ -128,7 +128,7 @@ bool routeFlat(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
       }
       P.Addr[L] = Off;
     } else {
-      Ok = checkMemory(W, A, Bytes, IsWrite);
+      Ok = checkMemory(W, A, Bytes, IsWrite, int(L));
     }
   });
   return Ok;

@@ -235,7 +235,7 @@ inline bool checkGlobal(Wave &W, const uint64_t *Addr, uint64_t Mask,
     return true;
   bool Ok = true;
   forLanes(Mask, [&](unsigned L) {
-    Ok = Ok && checkMemory(W, Addr[L], Bytes, IsWrite);
+    Ok = Ok && checkMemory(W, Addr[L], Bytes, IsWrite, int(L));
   });
   return Ok;
 }
