@@ -10,6 +10,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
+#include <string>
+
 namespace loom::cli {
 
 /// Every loom option is in this category; --help hides LLVM's own options.
@@ -39,6 +41,13 @@ int runCc(llvm::ArrayRef<std::string> Args);
 
 /// Prints "loom <command>: <message>" to stderr and returns exit code 1.
 int reportError(llvm::StringRef Command, llvm::Error E);
+
+/// The directory holding Loom's libhsa-runtime64.so.1 (LOOM_LIB_DIR, or
+/// lib/ next to the loom executable's bin/), or "" if there is none.
+std::string loomLibraryDir();
+/// The device library's directory, libloomdev.bc and its headers
+/// (LOOM_DEVICE_DIR, or lib/loom/device/ next to bin/).
+std::string loomDeviceDir();
 
 } // namespace loom::cli
 

@@ -21,7 +21,6 @@ using namespace llvm;
 
 namespace loom::cli {
 
-std::string loomLibraryDir();
 
 cl::SubCommand InfoCommand("info",
                            "Print the agents and memory pools of Loom's HSA "

@@ -72,10 +72,6 @@ Error fail(const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Msg);
 }
 
-/// "PROG: reason", one line.
-Error aboutProgram(Error E) {
-  return fail(Program + ": " + toString(std::move(E)));
-}
 
 /// The code object to run. LLVM IR (.ll, .bc) goes through the JIT, which
 /// links it with the device library's bitcode; a code object is read as is.
@@ -84,39 +80,15 @@ Expected<std::unique_ptr<MemoryBuffer>> programCodeObject(StringRef Path) {
                                    /*RequiresNullTerminator=*/false);
   if (!Buf)
     return fail(Path + ": " + Buf.getError().message());
-  StringRef B = (*Buf)->getBuffer();
-  if (Path.ends_with(".ll") || B.starts_with("BC\xc0\xde"))
-    return fail(Path + ": LLVM IR input needs the JIT, which this build of "
-                       "loom does not have yet");
   return std::move(*Buf);
 }
 } // namespace
 
 int runRun() {
-  auto Code = programCodeObject(Program);
-  if (!Code)
-    return reportError("run", Code.takeError());
-  MemoryBufferRef Ref = (*Code)->getMemBufferRef();
-
-  // The virtual GPU takes the processor the program was built for, unless
-  // --isa or LOOM_ISA says otherwise (ROCm's runtime ignores LOOM_ISA).
-  // The program's environment is loom's, before loom sets LOOM_ISA.
-  std::vector<std::string> Env;
-  for (char **E = environ; E && *E; ++E)
-    Env.push_back(*E);
-  std::string Processor = Isa;
-  if (!Processor.empty() && Processor != "gfx90a" && Processor != "gfx942")
-    return reportError(
-        "run", fail("--isa must be gfx90a or gfx942, not '" + Processor + "'"));
-  if (Processor.empty() && !getenv("LOOM_ISA")) {
-    auto P = loom::run::codeObjectProcessor(Ref);
-    if (!P)
-      return reportError("run", aboutProgram(P.takeError()));
-    Processor = *P;
-  }
-  if (!Processor.empty())
-    setenv("LOOM_ISA", Processor.c_str(), 1);
-
+  // Every option is read before anything else: lld, which the JIT runs for
+  // IR input, resets all LLVM command-line options of the process
+  // (docs/jit.md, "lld as a library").
+  const std::string Path = Program, IsaOption = Isa;
   loom::run::RunOptions O;
   O.Threads[0] = Threads.getNumOccurrences() ? Threads : ThreadsX;
   O.Threads[1] = ThreadsY;
@@ -125,24 +97,62 @@ int runRun() {
   O.Blocks[1] = BlocksY;
   O.Blocks[2] = BlocksZ;
   O.TimeoutSeconds = Timeout;
-  O.Args.push_back(Program);
+  O.Args.push_back(Path);
   O.Args.insert(O.Args.end(), ProgramArgs.begin(), ProgramArgs.end());
-  O.Env = std::move(Env);
+  // The program's environment is loom's, before loom sets LOOM_ISA.
+  for (char **E = environ; E && *E; ++E)
+    O.Env.push_back(*E);
+  auto About = [&](Error E) { return fail(Path + ": " + toString(std::move(E))); };
+
+  if (!IsaOption.empty() && IsaOption != "gfx90a" && IsaOption != "gfx942")
+    return reportError(
+        "run", fail("--isa must be gfx90a or gfx942, not '" + IsaOption + "'"));
+  auto Code = programCodeObject(Path);
+  if (!Code)
+    return reportError("run", Code.takeError());
+  MemoryBufferRef Ref = (*Code)->getMemBufferRef();
+  // LLVM IR goes through the JIT, linked with the device library, for the
+  // processor --isa or LOOM_ISA names, or else the IR's own.
+  std::vector<char> Compiled;
+  if (loom::run::isLLVMIR(Ref)) {
+    std::string Cpu = !IsaOption.empty()   ? IsaOption
+                      : getenv("LOOM_ISA") ? std::string(getenv("LOOM_ISA"))
+                                           : std::string();
+    auto Bytes = loom::run::compileProgramIR(
+        Ref, loomDeviceDir() + "/libloomdev.bc", Cpu);
+    if (!Bytes)
+      return reportError("run", About(Bytes.takeError()));
+    Compiled = std::move(*Bytes);
+    Ref = MemoryBufferRef(StringRef(Compiled.data(), Compiled.size()),
+                          Ref.getBufferIdentifier());
+  }
+
+  // The virtual GPU takes the processor the program was built for, unless
+  // --isa or LOOM_ISA says otherwise (ROCm's runtime ignores LOOM_ISA).
+  std::string Processor = IsaOption;
+  if (Processor.empty() && !getenv("LOOM_ISA")) {
+    auto P = loom::run::codeObjectProcessor(Ref);
+    if (!P)
+      return reportError("run", About(P.takeError()));
+    Processor = *P;
+  }
+  if (!Processor.empty())
+    setenv("LOOM_ISA", Processor.c_str(), 1);
 
   auto R = loom::run::runProgram(Ref, O);
   if (!R)
-    return reportError("run", aboutProgram(R.takeError()));
+    return reportError("run", About(R.takeError()));
   switch (R->Kind) {
   case loom::run::RunResult::Exited:
     return R->ExitCode;
   case loom::run::RunResult::Aborted:
-    errs() << "loom run: " << Program << ": " << R->Message << "\n";
+    errs() << "loom run: " << Path << ": " << R->Message << "\n";
     return 134;
   case loom::run::RunResult::Faulted:
-    errs() << "loom run: " << Program << ": " << R->Message << "\n";
+    errs() << "loom run: " << Path << ": " << R->Message << "\n";
     return 139;
   case loom::run::RunResult::TimedOut:
-    errs() << "loom run: " << Program << ": " << R->Message << "\n";
+    errs() << "loom run: " << Path << ": " << R->Message << "\n";
     return 124;
   }
   return 1;

@@ -92,6 +92,59 @@ TEST(RunTest, ArgvAndEnvpEcho) {
                        "envp has it 1 time(s)\n");
 }
 
+// LLVM IR (from `loom cc -S -emit-llvm` / `-c -emit-llvm`) is JIT-compiled
+// in-process with the device library and runs as the code object does.
+TEST(RunTest, LLVMIRProgramsRunThroughTheJit) {
+  for (const char *Ext : {".ll", ".bc"}) {
+    std::string Ir = program(std::string("run_args") + Ext);
+    setenv("LOOM_RUN_TEST_VAR", "ir", 1);
+    CommandResult R = loomRun({Ir, "one", "two"});
+    EXPECT_EQ(R.ExitCode, 0) << R.Err;
+    EXPECT_EQ(R.Out, "argc=3\nargv[0]=" + Ir +
+                         "\nargv[1]=one\nargv[2]=two\nLOOM_RUN_TEST_VAR=ir\n"
+                         "envp has it 1 time(s)\n")
+        << Ext;
+  }
+  CommandResult R =
+      loomRun({"--threads", "64", "--blocks", "2", program("run_args.bc"), "x"});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_NE(R.Out.find("argc=2"), std::string::npos) << R.Out;
+  // The IR says gfx90a (loom cc's default): another GPU is refused.
+  R = loomRun({"--isa", "gfx942", program("run_args.bc")});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find("the IR was built for gfx90a; the GPU is gfx942"),
+            std::string::npos)
+      << R.Err;
+
+  // Bad IR: no main; printf already lowered by plain clang; a parse error.
+  llvm::SmallString<128> Path;
+  llvm::sys::fs::createTemporaryFile("loom-run", "ll", Path);
+  auto Write = [&](llvm::StringRef Text) {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC);
+    OS << Text;
+  };
+  Write("define i32 @mian() {\n  ret i32 0\n}\n");
+  R = loomRun({std::string(Path)});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_EQ(R.Err, "loom run: " + std::string(Path) +
+                       ": the IR defines no main\n");
+  Write("declare ptr addrspace(1) @__printf_alloc(i32)\n"
+        "define i32 @main() {\n  %p = call ptr addrspace(1) "
+        "@__printf_alloc(i32 8)\n  ret i32 0\n}\n");
+  R = loomRun({std::string(Path)});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find("build it with `loom cc -S -emit-llvm`"),
+            std::string::npos)
+      << R.Err;
+  Write("define i32 @main( {\n");
+  R = loomRun({std::string(Path)});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find(":2:1: error: expected type"), std::string::npos)
+      << R.Err;
+  llvm::sys::fs::remove(Path);
+}
+
 TEST(RunTest, ExitCodePropagation) {
   EXPECT_EQ(loomRun({program("run_exit_code"), "0"}).ExitCode, 0);
   EXPECT_EQ(loomRun({program("run_exit_code"), "42"}).ExitCode, 42);

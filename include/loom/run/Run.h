@@ -10,6 +10,7 @@
 #ifndef LOOM_RUN_RUN_H
 #define LOOM_RUN_RUN_H
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBufferRef.h"
 
@@ -61,6 +62,18 @@ struct RunStats {
 llvm::Expected<RunResult> runProgram(llvm::MemoryBufferRef CodeObject,
                                      const RunOptions &Options,
                                      RunStats *Stats = nullptr);
+
+/// Whether \p Input is LLVM IR: bitcode, or a buffer named "*.ll".
+bool isLLVMIR(llvm::MemoryBufferRef Input);
+
+/// Compiles a program given as LLVM IR (text or bitcode, defining main)
+/// for \p Processor (empty: the one main's target-cpu names, else gfx90a;
+/// a processor other than main's is an error): linked with the device library's bitcode
+/// (\p DeviceLibrary, libloomdev.bc) and compiled and linked in-process by
+/// the JIT's pipeline. The result is a code object for runProgram.
+llvm::Expected<std::vector<char>>
+compileProgramIR(llvm::MemoryBufferRef IR, llvm::StringRef DeviceLibrary,
+                 llvm::StringRef Processor = "", unsigned OptLevel = 2);
 
 /// The processor a code object was built for ("gfx90a"), from its ELF
 /// header; an error if it is no AMDGPU code object.
