@@ -253,6 +253,10 @@ static void stopDispatchesAtExit(uint32_t Threshold) {
 Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
                            StringRef Name) {
   stopDispatchesAtExit(jitThreshold(P->Options.JitThreshold));
+  // LLVM's AMDGPU decoder and printer crash on some invalid encodings; the
+  // bytes come from whoever loads code (any HSA client), so decoding runs
+  // under crash recovery.
+  isa::CrashRecoveryScope Recovery;
   std::unique_lock<std::shared_mutex> G(P->CodeLock);
   auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId,
                               jitThreshold(P->Options.JitThreshold));
@@ -670,8 +674,11 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
     if (D.Deadline && !(++Rounds & 15) && nowNs() > D.Deadline) {
       Fault F;
       F.Status = DispatchStatus::TimedOut;
-      F.Message = formatv("kernel '{0}' ran longer than the {1} s timeout",
-                          D.KernelName, D.Params.TimeoutNs / 1e9)
+      uint64_t Ms = D.Params.TimeoutNs / 1'000'000;
+      F.Message = formatv("kernel '{0}' ran longer than the {1} timeout",
+                          D.KernelName,
+                          Ms % 1000 ? formatv("{0} ms", Ms).str()
+                                    : formatv("{0} s", Ms / 1000).str())
                       .str();
       D.stop(std::move(F));
     }
