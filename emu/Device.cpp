@@ -246,7 +246,7 @@ static void stopDispatchesAtExit(uint32_t Threshold) {
   static std::once_flag Once;
   std::call_once(Once, [] {
     (void)traceCompilerStats();
-    std::atexit(stopAllDispatches);
+    armStopAtExit();
   });
 }
 

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -81,6 +82,20 @@ void stopAllDispatches() {
   E.NoneRunning.wait_for(G, std::chrono::seconds(5),
                          [&] { return E.Running.empty(); });
 }
+
+namespace {
+std::atomic<bool> Armed{false};
+}
+
+void armStopAtExit() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    std::atexit(stopAllDispatches);
+    Armed.store(true);
+  });
+}
+
+bool stopAtExitArmed() { return Armed.load(std::memory_order_relaxed); }
 
 bool stoppingAllDispatches() {
   return Stopping.load(std::memory_order_relaxed);

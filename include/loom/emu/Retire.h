@@ -33,6 +33,13 @@ void stopAllDispatches();
 /// True once stopAllDispatches was called.
 bool stoppingAllDispatches();
 
+/// Registers stopAllDispatches with atexit (once); true once it is. A
+/// static object constructed later (say, by LLVM during a trace compile)
+/// is destroyed before that handler runs, so `loom exec`'s shim registers
+/// the handler again after each later registration (hsa/ExitGuardShim.c).
+void armStopAtExit();
+bool stopAtExitArmed();
+
 } // namespace loom::emu
 
 #endif // LOOM_EMU_RETIRE_H

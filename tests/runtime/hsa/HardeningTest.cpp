@@ -69,7 +69,7 @@ protected:
     HsaTest::SetUp();
     if (HasFatalFailure())
       return;
-    Code = fixtureBytes("gfx90a_v5_kernels.elf");
+    Code = fixtureBytes("hardening_kernels.elf");
     ASSERT_FALSE(Code.empty());
     Exe = loadFromMemory(Gpu, Code);
     ASSERT_HSA(Exe.Status);
@@ -151,7 +151,7 @@ protected:
         launch(Q, kernel(L, "scale_add"), ScaleArgs{Out, In, 256}, 256);
     ASSERT_TRUE(waitZero(Done));
     for (int I = 0; I < 256; ++I)
-      ASSERT_EQ(In[I] * Scale, Out[I]) << I; // table[] is zero
+      ASSERT_EQ(In[I] * Scale, Out[I]) << I;
     hsa_signal_destroy(Done);
     destroyQueue(Q);
   }
