@@ -826,8 +826,7 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   std::unique_ptr<Impl::PacketSlot> OwnPacket;
   scope_exit ReleasePacket([&] {
     if (PacketSlot >= 0) {
-      std::lock_guard<std::mutex> G(I.PacketLock);
-      I.FreePackets |= 1u << PacketSlot;
+      I.FreePackets.fetch_or(1u << PacketSlot, std::memory_order_release);
     } else if (OwnPacket) {
       I.Memory.remove(OwnPacket.get());
     }
@@ -835,13 +834,12 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   if (!D.DispatchPacket) {
     // A packet as the command processor would have read it.
     uint8_t *Pk;
-    {
-      std::lock_guard<std::mutex> G(I.PacketLock);
-      if (I.FreePackets) {
-        PacketSlot = std::countr_zero(I.FreePackets);
-        I.FreePackets &= ~(1u << PacketSlot);
-      }
-    }
+    unsigned Free = I.FreePackets.load(std::memory_order_relaxed);
+    while (Free && !I.FreePackets.compare_exchange_weak(
+                       Free, Free & (Free - 1), std::memory_order_acquire))
+      ;
+    if (Free)
+      PacketSlot = std::countr_zero(Free);
     if (PacketSlot >= 0) {
       Pk = I.PacketStorage[PacketSlot].Bytes;
     } else {
@@ -900,7 +898,8 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
         Run->leave();
       });
   runWorker(D, 0, NumIds, Merged, Run->MergeLock);
-  Run->close();
+  if (I.Pool && Workers > 1)
+    Run->close();
   if (ScratchSize)
     I.Memory.remove(D.ScratchBase);
   I.Memory.reclaim();

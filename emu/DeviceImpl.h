@@ -10,6 +10,7 @@
 
 #include "llvm/Support/ThreadPool.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -44,8 +45,7 @@ struct Device::Impl {
     uint8_t Bytes[64];
   };
   PacketSlot PacketStorage[PacketSlots] = {};
-  std::mutex PacketLock;
-  unsigned FreePackets = (1u << PacketSlots) - 1; // bit per free slot
+  std::atomic<unsigned> FreePackets{(1u << PacketSlots) - 1}; // bit per free slot
   alignas(64) uint8_t QueueStorage[256] = {};
 
   const CodeRegion *regionFor(uint64_t Addr) const;

@@ -14,7 +14,6 @@
 #include <cstdlib>
 #include <deque>
 #include <mutex>
-#include <set>
 #include <vector>
 
 namespace loom::emu {
@@ -23,7 +22,9 @@ namespace {
 struct Epochs {
   std::mutex Lock;
   uint64_t Now = 0;
-  std::multiset<uint64_t> Running; // epochs at which running dispatches began
+  /// Running dispatches per epoch at which they began, oldest first (the
+  /// epochs only grow, so a deque without per-dispatch allocation).
+  std::deque<std::pair<uint64_t, uint64_t>> Running;
   std::deque<std::pair<uint64_t, std::function<void()>>> Pending;
   std::condition_variable NoneRunning;
 };
@@ -38,7 +39,9 @@ Epochs &epochs() {
 uint64_t beginDispatch() {
   Epochs &E = epochs();
   std::lock_guard<std::mutex> G(E.Lock);
-  E.Running.insert(E.Now);
+  if (E.Running.empty() || E.Running.back().first != E.Now)
+    E.Running.emplace_back(E.Now, 0);
+  ++E.Running.back().second;
   return E.Now;
 }
 
@@ -47,12 +50,18 @@ void endDispatch(uint64_t Token) {
   std::vector<std::function<void()>> Ready;
   {
     std::lock_guard<std::mutex> G(E.Lock);
-    E.Running.erase(E.Running.find(Token));
+    for (auto &[Epoch, N] : E.Running)
+      if (Epoch == Token) {
+        --N;
+        break;
+      }
+    while (!E.Running.empty() && E.Running.front().second == 0)
+      E.Running.pop_front();
     if (E.Running.empty())
       E.NoneRunning.notify_all();
     if (E.Pending.empty())
       return;
-    uint64_t Oldest = E.Running.empty() ? UINT64_MAX : *E.Running.begin();
+    uint64_t Oldest = E.Running.empty() ? UINT64_MAX : E.Running.front().first;
     while (!E.Pending.empty() && E.Pending.front().first < Oldest) {
       Ready.push_back(std::move(E.Pending.front().second));
       E.Pending.pop_front();
