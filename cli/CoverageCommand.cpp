@@ -29,6 +29,14 @@ static cl::opt<bool> CoverageMissingOnly(
     "missing", cl::desc("List only operations Loom does not implement"),
     cl::sub(CoverageCommand), cl::cat(LoomCategory));
 
+/// \p E prefixed with \p Name unless it names it already.
+static Error withFileName(StringRef Name, Error E) {
+  std::string Msg = toString(std::move(E));
+  if (StringRef(Msg).starts_with(Name))
+    return createStringError(inconvertibleErrorCode(), Msg);
+  return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
+}
+
 int runCoverage() {
   std::map<std::string, uint64_t> Uses;
   std::string Processor;
@@ -41,7 +49,8 @@ int runCoverage() {
         Processor = E.Object->target().Processor;
       auto Used = emu::operationsUsedBy(*E.Object);
       if (!Used)
-        return reportError("coverage", Used.takeError());
+        return reportError("coverage",
+                           withFileName(E.Object->name(), Used.takeError()));
       for (const auto &[Op, N] : *Used)
         Uses[Op] += N;
     }

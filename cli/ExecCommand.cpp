@@ -45,6 +45,12 @@ static cl::opt<std::string>
                              "to FILE (JSON Lines)"),
                     cl::value_desc("FILE"), cl::sub(ExecCommand),
                     cl::cat(LoomCategory));
+static cl::opt<unsigned> KernelTimeout(
+    "kernel-timeout",
+    cl::desc("End a dispatch that runs longer than SECONDS with a queue error "
+             "naming the kernel (sets LOOM_KERNEL_TIMEOUT; 0: no limit)"),
+    cl::value_desc("SECONDS"), cl::init(0), cl::sub(ExecCommand),
+    cl::cat(LoomCategory));
 
 /// The directory holding Loom's libhsa-runtime64.so.1, or "".
 std::string loomLibraryDir() {
@@ -75,6 +81,8 @@ int runExec() {
                            inconvertibleErrorCode(),
                            "cannot find libhsa-runtime64.so.1 (looked in lib/ "
                            "next to the loom executable; set LOOM_LIB_DIR)"));
+  if (KernelTimeout.getNumOccurrences())
+    setenv("LOOM_KERNEL_TIMEOUT", std::to_string(KernelTimeout).c_str(), 1);
   prependEnv("LD_LIBRARY_PATH", Dir, ':');
   // The runtime opens the files (runtime/CountersReport.cpp); absolute
   // paths, so a program that changes directory writes them here.

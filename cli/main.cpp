@@ -2,6 +2,8 @@
 
 #include "Commands.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -14,6 +16,15 @@ cl::OptionCategory LoomCategory("loom options");
 
 int reportError(StringRef Command, Error E) {
   std::string Msg = toString(std::move(E));
+  // Names from a file may hold any byte: keep the terminal's text valid.
+  const UTF8 *Start = reinterpret_cast<const UTF8 *>(Msg.data());
+  if (!isLegalUTF8String(&Start, Start + Msg.size())) {
+    std::string Safe;
+    for (unsigned char C : Msg)
+      Safe += C < 0x80 ? std::string(1, char(C))
+                       : "\\x" + utohexstr(C, /*LowerCase=*/true, 2);
+    Msg = std::move(Safe);
+  }
   errs() << "loom " << Command << ": " << Msg << "\n";
   return 1;
 }

@@ -16,6 +16,7 @@
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/OffloadBundle.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MD5.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -45,7 +46,7 @@ constexpr StringLiteral BundleMagic = "__CLANG_OFFLOAD_BUNDLE__";
 constexpr StringLiteral CompressedMagic = "CCOB";
 /// Largest decompressed bundle Loom accepts; a header claiming more is
 /// treated as corrupt rather than allocated.
-constexpr uint64_t MaxDecompressedSize = uint64_t(1) << 30;
+constexpr uint64_t MaxDecompressedSize = MaxInputBytes;
 
 Error fail(const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), Msg);
@@ -305,6 +306,10 @@ Error withPath(StringRef Path, Error E) {
 } // namespace
 
 Expected<Input> readInput(ArrayRef<uint8_t> Bytes, StringRef Name) {
+  if (Bytes.size() > MaxInputBytes)
+    return fail(formatv("{0}: {1} bytes, more than Loom's limit of {2} for an "
+                        "input",
+                        Name, Bytes.size(), MaxInputBytes));
   Input In;
   In.Path = Name.str();
   Reader R(Name, In);
@@ -314,6 +319,17 @@ Expected<Input> readInput(ArrayRef<uint8_t> Bytes, StringRef Name) {
 }
 
 Expected<Input> readInputFile(StringRef Path) {
+  // Checked before reading: /dev/zero or a FIFO never ends, and a sparse
+  // file of many GiB would be read whole.
+  sys::fs::file_status St;
+  if (std::error_code EC = sys::fs::status(Path, St))
+    return fail(Path + ": " + EC.message());
+  if (St.type() != sys::fs::file_type::regular_file)
+    return fail(Path + ": not a regular file");
+  if (St.getSize() > MaxInputBytes)
+    return fail(formatv("{0}: {1} bytes, more than Loom's limit of {2} for an "
+                        "input",
+                        Path, St.getSize(), MaxInputBytes));
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf)

@@ -13,13 +13,17 @@
 #include "TraceCache.h"
 
 #include "loom/codeobj/Target.h"
+#include "loom/emu/Retire.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Threading.h"
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <thread>
 
@@ -41,6 +45,8 @@ StringRef dispatchStatusName(DispatchStatus S) {
     return "invalid dispatch";
   case DispatchStatus::Cancelled:
     return "cancelled";
+  case DispatchStatus::TimedOut:
+    return "timed out";
   }
   return "unknown";
 }
@@ -237,8 +243,27 @@ StringRef Device::processor() const { return P->MC->processor(); }
 const TargetProperties &Device::target() const { return P->Target; }
 MemoryMap &Device::memory() { return P->Memory; }
 
+/// Compiled traces live in the trace compiler, a static object destroyed
+/// at exit; workers still running then would call into unmapped code. Made
+/// to exist before an atexit handler that stops every dispatch, which so
+/// runs first (handlers and static destructors run in reverse order).
+static void stopDispatchesAtExit(uint32_t Threshold) {
+  if (!Threshold)
+    return;
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    (void)traceCompilerStats();
+    armStopAtExit();
+  });
+}
+
 Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
                            StringRef Name) {
+  stopDispatchesAtExit(jitThreshold(P->Options.JitThreshold));
+  // LLVM's AMDGPU decoder and printer crash on some invalid encodings; the
+  // bytes come from whoever loads code (any HSA client), so decoding runs
+  // under crash recovery.
+  isa::CrashRecoveryScope Recovery;
   std::unique_lock<std::shared_mutex> G(P->CodeLock);
   auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId,
                               traceThreshold(P->Options.TraceThreshold));
@@ -250,10 +275,19 @@ Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
 }
 
 void Device::unregisterCode(uint64_t LoadBase) {
-  std::unique_lock<std::shared_mutex> G(P->CodeLock);
-  llvm::erase_if(P->Regions, [&](const std::unique_ptr<CodeRegion> &R) {
-    return R->loadBase() == LoadBase;
-  });
+  std::shared_ptr<std::vector<std::unique_ptr<CodeRegion>>> Gone =
+      std::make_shared<std::vector<std::unique_ptr<CodeRegion>>>();
+  {
+    std::unique_lock<std::shared_mutex> G(P->CodeLock);
+    for (auto &R : P->Regions)
+      if (R->loadBase() == LoadBase)
+        Gone->push_back(std::move(R));
+    llvm::erase_if(P->Regions, [](const std::unique_ptr<CodeRegion> &R) {
+      return !R;
+    });
+  }
+  // No new dispatch finds the code; waves already in it keep running it.
+  retireAfterDispatches([Gone] { Gone->clear(); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -261,6 +295,12 @@ void Device::unregisterCode(uint64_t LoadBase) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+
+uint64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 /// Instructions a wave runs before its siblings get a turn.
 constexpr unsigned SliceLength = 512;
@@ -599,6 +639,7 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
     FreeSlots.push_back(S);
   bool Exhausted = false;
   bool Stalled = false;
+  unsigned Rounds = 0;
   GroupClaims Claims;
   while (!D.Stop.load(std::memory_order_relaxed)) {
     if ((Active.empty() || Stalled) && !Exhausted && !FreeSlots.empty()) {
@@ -631,10 +672,21 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
     Stalled = !Progress;
     if (Stalled && (Exhausted || FreeSlots.empty()))
       std::this_thread::yield();
-    if (D.cancelled()) {
+    if (D.cancelled() || stoppingAllDispatches()) {
       Fault F;
       F.Status = DispatchStatus::Cancelled;
       F.Message = "dispatch of kernel '" + D.KernelName + "' cancelled";
+      D.stop(std::move(F));
+    }
+    if (D.Deadline && !(++Rounds & 15) && nowNs() > D.Deadline) {
+      Fault F;
+      F.Status = DispatchStatus::TimedOut;
+      uint64_t Ms = D.Params.TimeoutNs / 1'000'000;
+      F.Message = formatv("kernel '{0}' ran longer than the {1} timeout",
+                          D.KernelName,
+                          Ms % 1000 ? formatv("{0} ms", Ms).str()
+                                    : formatv("{0} s", Ms / 1000).str())
+                      .str();
       D.stop(std::move(F));
     }
   }
@@ -652,6 +704,44 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
     Merged.Accesses.push_back(std::move(A));
 }
 
+/// A dispatch and what its workers share beyond it. Pool workers hold it
+/// by shared_ptr: one that starts after the dispatch is over (its pool
+/// thread was busy with another dispatch's spinning kernel) finds it
+/// closed and returns at once.
+struct DispatchRun {
+  DispatchState D;
+  size_t NumIds = 0;
+  WorkerCounters Merged;
+  std::mutex MergeLock;
+
+  std::mutex Lock;
+  std::condition_variable Idle;
+  unsigned Running = 0;
+  bool Closed = false;
+
+  /// A pool worker joins unless the dispatch is over.
+  bool enter() {
+    std::lock_guard<std::mutex> G(Lock);
+    if (Closed)
+      return false;
+    ++Running;
+    return true;
+  }
+  void leave() {
+    std::lock_guard<std::mutex> G(Lock);
+    if (--Running == 0)
+      Idle.notify_all();
+  }
+  /// Called by the dispatching thread once its own worker is done: every
+  /// group is claimed (or the dispatch stopped), so no worker joining later
+  /// has anything to do; waits for those that joined.
+  void close() {
+    std::unique_lock<std::mutex> G(Lock);
+    Closed = true;
+    Idle.wait(G, [&] { return Running == 0; });
+  }
+};
+
 DispatchResult invalid(const std::string &Msg) {
   DispatchResult R;
   R.Status = DispatchStatus::InvalidDispatch;
@@ -664,8 +754,17 @@ DispatchResult invalid(const std::string &Msg) {
 
 DispatchResult Device::dispatch(const DispatchParams &Params) {
   Impl &I = *P;
-  std::lock_guard<std::mutex> Serial(I.DispatchLock);
-  DispatchState D;
+  // Code and memory released while this dispatch runs outlive it.
+  uint64_t Epoch = beginDispatch();
+  scope_exit EndEpoch([Epoch] { endDispatch(Epoch); });
+  if (stoppingAllDispatches()) {
+    DispatchResult R;
+    R.Status = R.FirstFault.Status = DispatchStatus::Cancelled;
+    R.FirstFault.Message = "the process is exiting";
+    return R;
+  }
+  auto Run = std::make_shared<DispatchRun>();
+  DispatchState &D = Run->D;
   D.Dev = &I;
   D.Params = Params;
 
@@ -694,9 +793,13 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   for (int Dim = 0; Dim < 3; ++Dim) {
     if (Params.GridSize[Dim] == 0 || Params.WorkgroupSize[Dim] == 0)
       return invalid("grid and work-group sizes must be non-zero");
-    D.NumGroups[Dim] = (Params.GridSize[Dim] + Params.WorkgroupSize[Dim] - 1) /
-                       Params.WorkgroupSize[Dim];
-    D.TotalGroups *= D.NumGroups[Dim];
+    // In 64 bits: a grid of 2^32-1 items would wrap to 0 groups in 32.
+    D.NumGroups[Dim] = static_cast<uint32_t>(
+        (uint64_t(Params.GridSize[Dim]) + Params.WorkgroupSize[Dim] - 1) /
+        Params.WorkgroupSize[Dim]);
+    if (__builtin_mul_overflow(D.TotalGroups, uint64_t(D.NumGroups[Dim]),
+                               &D.TotalGroups))
+      return invalid("the grid holds more than 2^64 work-groups");
     Items *= Params.WorkgroupSize[Dim];
   }
   if (Items > 1024)
@@ -725,9 +828,32 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   D.DispatchPacket = Params.DispatchPacket;
   D.Queue = Params.Queue ? Params.Queue
                          : reinterpret_cast<uint64_t>(I.QueueStorage);
+  // A packet slot of the device, or one registered for this dispatch.
+  int PacketSlot = -1;
+  std::unique_ptr<Impl::PacketSlot> OwnPacket;
+  scope_exit ReleasePacket([&] {
+    if (PacketSlot >= 0) {
+      I.FreePackets.fetch_or(1u << PacketSlot, std::memory_order_release);
+    } else if (OwnPacket) {
+      I.Memory.remove(OwnPacket.get());
+    }
+  });
   if (!D.DispatchPacket) {
     // A packet as the command processor would have read it.
-    uint8_t *Pk = I.PacketStorage;
+    uint8_t *Pk;
+    unsigned Free = I.FreePackets.load(std::memory_order_relaxed);
+    while (Free && !I.FreePackets.compare_exchange_weak(
+                       Free, Free & (Free - 1), std::memory_order_acquire))
+      ;
+    if (Free)
+      PacketSlot = std::countr_zero(Free);
+    if (PacketSlot >= 0) {
+      Pk = I.PacketStorage[PacketSlot].Bytes;
+    } else {
+      OwnPacket = std::make_unique<Impl::PacketSlot>();
+      Pk = OwnPacket->Bytes;
+      I.Memory.add(Pk, 64, AccessRead);
+    }
     std::memset(Pk, 0, 64);
     uint16_t Setup = static_cast<uint16_t>(Params.Dimensions);
     std::memcpy(Pk + 2, &Setup, 2);
@@ -755,25 +881,32 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
 
   D.Count = I.Options.CollectCounters;
   D.Record = I.Options.RecordMemoryAccesses;
-  size_t NumIds;
+  if (Params.TimeoutNs)
+    D.Deadline = nowNs() + Params.TimeoutNs;
+  size_t &NumIds = Run->NumIds;
   {
     std::shared_lock<std::shared_mutex> G(I.CodeLock);
     NumIds = I.NextInstructionId;
   }
-  WorkerCounters Merged;
+  WorkerCounters &Merged = Run->Merged;
   if (D.Count)
     Merged.reset(NumIds);
-  std::mutex MergeLock;
   // The dispatching thread is worker 0: it is running already, while a
   // pool thread may take milliseconds to be woken on a busy host (a
   // dispatch of a few milliseconds then ran on one thread for half its
-  // time).
+  // time). It also guarantees progress when every pool thread is busy
+  // with other dispatches.
   if (I.Pool)
     for (unsigned W = 1; W < Workers; ++W)
-      I.Pool->async([&, W] { runWorker(D, W, NumIds, Merged, MergeLock); });
-  runWorker(D, 0, NumIds, Merged, MergeLock);
-  if (I.Pool)
-    I.Pool->wait();
+      I.Pool->async([Run, W] {
+        if (!Run->enter())
+          return;
+        runWorker(Run->D, W, Run->NumIds, Run->Merged, Run->MergeLock);
+        Run->leave();
+      });
+  runWorker(D, 0, NumIds, Merged, Run->MergeLock);
+  if (I.Pool && Workers > 1)
+    Run->close();
   if (ScratchSize)
     I.Memory.remove(D.ScratchBase);
   I.Memory.reclaim();

@@ -10,6 +10,7 @@
 
 #include "llvm/Support/ThreadPool.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -31,13 +32,20 @@ struct Device::Impl {
   std::vector<std::unique_ptr<CodeRegion>> Regions;
   uint32_t NextInstructionId = 0;
 
-  /// Dispatches run one at a time on the pool.
-  std::mutex DispatchLock;
+  /// Workers shared by every dispatch: a dispatch runs on its caller's
+  /// thread and on the pool threads free to join it (see dispatch).
   std::unique_ptr<llvm::StdThreadPool> Pool;
 
-  /// Device-owned stand-ins for the AQL packet and queue when the caller
-  /// passes none (registered memory, one per concurrent dispatch slot).
-  alignas(64) uint8_t PacketStorage[64] = {};
+  /// Device-owned stand-ins for the AQL packet when the caller passes none
+  /// (registered memory, one per concurrent dispatch; a dispatch that
+  /// finds none free registers one of its own), and for the queue (read
+  /// only by kernels, so shared).
+  static constexpr unsigned PacketSlots = 8;
+  struct alignas(64) PacketSlot {
+    uint8_t Bytes[64];
+  };
+  PacketSlot PacketStorage[PacketSlots] = {};
+  std::atomic<unsigned> FreePackets{(1u << PacketSlots) - 1}; // bit per free slot
   alignas(64) uint8_t QueueStorage[256] = {};
 
   const CodeRegion *regionFor(uint64_t Addr) const;

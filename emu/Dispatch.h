@@ -67,6 +67,7 @@ struct DispatchState {
 
   bool Count = false;
   bool Record = false;
+  uint64_t Deadline = 0; ///< steady-clock ns; 0: none
 
   // Written while waves run: each on a line of its own, away from the
   // fields above that every wave reads.

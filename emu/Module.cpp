@@ -4,6 +4,7 @@
 
 #include "loom/codeobj/Input.h"
 #include "loom/codeobj/Kernarg.h"
+#include "loom/emu/Retire.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -11,6 +12,7 @@
 
 #include <cstdlib>
 #include <set>
+#include <sys/mman.h>
 
 using namespace llvm;
 
@@ -28,6 +30,9 @@ DeviceBuffer::DeviceBuffer(Device &Dev, size_t Bytes, size_t Align)
     : Dev(&Dev), Bytes(Bytes) {
   size_t Rounded = alignTo(std::max<size_t>(Bytes, 1), Align);
   Ptr = std::aligned_alloc(Align, Rounded);
+  // As operator new does: a test or bench helper has no error path.
+  if (!Ptr)
+    report_bad_alloc_error("DeviceBuffer: out of memory");
   std::memset(Ptr, 0, Rounded);
   Dev.memory().add(Ptr, Bytes);
 }
@@ -57,7 +62,11 @@ Module::~Module() {
     return;
   Dev.unregisterCode(Base);
   Dev.memory().remove(Base);
-  std::free(Image);
+  // A dispatch still running may read the image (its kernel descriptor,
+  // constants): the pages go once it ends.
+  retireAfterDispatches([Image = Image, Bytes = alignTo(Size, 4096)] {
+    munmap(Image, Bytes);
+  });
 }
 
 Expected<std::unique_ptr<Module>>
@@ -89,12 +98,24 @@ Expected<std::unique_ptr<Module>> Module::loadFile(Device &Dev,
 }
 
 Error Module::place() {
-  Size = CO->loadedSize();
-  if (Size == 0)
+  uint64_t Loaded = CO->loadedSize();
+  if (Loaded == 0)
     return fail(Name + ": no loadable segments");
-  size_t Rounded = alignTo(Size, 4096);
-  Image = static_cast<uint8_t *>(std::aligned_alloc(4096, Rounded));
-  std::memset(Image, 0, Rounded);
+  // Checked before anything is allocated: a header may claim any size.
+  if (Loaded > MaxImageBytes)
+    return fail(formatv("{0}: its segments span {1} bytes, more than Loom's "
+                        "limit of {2} for a loaded code object",
+                        Name, Loaded, MaxImageBytes));
+  // mmap: zero-filled pages, committed only where written (a large .bss
+  // costs nothing until the kernel touches it).
+  size_t Rounded = alignTo(Loaded, 4096);
+  void *Map = mmap(nullptr, Rounded, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (Map == MAP_FAILED)
+    return fail(formatv("{0}: cannot map {1} bytes for its image", Name,
+                        Rounded));
+  Image = static_cast<uint8_t *>(Map);
+  Size = Loaded;
   Base = reinterpret_cast<uint64_t>(Image);
   for (const codeobj::LoadSegment &S : CO->loadSegments()) {
     // A segment of only .bss (HIP __device__ variables) has no file bytes.

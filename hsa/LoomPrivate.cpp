@@ -8,6 +8,7 @@
 
 #include "ApiTable.h"
 
+#include "loom/emu/Retire.h"
 #include "loom/runtime/KernelFaults.h"
 #include "loom/runtime/Runtime.h"
 
@@ -26,6 +27,15 @@ HSA_API_EXPORT uint64_t loom_hsa_kernel_faults(int *FirstStatus) {
   if (FirstStatus)
     *FirstStatus = int(S);
   return N;
+}
+
+/// For hsa/ExitGuardShim.c: whether the exit handler that stops every
+/// dispatch is registered, and the handler itself.
+HSA_API_EXPORT int loom_hsa_exit_guard_armed(void) {
+  return loom::emu::stopAtExitArmed();
+}
+HSA_API_EXPORT void loom_hsa_stop_all_dispatches(void) {
+  loom::emu::stopAllDispatches();
 }
 
 } // extern "C"

@@ -46,12 +46,36 @@ void initializeAmdgpuTarget() {
 
 static std::atomic<bool> CrashRecoveryEnabled{false};
 
+namespace {
+std::mutex RecoveryLock;
+bool RecoveryPermanent = false; // guarded by RecoveryLock
+unsigned RecoveryScopes = 0;    // guarded by RecoveryLock
+} // namespace
+
 void enableCrashRecovery() {
-  static std::once_flag Once;
-  std::call_once(Once, [] {
+  std::lock_guard<std::mutex> G(RecoveryLock);
+  if (RecoveryPermanent)
+    return;
+  RecoveryPermanent = true;
+  if (!RecoveryScopes)
+    CrashRecoveryContext::Enable();
+  CrashRecoveryEnabled = true;
+}
+
+CrashRecoveryScope::CrashRecoveryScope() {
+  std::lock_guard<std::mutex> G(RecoveryLock);
+  if (RecoveryScopes++ == 0 && !RecoveryPermanent) {
     CrashRecoveryContext::Enable();
     CrashRecoveryEnabled = true;
-  });
+  }
+}
+
+CrashRecoveryScope::~CrashRecoveryScope() {
+  std::lock_guard<std::mutex> G(RecoveryLock);
+  if (--RecoveryScopes == 0 && !RecoveryPermanent) {
+    CrashRecoveryEnabled = false;
+    CrashRecoveryContext::Disable();
+  }
 }
 
 /// Runs \p F, under a CrashRecoveryContext if enabled. False if F crashed.

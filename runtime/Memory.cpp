@@ -1,6 +1,8 @@
 //===- runtime/Memory.cpp - Memory pools, regions and allocations ---------===//
 
 #include "loom/runtime/Memory.h"
+
+#include "loom/emu/Retire.h"
 #include "loom/runtime/Agent.h"
 #include "loom/runtime/Runtime.h"
 #include "loom/runtime/RuntimeState.h"
@@ -183,8 +185,11 @@ bool AllocationTable::free(void *Ptr) {
     Span = S->second;
     allocs().Spans.erase(S);
   }
+  // New accesses fault at once (as on the hardware after a free); a kernel
+  // that already reached the buffer keeps reading valid pages until it
+  // ends, when the mapping goes.
   unregisterRange(Ptr);
-  munmap(Span.first, Span.second);
+  emu::retireAfterDispatches([Span] { munmap(Span.first, Span.second); });
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include "loom/runtime/Events.h"
 #include "loom/runtime/KernelFaults.h"
 #include "loom/runtime/Memory.h"
+#include "loom/runtime/RuntimeState.h"
 #include "loom/runtime/Signal.h"
 
 #include "loom/emu/Device.h"
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <shared_mutex>
 #include <sys/mman.h>
+#include <system_error>
 #include <unordered_map>
 
 namespace loom::runtime {
@@ -55,6 +57,8 @@ hsa_status_t statusOfFault(emu::DispatchStatus S) {
     return HSA_STATUS_ERROR_EXCEPTION;
   case emu::DispatchStatus::InvalidDispatch:
     return HSA_STATUS_ERROR_INVALID_PACKET_FORMAT;
+  case emu::DispatchStatus::TimedOut:
+    return HSA_STATUS_ERROR;
   default:
     return HSA_STATUS_SUCCESS;
   }
@@ -141,12 +145,28 @@ hsa_status_t Queue::create(Agent &A, uint32_t Size, hsa_queue_type32_t Type,
   Q->Amd->queue_inactive_signal = {Q->InactiveSignal->handle()};
   Q->Amd->compute_tmpring_size = 0;
   Q->CuMask = fullCuMask(A.computeUnits());
-  Queue *Raw = Q.release();
+  Queue *Raw = Q.get();
   {
     std::unique_lock<std::shared_mutex> L(registry().Lock);
+    // The agent's documented limit (HSA_AGENT_INFO_QUEUES_MAX): each
+    // queue costs a host thread.
+    uint32_t OfAgent = 0;
+    for (auto &[H, Other] : registry().Live)
+      OfAgent += Other->TheAgent == &A;
+    if (OfAgent >= gpu::QueuesMax)
+      return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     registry().Live.emplace(Raw->hsa(), Raw);
   }
-  Raw->Processor = std::thread([Raw] { Raw->run(); });
+  // std::thread reports a thread it cannot start (address space, thread
+  // limits) by throwing: that must not cross the C API.
+  try {
+    Raw->Processor = std::thread([Raw] { Raw->run(); });
+  } catch (const std::system_error &) {
+    std::unique_lock<std::shared_mutex> L(registry().Lock);
+    registry().Live.erase(Raw->hsa());
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  Q.release();
   *Out = Raw;
   return HSA_STATUS_SUCCESS;
 }
@@ -203,6 +223,24 @@ void Queue::destroyAll() {
   }
   for (auto &[H, Q] : Left)
     delete Q;
+}
+
+void Queue::stopAll() {
+  std::vector<Queue *> Live;
+  {
+    std::shared_lock<std::shared_mutex> L(registry().Lock);
+    for (auto &[H, Q] : registry().Live)
+      Live.push_back(Q);
+  }
+  for (Queue *Q : Live) {
+    Q->Stop = true;
+    Q->Cancel = true;
+    Q->ringDoorbell();
+  }
+  for (Queue *Q : Live)
+    if (Q->Processor.joinable() &&
+        Q->Processor.get_id() != std::this_thread::get_id())
+      Q->Processor.join();
 }
 
 Queue::~Queue() {
@@ -413,6 +451,8 @@ hsa_status_t Queue::execute(const void *PacketPtr, uint64_t Index) {
     D.Queue = reinterpret_cast<uint64_t>(Amd);
     D.DispatchId = Index;
     D.Cancel = &Cancel;
+    if (RuntimeState *RS = RuntimeState::get())
+      D.TimeoutNs = uint64_t(RS->Config.KernelTimeoutSeconds) * 1'000'000'000;
     emu::DispatchResult R = TheAgent->device()->dispatch(D);
     if (CountersReport *Report = CountersReport::get())
       Report->record(TheAgent->node(), D, R);

@@ -11,6 +11,9 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <unistd.h>
@@ -23,28 +26,44 @@ namespace {
 std::mutex InitLock;
 unsigned InitCount = 0;
 
-unsigned envUnsigned(const char *Name, unsigned Default, unsigned Max) {
+/// The unsigned value of \p Name, \p Default when unset; false (and a
+/// line on stderr: hsa_init has only its status to say why) when it is not
+/// a number from 0 to \p Max.
+bool envUnsigned(const char *Name, unsigned Default, unsigned Max,
+                 unsigned &Out) {
   const char *V = getenv(Name);
+  Out = Default;
   if (!V || !*V)
-    return Default;
+    return true;
   char *End;
+  errno = 0;
   unsigned long N = strtoul(V, &End, 10);
-  return *End || N > Max ? Default : unsigned(N);
+  if (*End || errno || N > Max || !isdigit(static_cast<unsigned char>(*V))) {
+    fprintf(stderr, "Loom: %s=%s is not a number from 0 to %u\n", Name, V,
+            Max);
+    return false;
+  }
+  Out = unsigned(N);
+  return true;
 }
 } // namespace
 
-Settings Settings::fromEnvironment() {
-  Settings S;
-  S.Gpus = envUnsigned("LOOM_GPUS", 1, 64);
-  S.Threads = envUnsigned("LOOM_GPU_THREADS", 0, 1024);
+hsa_status_t Settings::fromEnvironment(Settings &S) {
+  if (!envUnsigned("LOOM_GPUS", 1, 64, S.Gpus) ||
+      !envUnsigned("LOOM_GPU_THREADS", 0, 1024, S.Threads) ||
+      !envUnsigned("LOOM_KERNEL_TIMEOUT", 0, 1'000'000,
+                   S.KernelTimeoutSeconds))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (const char *Isa = getenv("LOOM_ISA"); Isa && *Isa)
     S.Processor = Isa;
-  return S;
+  return HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t RuntimeState::create() {
   auto State = std::make_unique<RuntimeState>();
-  State->Config = Settings::fromEnvironment();
+  if (hsa_status_t S = Settings::fromEnvironment(State->Config);
+      S != HSA_STATUS_SUCCESS)
+    return S;
   const Isa *GpuIsa = Isa::fromName(State->Config.Processor);
   if (!GpuIsa)
     return HSA_STATUS_ERROR_INVALID_ISA_NAME;

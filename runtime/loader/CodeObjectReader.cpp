@@ -30,6 +30,12 @@ CodeObjectReader::fromMemory(const void *Ptr, size_t Size) {
   if (Size == 0)
     return loaderError(LoaderErrc::InvalidArgument,
                        "code object reader: code object size is 0");
+  if (Size > codeobj::MaxInputBytes)
+    return loaderError(LoaderErrc::InvalidArgument,
+                       formatv("code object reader: {0} bytes, more than "
+                               "Loom's limit of {1} for a code object",
+                               Size, codeobj::MaxInputBytes)
+                           .str());
   std::unique_ptr<CodeObjectReader> R(new CodeObjectReader());
   R->Storage = ReaderStorage::Memory;
   R->MemoryBase = Ptr;
@@ -60,6 +66,20 @@ CodeObjectReader::fromFile(int Fd, uint64_t Offset, uint64_t Size) {
     return loaderError(LoaderErrc::InvalidFile,
                        "code object reader: file descriptor " + Twine(Fd) +
                            " is a directory");
+  // /dev/zero and the like never end; pipes are read up to the cap.
+  if (S_ISCHR(St.st_mode) || S_ISBLK(St.st_mode))
+    return loaderError(LoaderErrc::InvalidFile,
+                       "code object reader: file descriptor " + Twine(Fd) +
+                           " is a device, not a file");
+  if (Size > codeobj::MaxInputBytes ||
+      (S_ISREG(St.st_mode) && !Size &&
+       uint64_t(St.st_size) > Offset + codeobj::MaxInputBytes))
+    return loaderError(LoaderErrc::InvalidFile,
+                       formatv("code object reader: file descriptor {0} holds "
+                               "more than Loom's limit of {1} bytes for a "
+                               "code object",
+                               Fd, codeobj::MaxInputBytes)
+                           .str());
   std::unique_ptr<CodeObjectReader> R(new CodeObjectReader());
   R->Storage = ReaderStorage::File;
   R->Fd = Fd;
@@ -85,6 +105,12 @@ CodeObjectReader::fromFile(int Fd, uint64_t Offset, uint64_t Size) {
       break;
     R->Bytes.insert(R->Bytes.end(), Buf, Buf + N);
     Pos += N;
+    if (R->Bytes.size() > codeobj::MaxInputBytes)
+      return loaderError(LoaderErrc::InvalidFile,
+                         formatv("code object reader: {0} holds more than "
+                                 "Loom's limit of {1} bytes for a code object",
+                                 Name, codeobj::MaxInputBytes)
+                             .str());
   }
   if (Size && R->Bytes.size() != Size)
     return loaderError(LoaderErrc::InvalidFile,

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <unistd.h>
 
 using namespace loom::test;
 using llvm::StringRef;
@@ -69,6 +70,23 @@ void expectReason(const std::string &Path, const std::string &Reason) {
     EXPECT_NE(Msg.find(Reason), std::string::npos)
         << "reason: " << Msg << "expected: " << Reason;
   }
+}
+
+// Issue 14, case 9: inputs that never end or are too large are refused
+// before they are read.
+TEST(InspectMalformed, NotARegularFile) {
+  expectReason("/dev/zero", "not a regular file");
+  llvm::SmallString<256> Dir;
+  ASSERT_FALSE(llvm::sys::fs::current_path(Dir));
+  expectReason(Dir.str().str(), "not a regular file");
+}
+
+TEST(InspectMalformed, LargerThanTheCap) {
+  // Sparse: 1 GiB + 1 bytes that cost no disk.
+  std::string Path = writeInput("huge.bin", {0x7f, 'E', 'L', 'F'});
+  ASSERT_EQ(0, ::truncate(Path.c_str(), (1ll << 30) + 1));
+  expectReason(Path, "more than Loom's limit of 1073741824");
+  ::unlink(Path.c_str());
 }
 
 TEST(InspectMalformed, EmptyFile) {

@@ -51,7 +51,12 @@ struct Input {
   std::vector<OtherBundleEntry> OtherEntries;
 };
 
-/// Reads \p Path. Every error message starts with the path.
+/// Largest input Loom reads (a file, a reader's bytes, a decompressed
+/// bundle): larger inputs are refused before they are read.
+constexpr uint64_t MaxInputBytes = uint64_t(1) << 30;
+
+/// Reads \p Path, which must be a regular file of at most MaxInputBytes.
+/// Every error message starts with the path.
 llvm::Expected<Input> readInputFile(llvm::StringRef Path);
 
 /// Reads an in-memory file named \p Name.

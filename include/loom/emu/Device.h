@@ -90,6 +90,7 @@ enum class DispatchStatus : uint8_t {
   Trap,               ///< s_trap, or s_sethalt/s_sleep forever.
   InvalidDispatch,    ///< Bad kernel object, sizes or descriptor.
   Cancelled,          ///< The caller's cancel flag was raised.
+  TimedOut,           ///< It ran longer than DispatchParams::TimeoutNs.
 };
 
 llvm::StringRef dispatchStatusName(DispatchStatus S);
@@ -129,6 +130,9 @@ struct DispatchParams {
   uint64_t DispatchId = 0;
   /// Raised by the caller to stop the dispatch (checked between slices).
   const std::atomic<bool> *Cancel = nullptr;
+  /// Ends the dispatch with DispatchStatus::TimedOut once it has run this
+  /// long (checked between slices); 0: no limit.
+  uint64_t TimeoutNs = 0;
   /// Name used in messages when the kernel object is not a known kernel.
   std::string KernelName;
 };
@@ -163,7 +167,9 @@ public:
   void unregisterCode(uint64_t LoadBase);
 
   /// Runs one dispatch to completion (or to its first fault) on the
-  /// device's threads. Safe to call from several host threads.
+  /// device's threads. Safe to call from several host threads: dispatches
+  /// of different callers run at the same time, each on its caller's
+  /// thread plus the pool workers that are free (ARCHITECTURE decision 14).
   DispatchResult dispatch(const DispatchParams &Params);
 
   struct Impl;

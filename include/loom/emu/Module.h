@@ -78,6 +78,11 @@ struct LaunchConfig {
 
 class Module {
 public:
+  /// Largest span of loaded segments (lowest address 0 to the end of the
+  /// last PT_LOAD, .bss included) a code object may claim: larger claims
+  /// are refused before anything is allocated (docs/loader.md).
+  static constexpr uint64_t MaxImageBytes = uint64_t(4) << 30;
+
   /// Places \p CO (kept alive by the module) in memory registered with
   /// \p Dev and registers its code. Relative relocations are applied now.
   static llvm::Expected<std::unique_ptr<Module>>

@@ -61,6 +61,18 @@ void initializeAmdgpuTarget();
 /// it. Idempotent and thread-safe.
 void enableCrashRecovery();
 
+/// Crash recovery for the lifetime of the object only, for libraries that
+/// decode bytes they were handed (the HSA runtime's loader): the signal
+/// handlers are installed while at least one scope is alive, and the
+/// client's own handlers are back once none is. Thread-safe.
+class CrashRecoveryScope {
+public:
+  CrashRecoveryScope();
+  ~CrashRecoveryScope();
+  CrashRecoveryScope(const CrashRecoveryScope &) = delete;
+  CrashRecoveryScope &operator=(const CrashRecoveryScope &) = delete;
+};
+
 class McContext {
 public:
   /// Sets up the MC layer for \p Target (processor plus xnack/sramecc).

@@ -52,6 +52,10 @@ public:
   /// Destroys \p Q; false if it is not a live queue.
   static bool destroy(const hsa_queue_t *Q);
   static void destroyAll();
+  /// Cancels every queue's dispatch and stops its packet processor, freeing
+  /// nothing (process exit: emulator workers must stop before static
+  /// destructors unmap what they run).
+  static void stopAll();
 
   ~Queue();
 

@@ -5,6 +5,9 @@
 //   LOOM_GPUS         number of virtual GPUs (default 1, at most 64)
 //   LOOM_ISA          processor of the virtual GPUs (default gfx90a)
 //   LOOM_GPU_THREADS  host threads per virtual GPU (default 0: one per core)
+//   LOOM_KERNEL_TIMEOUT  seconds after which a dispatch ends with a queue
+//                     error (default 0: never)
+// A value that is not a number in range makes hsa_init fail.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_RUNTIME_RUNTIMESTATE_H
@@ -26,7 +29,9 @@ struct Settings {
   unsigned Gpus = 1;
   std::string Processor = "gfx90a";
   unsigned Threads = 0;
-  static Settings fromEnvironment();
+  unsigned KernelTimeoutSeconds = 0;
+  /// HSA_STATUS_ERROR_INVALID_ARGUMENT when a setting is malformed.
+  static hsa_status_t fromEnvironment(Settings &Out);
 };
 
 class RuntimeState {
