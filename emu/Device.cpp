@@ -259,7 +259,7 @@ static void stopDispatchesAtExit(uint32_t Threshold) {
 
 Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
                            StringRef Name) {
-  stopDispatchesAtExit(jitThreshold(P->Options.JitThreshold));
+  stopDispatchesAtExit(traceThreshold(P->Options.TraceThreshold));
   // LLVM's AMDGPU decoder and printer crash on some invalid encodings; the
   // bytes come from whoever loads code (any HSA client), so decoding runs
   // under crash recovery.
