@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SaxpyIR.h"
 #include "loom/codeobj/CodeObject.h"
 #include "loom/isa/Disassembler.h"
 #include "loom/isa/McContext.h"
@@ -65,31 +66,6 @@ template <typename F> double timeMs(F Fn) {
   return std::chrono::duration<double, std::milli>(Clock::now() - T0).count();
 }
 
-const char *Small = R"(
-define amdgpu_kernel void @saxpy(float %a, ptr addrspace(1) %x,
-                                 ptr addrspace(1) %y, i32 %n) {
-entry:
-  %tid = call i32 @llvm.amdgcn.workitem.id.x()
-  %bid = call i32 @llvm.amdgcn.workgroup.id.x()
-  %base = mul i32 %bid, 64
-  %i = add i32 %base, %tid
-  %in = icmp ult i32 %i, %n
-  br i1 %in, label %body, label %done
-body:
-  %px = getelementptr float, ptr addrspace(1) %x, i32 %i
-  %py = getelementptr float, ptr addrspace(1) %y, i32 %i
-  %vx = load float, ptr addrspace(1) %px
-  %vy = load float, ptr addrspace(1) %py
-  %m = fmul float %a, %vx
-  %r = fadd float %m, %vy
-  store float %r, ptr addrspace(1) %py
-  br label %done
-done:
-  ret void
-}
-declare i32 @llvm.amdgcn.workitem.id.x()
-declare i32 @llvm.amdgcn.workgroup.id.x()
-)";
 
 /// A straight-line kernel of about \p Ops dependent integer operations
 /// (each becomes one VALU instruction; constants differ so nothing folds).
@@ -173,7 +149,7 @@ void jitLatency(Device &Dev, int Reps) {
   struct Case {
     const char *Name;
     std::string IR;
-  } Cases[] = {{"small (saxpy)", Small}, {"large", Big}};
+  } Cases[] = {{"small (saxpy)", loom::examples::SaxpyIR}, {"large", Big}};
   std::vector<Case> Breakdown;
   SmallString<128> CacheDir;
   sys::fs::createUniqueDirectory("jit_bench_cache", CacheDir);

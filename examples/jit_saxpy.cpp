@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SaxpyIR.h"
 #include "loom/jit/Jit.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -15,31 +16,6 @@
 
 using namespace llvm;
 
-static const char *SaxpyIR = R"(
-define amdgpu_kernel void @saxpy(float %a, ptr addrspace(1) %x,
-                                 ptr addrspace(1) %y, i32 %n) {
-entry:
-  %tid = call i32 @llvm.amdgcn.workitem.id.x()
-  %bid = call i32 @llvm.amdgcn.workgroup.id.x()
-  %base = mul i32 %bid, 256
-  %i = add i32 %base, %tid
-  %in = icmp ult i32 %i, %n
-  br i1 %in, label %body, label %done
-body:
-  %px = getelementptr float, ptr addrspace(1) %x, i32 %i
-  %py = getelementptr float, ptr addrspace(1) %y, i32 %i
-  %vx = load float, ptr addrspace(1) %px
-  %vy = load float, ptr addrspace(1) %py
-  %r = call float @llvm.fma.f32(float %a, float %vx, float %vy)
-  store float %r, ptr addrspace(1) %py
-  br label %done
-done:
-  ret void
-}
-declare i32 @llvm.amdgcn.workitem.id.x()
-declare i32 @llvm.amdgcn.workgroup.id.x()
-declare float @llvm.fma.f32(float, float, float)
-)";
 
 static int fail(Error E) {
   errs() << "jit_saxpy: " << toString(std::move(E)) << "\n";
@@ -53,7 +29,7 @@ int main(int Argc, char **Argv) {
     return fail(Dev.takeError());
 
   auto T0 = std::chrono::steady_clock::now();
-  auto Prog = (*Dev)->compile(SaxpyIR);
+  auto Prog = (*Dev)->compile(loom::examples::SaxpyIR);
   if (!Prog)
     return fail(Prog.takeError());
   auto Saxpy = (*Prog)->kernel("saxpy");
@@ -72,14 +48,14 @@ int main(int Argc, char **Argv) {
     XP[I] = I;
     YP[I] = 1.0f;
   }
-  auto L = Saxpy->launch({(uint32_t(N) + 255) / 256}, {256}, 2.0f, XP, YP, N);
+  auto L = Saxpy->launch({(uint32_t(N) + 63) / 64}, {64}, 2.0f, XP, YP, N);
   if (!L)
     return fail(L.takeError());
   if (Error E = L->wait())
     return fail(std::move(E));
 
   for (int I = 0; I < N; ++I)
-    if (YP[I] != 2.0f * I + 1.0f) {
+    if (YP[I] != 2.0f * float(I) + 1.0f) {
       errs() << "jit_saxpy: y[" << I << "] = " << YP[I] << ", expected "
              << 2.0f * I + 1.0f << "\n";
       return 1;

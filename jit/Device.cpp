@@ -8,6 +8,8 @@
 
 #include "loom/jit/Jit.h"
 
+#include "HsaError.h"
+
 #include "loom/codeobj/Kernarg.h"
 #include "loom/codeobj/Metadata.h"
 
@@ -29,13 +31,6 @@ Error hsaError(hsa_status_t S, const Twine &Call) {
   return createStringError(Call + " failed: " + Text +
                            formatv(" (0x{0:x})", unsigned(S)));
 }
-
-#define CHECK_HSA(Call)                                                        \
-  do {                                                                         \
-    hsa_status_t S_ = (Call);                                                  \
-    if (S_ != HSA_STATUS_SUCCESS)                                              \
-      return hsaError(S_, #Call);                                              \
-  } while (0)
 
 namespace {
 

@@ -2,6 +2,8 @@
 
 #include "loom/jit/Jit.h"
 
+#include "HsaError.h"
+
 #include "loom/codeobj/CodeObject.h"
 #include "loom/jit/Cache.h"
 
@@ -18,15 +20,6 @@
 using namespace llvm;
 
 namespace loom::jit {
-
-Error hsaError(hsa_status_t S, const Twine &Call); // Device.cpp
-
-#define CHECK_HSA(Call)                                                        \
-  do {                                                                         \
-    hsa_status_t S_ = (Call);                                                  \
-    if (S_ != HSA_STATUS_SUCCESS)                                              \
-      return hsaError(S_, #Call);                                              \
-  } while (0)
 
 //===----------------------------------------------------------------------===//
 // Sources

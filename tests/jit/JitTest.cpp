@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SaxpyIR.h"
 #include "loom/jit/Cache.h"
 #include "loom/jit/Jit.h"
 
@@ -30,6 +31,8 @@ using namespace llvm;
 using namespace loom::jit;
 
 namespace {
+
+const char *Saxpy = loom::examples::SaxpyIR;
 
 /// Fails the test with the error's message.
 #define ASSERT_OK(E)                                                           \
@@ -61,32 +64,6 @@ template <typename T> std::string errorOf(Expected<T> V) {
   return toString(V.takeError());
 }
 
-// y[i] = a * x[i] + y[i] for i < n; work-groups of 64.
-const char *Saxpy = R"(
-define amdgpu_kernel void @saxpy(float %a, ptr addrspace(1) %x,
-                                 ptr addrspace(1) %y, i32 %n) {
-entry:
-  %tid = call i32 @llvm.amdgcn.workitem.id.x()
-  %bid = call i32 @llvm.amdgcn.workgroup.id.x()
-  %base = mul i32 %bid, 64
-  %i = add i32 %base, %tid
-  %in = icmp ult i32 %i, %n
-  br i1 %in, label %body, label %done
-body:
-  %px = getelementptr float, ptr addrspace(1) %x, i32 %i
-  %py = getelementptr float, ptr addrspace(1) %y, i32 %i
-  %vx = load float, ptr addrspace(1) %px
-  %vy = load float, ptr addrspace(1) %py
-  %m = fmul float %a, %vx
-  %r = fadd float %m, %vy
-  store float %r, ptr addrspace(1) %py
-  br label %done
-done:
-  ret void
-}
-declare i32 @llvm.amdgcn.workitem.id.x()
-declare i32 @llvm.amdgcn.workgroup.id.x()
-)";
 
 class JitTest : public ::testing::Test {
 protected:
