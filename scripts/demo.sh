@@ -4,7 +4,9 @@
 # unmodified program runs on the virtual GPU through Loom's HSA runtime, and
 # its code object is inspected and disassembled; then a kernel written as
 # LLVM IR is JIT-compiled in-process and launched by name
-# (examples/jit_saxpy.cpp). (Instrumentation tools are not written yet.)
+# (examples/jit_saxpy.cpp); then a C program's main is built with loom cc
+# and run on the GPU with loom run. (Instrumentation tools are not written
+# yet.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh"
@@ -17,3 +19,5 @@ set -x
 "$loom" inspect "$app"
 "$loom" disasm "$app" --kernel _Z5saxpyfPKfPfi
 "$build/bin/jit_saxpy"
+"$loom" cc "$root/tests/run/programs/hello.c" -o "$build/demo_hello"
+"$loom" run "$build/demo_hello"
