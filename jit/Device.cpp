@@ -308,8 +308,7 @@ Expected<Launch> Stream::submit(Kernel &K, const LaunchOptions &O,
                                 ArrayRef<ArgValue> Args) {
   if (Error E = status())
     return std::move(E);
-  const auto &MD =
-      *static_cast<const codeobj::KernelMetadata *>(K.Metadata.get());
+  const codeobj::KernelMetadata &MD = *K.Metadata;
 
   // The arguments, against the metadata.
   if (Args.size() != K.Explicit.size())

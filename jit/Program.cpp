@@ -29,43 +29,27 @@ Source::Source(Source &&) = default;
 Source &Source::operator=(Source &&) = default;
 Source::~Source() = default;
 
+Source::Source(Kind K, std::string Name, std::vector<char> Bytes)
+    : K(K), Name(std::move(Name)), Bytes(std::move(Bytes)) {}
+
 Source Source::ir(StringRef IR, StringRef Name) {
-  Source S;
-  S.K = Kind::IR;
-  S.Name = Name.str();
-  S.Bytes.assign(IR.begin(), IR.end());
-  return S;
+  return Source(Kind::IR, Name.str(), {IR.begin(), IR.end()});
 }
 
-Source Source::file(StringRef Path) {
-  Source S;
-  S.K = Kind::File;
-  S.Name = Path.str();
-  return S;
-}
+Source Source::file(StringRef Path) { return Source(Kind::File, Path.str()); }
 
 Source Source::module(std::unique_ptr<llvm::Module> M) {
-  Source S;
-  S.K = Kind::Module;
-  S.Name = M ? M->getModuleIdentifier() : "<null module>";
+  Source S(Kind::Module, M ? M->getModuleIdentifier() : "<null module>");
   S.M = std::move(M);
   return S;
 }
 
 Source Source::assembly(StringRef Text, StringRef Name) {
-  Source S;
-  S.K = Kind::Assembly;
-  S.Name = Name.str();
-  S.Bytes.assign(Text.begin(), Text.end());
-  return S;
+  return Source(Kind::Assembly, Name.str(), {Text.begin(), Text.end()});
 }
 
 Source Source::codeObject(ObjectBytes Bytes, StringRef Name) {
-  Source S;
-  S.K = Kind::CodeObject;
-  S.Name = Name.str();
-  S.Bytes = std::move(Bytes);
-  return S;
+  return Source(Kind::CodeObject, Name.str(), std::move(Bytes));
 }
 
 //===----------------------------------------------------------------------===//

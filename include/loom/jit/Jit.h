@@ -39,6 +39,10 @@
 #include <type_traits>
 #include <vector>
 
+namespace loom::codeobj {
+struct KernelMetadata;
+} // namespace loom::codeobj
+
 namespace loom::jit {
 
 class Device;
@@ -149,8 +153,9 @@ private:
   Program *Owner;
   std::string Symbol, Demangled;
   std::vector<Argument> Explicit;
-  /// Every argument, hidden ones included (codeobj::KernelMetadata).
-  std::shared_ptr<const void> Metadata;
+  /// Every argument, hidden ones included (shared_ptr: the type is only
+  /// declared here).
+  std::shared_ptr<const codeobj::KernelMetadata> Metadata;
   uint64_t Object = 0; ///< kernel descriptor address
   uint32_t KernargSize = 0, KernargAlign = 16, GroupSize = 0, PrivateSize = 0;
 };
@@ -180,7 +185,7 @@ private:
   std::string Name;
   std::vector<char> Bytes;
   std::unique_ptr<llvm::Module> M;
-  Source() = default;
+  Source(Kind K, std::string Name, std::vector<char> Bytes = {});
 };
 
 struct ProgramOptions {
