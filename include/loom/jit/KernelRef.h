@@ -242,26 +242,31 @@ inline hsa_status_t resolve_kernel(const char *Symbol, resolved_kernel &R) {
           &R.PrivateSize);
       // The code object version decides the hidden argument layout: the
       // ELF header's EI_ABIVERSION (2: v4, 3: v5, 4: v6) of the code object
-      // the kernel came from.
+      // whose loaded image holds the kernel descriptor.
       auto PerCodeObject = [](hsa_executable_t, hsa_loaded_code_object_t LCO,
                               void *D3) -> hsa_status_t {
         auto *PA = static_cast<PerAgent *>(D3);
-        uint64_t Base = 0, Size = 0;
-        PA->C->Loader->hsa_ven_amd_loader_loaded_code_object_get_info(
-            LCO,
-            HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_CODE_OBJECT_STORAGE_MEMORY_BASE,
-            &Base);
-        PA->C->Loader->hsa_ven_amd_loader_loaded_code_object_get_info(
-            LCO,
-            HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_CODE_OBJECT_STORAGE_MEMORY_SIZE,
-            &Size);
-        if (!Base || Size < 16)
+        auto Info = [&](hsa_ven_amd_loader_loaded_code_object_info_t What) {
+          uint64_t V = 0;
+          PA->C->Loader->hsa_ven_amd_loader_loaded_code_object_get_info(
+              LCO, What, &V);
+          return V;
+        };
+        uint64_t Load = Info(
+            HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_LOAD_BASE);
+        uint64_t LoadSize = Info(
+            HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_LOAD_SIZE);
+        uint64_t Object = PA->C->R->Object;
+        if (Object < Load || Object - Load >= LoadSize)
           return HSA_STATUS_SUCCESS;
-        const auto *Ident = reinterpret_cast<const uint8_t *>(Base);
-        unsigned V = Ident[8] + 2;
-        if (V > PA->C->R->CodeObjectVersion)
-          PA->C->R->CodeObjectVersion = V;
-        return HSA_STATUS_SUCCESS;
+        uint64_t Base = Info(
+            HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_CODE_OBJECT_STORAGE_MEMORY_BASE);
+        uint64_t Size = Info(
+            HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_CODE_OBJECT_STORAGE_MEMORY_SIZE);
+        if (Base && Size >= 16)
+          PA->C->R->CodeObjectVersion =
+              reinterpret_cast<const uint8_t *>(Base)[8] + 2;
+        return HSA_STATUS_INFO_BREAK;
       };
       PA->C->Loader->hsa_ven_amd_loader_executable_iterate_loaded_code_objects(
           PA->E, PerCodeObject, PA);
