@@ -914,7 +914,7 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   DispatchResult R;
   R.Status = D.Status;
   R.FirstFault = std::move(D.First);
-  R.KernelName = D.KernelName;
+  R.KernelName = std::move(D.KernelName); // the workers are done with it
   if (D.Count) {
     DispatchCounters &C = R.Counters;
     C.Waves = Merged.Waves;
