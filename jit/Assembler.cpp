@@ -10,6 +10,7 @@
 
 #include "loom/jit/Pipeline.h"
 
+#include "Initialize.h"
 #include "Recovery.h"
 
 #include "loom/isa/McContext.h"
@@ -36,8 +37,6 @@
 using namespace llvm;
 
 namespace loom::jit {
-
-void initializeCodegen(); // Compiler.cpp
 
 Expected<ObjectBytes> assembleObject(StringRef Assembly, StringRef Name,
                                      const TargetSpec &Target) {

@@ -2,6 +2,7 @@
 
 #include "loom/jit/Pipeline.h"
 
+#include "Initialize.h"
 #include "Recovery.h"
 
 #include "loom/isa/McContext.h"
@@ -38,7 +39,6 @@ using namespace llvm;
 
 namespace loom::jit {
 
-/// Registers the AMDGPU target's code generator, printer and parser once.
 void initializeCodegen() {
   static std::once_flag Once;
   std::call_once(Once, [] {
