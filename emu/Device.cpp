@@ -313,6 +313,11 @@ constexpr unsigned MaxResidentGroups = 32;
 /// Cap on the scratch a dispatch reserves (virtual; pages are touched
 /// only where waves write).
 constexpr uint64_t MaxScratchBytes = uint64_t(1) << 30;
+/// The most scratch one wave can have: COMPUTE_TMPRING_SIZE.WAVESIZE is a
+/// 13-bit count of 1 KiB units on GFX9 (LLVM's
+/// AMDGPU::IsaInfo::getMaxWaveScratchSize), so 128 KiB less 16 bytes per
+/// lane. A descriptor or packet asking for more cannot run on the hardware.
+constexpr uint64_t MaxWaveScratchBytes = ((uint64_t(1) << 13) - 1) * 1024;
 
 /// A work-group resident on a worker: its waves' slots and its LDS.
 struct Resident {
@@ -811,10 +816,16 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
     return invalid(formatv("{0} bytes of LDS exceed the device's {1}",
                            D.LdsBytes, I.Options.LdsSize)
                        .str());
-  D.ScratchBytesPerLane =
-      alignTo(std::max(Params.PrivateSegmentSize, D.KD.PrivateSegmentFixedSize),
-              4);
-  D.ScratchBytesPerWave = uint64_t(D.ScratchBytesPerLane) * WaveSize;
+  // In 64 bits: a size near 2^32 would wrap to 0 once aligned.
+  uint64_t PerLane = alignTo(
+      std::max(Params.PrivateSegmentSize, D.KD.PrivateSegmentFixedSize), 4);
+  if (PerLane * WaveSize > MaxWaveScratchBytes)
+    return invalid(formatv("{0} bytes of scratch per work-item exceed the "
+                           "{1} a wave can address",
+                           PerLane, MaxWaveScratchBytes / WaveSize)
+                       .str());
+  D.ScratchBytesPerLane = static_cast<uint32_t>(PerLane);
+  D.ScratchBytesPerWave = PerLane * WaveSize;
   unsigned Workers =
       static_cast<unsigned>(std::min<uint64_t>(I.Threads, D.TotalGroups));
   D.Workers = Workers;

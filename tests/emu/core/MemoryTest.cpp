@@ -137,6 +137,27 @@ int32_t recRef(int N, int32_t P) {
   return recRef(N - 1, P) + 3 * N + P;
 }
 
+// A wave addresses at most (2^13 - 1) KiB of scratch (the 13-bit
+// COMPUTE_TMPRING_SIZE.WAVESIZE): more is an invalid dispatch, not a
+// reservation of tens of GiB (found by fuzz_loader); the limit itself runs.
+TEST_P(MemoryTest, ScratchBeyondWhatAWaveAddressesIsInvalid) {
+  const u32 N = 64, K = 7;
+  DeviceBuffer Out = buffer(32 * N, 0xcd);
+  LaunchConfig C = LaunchConfig::linear(N, 64);
+  C.ExtraPrivateBytes = 1u << 30;
+  DispatchResult R = run("scratch_mubuf", C,
+                         KernelArgs().add(Out.address()).add(N).add(K));
+  EXPECT_EQ(R.Status, DispatchStatus::InvalidDispatch);
+  EXPECT_NE(R.FirstFault.Message.find(
+                "bytes of scratch per work-item exceed the 131056 a wave "
+                "can address"),
+            std::string::npos)
+      << R.FirstFault.Message;
+  C.ExtraPrivateBytes = 131056 - 8192;
+  EXPECT_TRUE(
+      runOk("scratch_mubuf", C, KernelArgs().add(Out.address()).add(N).add(K)));
+}
+
 TEST_P(MemoryTest, PrivateArraysRecursionAndStackPointers) {
   const u32 N = 300, K = 7;
   for (const char *Kernel : {"scratch_mubuf", "scratch_flat"}) {
