@@ -1,0 +1,218 @@
+//===- loom/instrument/Instrumenter.h - Hooks in, instrumented code out ---===//
+//
+// The code generator of the instrumentation (ARCHITECTURE decisions 9, 10
+// and 12). A tool's requests (an InstrumentationPlan: hook calls at points of
+// lifted functions) plus the hooks' LLVM bitcode go in; a new code object
+// comes out, holding an instrumented copy of each requested kernel and of
+// the device functions they call, ready to be loaded as a separate
+// executable next to the original one.
+//
+// How a point is compiled:
+//   - every hook call at one point (in the order asked) becomes one LLVM
+//     function whose arguments are the hook arguments; the hooks are inlined
+//     into it and it is compiled by the AMDGPU backend (jit::compileModule);
+//   - its machine code is lifted like any other function, so the registers
+//     it clobbers are known exactly;
+//   - it is spliced into the instrumented copy between a prologue that
+//     saves what is live there and clobbered by it (SCC, VCC, EXEC and M0
+//     included) into registers the kernel never uses, and moves the hook
+//     arguments into place, and an epilogue that restores them.
+//
+// The original code is re-emitted instruction by instruction: its encodings
+// are kept, branches are re-targeted through labels, and s_getpc_b64-
+// relative addresses are rewritten (to the instrumented copy of a callee, or
+// to the absolute address in the original executable of anything else, so
+// the instrumented code shares the original's global variables). The tool's
+// device globals are likewise referenced by their absolute addresses in the
+// tool's own loaded executable.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_INSTRUMENT_INSTRUMENTER_H
+#define LOOM_INSTRUMENT_INSTRUMENTER_H
+
+#include "loom/instrument/BinaryContext.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom::instrument {
+
+/// Where a hook runs.
+enum class HookPoint : uint8_t {
+  Before,      ///< before an instruction
+  After,       ///< after an instruction (not a branch, return or s_endpgm);
+               ///< after a load, its value is in its registers
+  BlockEntry,  ///< at a basic block's entry, whichever edge reaches it
+  KernelEntry, ///< once, before the kernel's first instruction
+  KernelExit,  ///< before each s_endpgm of the kernel
+};
+llvm::StringRef hookPointName(HookPoint P);
+
+/// One argument of a hook call. Uniform values are 32 or 64 bits; Vgpr, Agpr
+/// and MemoryAddress are per lane.
+class HookArg {
+public:
+  enum class Kind : uint8_t {
+    Constant,      ///< a value fixed at instrumentation time
+    Sgpr,          ///< an SGPR's value (32 bits)
+    Vgpr,          ///< a VGPR's value in the hook's lane (32 bits)
+    Agpr,          ///< an AGPR's value in the hook's lane (32 bits)
+    Exec,          ///< EXEC (64 bits)
+    Vcc,           ///< VCC (64 bits)
+    Scc,           ///< SCC, 0 or 1 (32 bits)
+    M0,            ///< M0 (32 bits)
+    Pc,            ///< the original instruction's address (64 bits)
+    InstrOffset,   ///< its byte offset in its function (32 bits)
+    InstrIndex,    ///< its index in its function (32 bits)
+    MemoryAddress, ///< the lane's address of a global, flat or scratch
+                   ///< access (64 bits), or of an LDS access (32 bits)
+    MemoryBytes,   ///< bytes the instruction accesses per lane (32 bits)
+  };
+
+  static HookArg constant(uint32_t V) { return {Kind::Constant, V, 32}; }
+  static HookArg constant64(uint64_t V) { return {Kind::Constant, V, 64}; }
+  static HookArg sgpr(unsigned N) { return {Kind::Sgpr, N, 32}; }
+  static HookArg vgpr(unsigned N) { return {Kind::Vgpr, N, 32}; }
+  static HookArg agpr(unsigned N) { return {Kind::Agpr, N, 32}; }
+  static HookArg exec() { return {Kind::Exec, 0, 64}; }
+  static HookArg vcc() { return {Kind::Vcc, 0, 64}; }
+  static HookArg scc() { return {Kind::Scc, 0, 32}; }
+  static HookArg m0() { return {Kind::M0, 0, 32}; }
+  static HookArg pc() { return {Kind::Pc, 0, 64}; }
+  static HookArg instrOffset() { return {Kind::InstrOffset, 0, 32}; }
+  static HookArg instrIndex() { return {Kind::InstrIndex, 0, 32}; }
+  static HookArg memoryAddress() { return {Kind::MemoryAddress, 0, 64}; }
+  static HookArg memoryBytes() { return {Kind::MemoryBytes, 0, 32}; }
+
+  Kind kind() const { return K; }
+  /// The constant, or the register number.
+  uint64_t value() const { return V; }
+  /// 32 or 64 (MemoryAddress of an LDS access is passed as 64 bits too).
+  unsigned bits() const { return Bits; }
+  /// True if every lane gets the same value (passed in SGPRs).
+  bool isUniform() const {
+    return K != Kind::Vgpr && K != Kind::Agpr && K != Kind::MemoryAddress;
+  }
+  std::string str() const;
+
+private:
+  HookArg(Kind K, uint64_t V, unsigned Bits) : K(K), V(V), Bits(Bits) {}
+  Kind K;
+  uint64_t V;
+  unsigned Bits;
+};
+
+struct HookCall {
+  /// A hook of one of the HookLibraries (its C name, LOOM_HOOK).
+  std::string Hook;
+  std::vector<HookArg> Args;
+};
+
+struct HookRequest {
+  std::string Function; ///< symbol of the kernel or device function
+  HookPoint Point = HookPoint::Before;
+  /// Before/After: the instruction's address; BlockEntry: the block's
+  /// address (ELF virtual address in the code object). Unused for
+  /// KernelEntry/KernelExit.
+  uint64_t Address = 0;
+  HookCall Call;
+};
+
+/// What a tool asks for, for one code object. Requests are checked as they
+/// are added, against the lifted functions of \p BC.
+class InstrumentationPlan {
+public:
+  explicit InstrumentationPlan(const BinaryContext &BC) : BC(BC) {}
+
+  llvm::Error before(const BinaryFunction &F, const BinaryInstruction &I,
+                     llvm::StringRef Hook, std::vector<HookArg> Args = {});
+  llvm::Error after(const BinaryFunction &F, const BinaryInstruction &I,
+                    llvm::StringRef Hook, std::vector<HookArg> Args = {});
+  llvm::Error atBlockEntry(const BinaryFunction &F, const BinaryBasicBlock &B,
+                           llvm::StringRef Hook,
+                           std::vector<HookArg> Args = {});
+  llvm::Error atKernelEntry(const BinaryFunction &Kernel, llvm::StringRef Hook,
+                            std::vector<HookArg> Args = {});
+  llvm::Error atKernelExit(const BinaryFunction &Kernel, llvm::StringRef Hook,
+                           std::vector<HookArg> Args = {});
+  /// The general form of the five above.
+  llvm::Error add(HookRequest R);
+
+  /// Kernels to copy even with no hook in them (so a dispatch of each can be
+  /// redirected); a kernel with a hook, or calling a function with one, is
+  /// copied anyway.
+  void addKernel(llvm::StringRef Kernel) { Kernels.push_back(Kernel.str()); }
+
+  const BinaryContext &context() const { return BC; }
+  llvm::ArrayRef<HookRequest> requests() const { return Requests; }
+  llvm::ArrayRef<std::string> kernels() const { return Kernels; }
+
+private:
+  const BinaryContext &BC;
+  std::vector<HookRequest> Requests;
+  std::vector<std::string> Kernels;
+};
+
+/// One tool's hooks for one target: LLVM bitcode (clang-22 output, or older
+/// bitcode LLVM 22 reads), and where the tool's loaded executable put each
+/// of its global variables.
+struct HookLibrary {
+  std::string Name; ///< the tool's, for messages
+  llvm::StringRef Bitcode;
+  llvm::StringMap<uint64_t> GlobalAddresses;
+};
+
+struct InstrumentOptions {
+  /// Loaded address = ELF virtual address + LoadDelta, for the original
+  /// code object (the base of its loaded code object).
+  uint64_t LoadDelta = 0;
+  /// Optimisation level the hooks are compiled at.
+  unsigned OptLevel = 2;
+  /// Appended to the names of the instrumented copies (kernel "k" becomes
+  /// "k" + Suffix); distinct configurations of one code object use distinct
+  /// suffixes so their executables never clash.
+  std::string Suffix = ".loom";
+};
+
+struct InstrumentedKernel {
+  std::string Original; ///< kernel symbol in the original code object
+  std::string Symbol;   ///< its instrumented copy's kernel symbol
+  /// What a dispatch of the copy needs (the packet's fields are raised to
+  /// at least these).
+  uint32_t PrivateSegmentSize = 0;
+  uint32_t GroupSegmentSize = 0;
+  uint32_t KernargSize = 0;
+};
+
+struct InstrumentedCodeObject {
+  std::vector<char> Elf; ///< a linked code object, for the HSA loader
+  std::vector<InstrumentedKernel> Kernels;
+  /// Functions left uninstrumented, each with the reason: a kernel that
+  /// cannot be lifted soundly or whose points cannot be compiled runs its
+  /// original code; the tool is told.
+  std::vector<std::string> Warnings;
+  /// Assembly the code object was assembled from (for `loom instrument
+  /// --dump` and for errors).
+  std::string Assembly;
+
+  const InstrumentedKernel *kernel(llvm::StringRef Original) const;
+};
+
+/// Instruments the code object \p BC lifted (its CFGs built) as \p Plan
+/// asks. An error only if nothing usable comes out (bad hooks, a hook that
+/// does not exist or takes other arguments, a link failure); a kernel that
+/// cannot be instrumented is a warning and is left out of the result.
+llvm::Expected<InstrumentedCodeObject>
+instrumentCodeObject(const InstrumentationPlan &Plan,
+                     llvm::ArrayRef<HookLibrary> Hooks,
+                     const InstrumentOptions &Options);
+
+} // namespace loom::instrument
+
+#endif // LOOM_INSTRUMENT_INSTRUMENTER_H

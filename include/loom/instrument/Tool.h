@@ -1,0 +1,171 @@
+//===- loom/instrument/Tool.h - Writing an instrumentation tool -----------===//
+//
+// A tool is a shared library holding a class derived from loom::instrument::
+// Tool (registered with LOOM_TOOL) and the LLVM bitcode of its hooks
+// (loom_add_tool builds and embeds it). It is started by
+//   loom instrument --tool NAME_OR_PATH [--tool-arg K=V]... -- ./app args
+// or by HSA_TOOLS_LIB=libtool.so on any HSA runtime, Loom's or ROCm's: the
+// tool runtime (libloom_tool) sees only the standard HSA API (decision 13).
+//
+// Life of a tool:
+//   init              once, after hsa_init, with its options
+//   codeObjectLoaded  each code object loaded into an executable
+//   executableFrozen  each executable frozen
+//   dispatch          each kernel dispatch, before it is submitted: the tool
+//                     picks original or instrumented code, and a
+//                     configuration (selective instrumentation)
+//   instrument        once per (kernel, configuration): the tool lifts and
+//                     walks the kernel and the functions it calls, and asks
+//                     for hooks
+//   dispatchComplete  after the dispatch's completion signal
+//   fini              once, at the last hsa_shut_down or at exit
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_INSTRUMENT_TOOL_H
+#define LOOM_INSTRUMENT_TOOL_H
+
+#include "loom/instrument/BinaryContext.h"
+#include "loom/instrument/Instrumenter.h"
+#include "loom/instrument/Liveness.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <hsa/hsa.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::instrument {
+
+/// What a tool knows of one dispatch.
+struct Dispatch {
+  uint64_t Index = 0;       ///< dispatches seen by the tool runtime, from 0
+  std::string Kernel;       ///< kernel symbol ("_Z4axpyPfS_f")
+  std::string CodeObject;   ///< the code object's name (file or URI)
+  hsa_agent_t Agent{};
+  hsa_queue_t *Queue = nullptr;
+  hsa_executable_t Executable{};
+  uint64_t KernelObject = 0; ///< the original kernel object
+  uint32_t Grid[3] = {1, 1, 1};
+  uint16_t WorkGroup[3] = {1, 1, 1};
+  void *Kernarg = nullptr;
+  /// Set for dispatchComplete: whether this dispatch ran instrumented code.
+  bool Instrumented = false;
+};
+
+/// The tool's answer to a dispatch.
+struct DispatchChoice {
+  bool Instrument = false;
+  /// Distinct configurations get distinct instrumented copies; each is made
+  /// once per kernel.
+  uint64_t Configuration = 0;
+
+  static DispatchChoice original() { return {}; }
+  static DispatchChoice instrumented(uint64_t Config = 0) {
+    return {true, Config};
+  }
+};
+
+/// One kernel to instrument: the lifted code object it lives in, the kernel
+/// and the functions it calls, their liveness, and the plan the hooks are
+/// added to.
+class KernelInstrumentation {
+public:
+  KernelInstrumentation(BinaryContext &BC, const Liveness &Live,
+                        BinaryFunction &Kernel, InstrumentationPlan &Plan,
+                        uint64_t Configuration)
+      : BC(BC), Live(Live), Kernel(Kernel), Plan(Plan),
+        Configuration(Configuration) {}
+
+  BinaryContext &context() const { return BC; }
+  const Liveness &liveness() const { return Live; }
+  BinaryFunction &kernel() const { return Kernel; }
+  /// The kernel, then every function it may call in this code object.
+  std::vector<BinaryFunction *> functions() const;
+  uint64_t configuration() const { return Configuration; }
+  InstrumentationPlan &plan() const { return Plan; }
+
+private:
+  BinaryContext &BC;
+  const Liveness &Live;
+  BinaryFunction &Kernel;
+  InstrumentationPlan &Plan;
+  uint64_t Configuration;
+};
+
+/// Given to a tool: its options, and its device globals.
+class ToolContext {
+public:
+  virtual ~ToolContext() = default;
+  /// --tool-arg NAME=VALUE (or LOOM_TOOL_ARGS="NAME=VALUE ..." under
+  /// HSA_TOOLS_LIB).
+  virtual std::optional<std::string> option(llvm::StringRef Name) const = 0;
+  std::string option(llvm::StringRef Name, llvm::StringRef Default) const {
+    auto V = option(Name);
+    return V ? *V : Default.str();
+  }
+  /// Device address of the tool's global \p Name (LOOM_DEVICE in its
+  /// hooks) on \p Agent; an error if there is none.
+  virtual llvm::Expected<uint64_t> globalAddress(hsa_agent_t Agent,
+                                                 llvm::StringRef Name) = 0;
+  /// Copies between the tool's global and host memory (hsa_memory_copy).
+  virtual llvm::Error readGlobal(hsa_agent_t Agent, llvm::StringRef Name,
+                                 void *Out, size_t Bytes) = 0;
+  virtual llvm::Error writeGlobal(hsa_agent_t Agent, llvm::StringRef Name,
+                                  const void *In, size_t Bytes) = 0;
+  template <typename T>
+  llvm::Expected<T> read(hsa_agent_t Agent, llvm::StringRef Name) {
+    T V{};
+    if (llvm::Error E = readGlobal(Agent, Name, &V, sizeof(T)))
+      return std::move(E);
+    return V;
+  }
+};
+
+class Tool {
+public:
+  virtual ~Tool() = default;
+
+  virtual llvm::Error init(ToolContext &Ctx) { return llvm::Error::success(); }
+  virtual void fini(ToolContext &Ctx) {}
+  virtual void codeObjectLoaded(ToolContext &Ctx, hsa_executable_t Exec,
+                                const codeobj::CodeObject &CO) {}
+  virtual void executableFrozen(ToolContext &Ctx, hsa_executable_t Exec) {}
+  virtual DispatchChoice dispatch(ToolContext &Ctx, const Dispatch &D) {
+    return DispatchChoice::instrumented();
+  }
+  /// Asks for hooks in \p K (through K.plan()). An error makes this
+  /// (kernel, configuration) run original code, with the error reported.
+  virtual llvm::Error instrument(ToolContext &Ctx,
+                                 KernelInstrumentation &K) = 0;
+  virtual void dispatchComplete(ToolContext &Ctx, const Dispatch &D) {}
+};
+
+/// Registration, done by LOOM_TOOL at the library's load.
+using ToolFactory = std::unique_ptr<Tool> (*)();
+void registerTool(const char *Name, ToolFactory Factory,
+                  const void *AnchorInLibrary);
+
+} // namespace loom::instrument
+
+/// Registers tool class \p Class under \p Name ("instr_count").
+#define LOOM_TOOL(Class, Name)                                                 \
+  namespace {                                                                  \
+  struct LoomToolRegistration_##Class {                                        \
+    LoomToolRegistration_##Class() {                                           \
+      ::loom::instrument::registerTool(                                        \
+          Name,                                                                \
+          []() -> std::unique_ptr<::loom::instrument::Tool> {                  \
+            return std::make_unique<Class>();                                  \
+          },                                                                   \
+          reinterpret_cast<const void *>(&LoomToolAnchor_##Class));            \
+    }                                                                          \
+    static void LoomToolAnchor_##Class() {}                                    \
+  } LoomToolRegistrationInstance_##Class;                                      \
+  }
+
+#endif // LOOM_INSTRUMENT_TOOL_H
