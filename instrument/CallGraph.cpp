@@ -2,6 +2,8 @@
 
 #include "loom/instrument/CallGraph.h"
 
+#include "llvm/ADT/SetVector.h"
+
 namespace loom::instrument {
 
 std::vector<const CallSite *>
@@ -19,6 +21,19 @@ std::vector<const CallSite *> CallGraph::callsTo(const BinaryFunction &F) const 
     if (S.Callee == &F)
       Out.push_back(&S);
   return Out;
+}
+
+std::vector<const BinaryFunction *> CallGraph::reachableFrom(
+    const BinaryFunction &Root,
+    llvm::function_ref<bool(const BinaryFunction *)> Through) const {
+  llvm::SetVector<const BinaryFunction *, std::vector<const BinaryFunction *>>
+      Reach;
+  Reach.insert(&Root);
+  for (unsigned I = 0; I < Reach.size(); ++I)
+    for (const CallSite *S : callsFrom(*Reach[I]))
+      if (S->Callee && (!Through || Through(S->Callee)))
+        Reach.insert(S->Callee);
+  return Reach.takeVector();
 }
 
 const CallSite *CallGraph::siteAt(uint64_t Address) const {

@@ -227,6 +227,8 @@ private:
   Error chooseFunctions();
   Error checkRewritable(const BinaryFunction &F);
   void collectPoints();
+  /// Index of the instruction at \p Address in F's blocks, in order.
+  unsigned instructionIndex(const BinaryFunction &F, uint64_t Address);
   void computeBudget();
   Error emitFunction(const BinaryFunction &F);
   Error emitPoint(unsigned Index, const RegisterSet &Live);
@@ -263,6 +265,8 @@ private:
   SetVector<const BinaryFunction *> Emitted; // kernels and callees copied
   DenseMap<const BinaryFunction *, unsigned> FunctionIndex;
   std::map<const BinaryFunction *, FunctionPoints> Points;
+  DenseMap<const BinaryFunction *, DenseMap<uint64_t, unsigned>>
+      InstructionIndex;
   std::vector<PointSpec> Specs;
   std::vector<CompiledPoint> Compiled;
   RegisterBudget Budget;
@@ -330,12 +334,8 @@ Error Emitter::chooseFunctions() {
     if (!F.isKernel())
       continue;
     // Every function F may reach in this code object.
-    SetVector<const BinaryFunction *> Reach;
-    Reach.insert(&F);
-    for (unsigned I = 0; I < Reach.size(); ++I)
-      for (const CallSite *S : BC.callGraph().callsFrom(*Reach[I]))
-        if (S->Callee)
-          Reach.insert(S->Callee);
+    std::vector<const BinaryFunction *> Reach =
+        BC.callGraph().reachableFrom(F);
     if (!Kernels.count(&F) &&
         none_of(Reach, [&](const BinaryFunction *G) { return Hooked.count(G); }))
       continue;
@@ -370,6 +370,15 @@ Error Emitter::chooseFunctions() {
   return Error::success();
 }
 
+unsigned Emitter::instructionIndex(const BinaryFunction &F, uint64_t Address) {
+  DenseMap<uint64_t, unsigned> &Index = InstructionIndex[&F];
+  if (Index.empty())
+    for (const BinaryBasicBlock &B : F.blocks())
+      for (const BinaryInstruction &I : B.Instructions)
+        Index[I.address()] = Index.size();
+  return Index.lookup(Address);
+}
+
 void Emitter::collectPoints() {
   // Requests in the order asked; one point per (function, place).
   auto Spec = [&](unsigned &Slot, bool Fresh, const BinaryFunction &F,
@@ -382,13 +391,7 @@ void Emitter::collectPoints() {
         P.Instr = F.instructionAt(R.Address);
         P.Pc = R.Address + Options.LoadDelta;
         P.InstrOffset = R.Address - F.address();
-        unsigned Index = 0;
-        for (const BinaryBasicBlock &B : F.blocks())
-          for (const BinaryInstruction &I : B.Instructions) {
-            if (I.address() == R.Address)
-              P.InstrIndex = Index;
-            ++Index;
-          }
+        P.InstrIndex = instructionIndex(F, R.Address);
       }
       Specs.push_back(std::move(P));
     }
@@ -915,17 +918,11 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     if (!Failed)
       break;
     // Drop every kernel that reaches the function.
+    auto IsCopied = [&](const BinaryFunction *G) { return Emitted.count(G); };
     SmallVector<const BinaryFunction *, 4> Drop;
-    for (const BinaryFunction *K : Kernels) {
-      SetVector<const BinaryFunction *> Reach;
-      Reach.insert(K);
-      for (unsigned I = 0; I < Reach.size(); ++I)
-        for (const CallSite *S : BC.callGraph().callsFrom(*Reach[I]))
-          if (S->Callee && Emitted.count(S->Callee))
-            Reach.insert(S->Callee);
-      if (Reach.count(Failed))
+    for (const BinaryFunction *K : Kernels)
+      if (is_contained(BC.callGraph().reachableFrom(*K, IsCopied), Failed))
         Drop.push_back(K);
-    }
     for (const BinaryFunction *K : Drop) {
       Result.Warnings.push_back("kernel " + K->name().str() +
                                 " runs uninstrumented: " + Failed->name().str() +
@@ -936,13 +933,8 @@ Expected<InstrumentedCodeObject> Emitter::run() {
       return fail(Failed->name() + ": " + Why);
     // Keep only what the remaining kernels reach.
     SetVector<const BinaryFunction *> Keep;
-    for (const BinaryFunction *K : Kernels) {
-      Keep.insert(K);
-      for (unsigned I = 0; I < Keep.size(); ++I)
-        for (const CallSite *S : BC.callGraph().callsFrom(*Keep[I]))
-          if (S->Callee && Emitted.count(S->Callee))
-            Keep.insert(S->Callee);
-    }
+    for (const BinaryFunction *K : Kernels)
+      Keep.insert_range(BC.callGraph().reachableFrom(*K, IsCopied));
     Emitted = std::move(Keep);
     if (Kernels.empty())
       return std::move(Result);

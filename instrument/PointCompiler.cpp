@@ -524,7 +524,7 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
       "loom-points");
   if (!CObj)
     return CObj.takeError();
-  auto BC = BinaryContext::create(**CObj);
+  auto BC = BinaryContext::create(**CObj, MC); // same target as the original
   if (!BC)
     return BC.takeError();
   if (Error E = (*BC)->buildCFGs())

@@ -26,8 +26,6 @@
 #include "loom/instrument/BinaryContext.h"
 #include "loom/instrument/Instrumenter.h"
 
-#include "llvm/ADT/SetVector.h"
-
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -119,18 +117,12 @@ private:
     BinaryFunction *K = (*BC)->function(Kernel);
     if (!K)
       return llvm::createStringError("no kernel " + Kernel.str());
-    llvm::SetVector<BinaryFunction *> Reach;
-    Reach.insert(K);
-    for (unsigned I = 0; I < Reach.size(); ++I)
-      for (const CallSite *S : (*BC)->callGraph().callsFrom(*Reach[I]))
-        if (S->Callee)
-          Reach.insert(S->Callee);
 
     auto Copy = std::make_unique<InstrumentedKernelCopy>();
     InstrumentationPlan Plan(**BC);
     Plan.addKernel(Kernel);
     unsigned Next = 0;
-    for (BinaryFunction *F : Reach)
+    for (const BinaryFunction *F : (*BC)->callGraph().reachableFrom(*K))
       for (const BinaryBasicBlock &B : F->blocks())
         for (const BinaryInstruction &I : B.Instructions) {
           if (Next == MaxIndex)

@@ -12,6 +12,7 @@
 #include "loom/isa/Disassembler.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
 #include <string>
@@ -46,6 +47,11 @@ public:
   std::vector<const CallSite *> callsFrom(const BinaryFunction &F) const;
   std::vector<const CallSite *> callsTo(const BinaryFunction &F) const;
   const CallSite *siteAt(uint64_t Address) const;
+  /// \p Root, then every function of this code object it may call,
+  /// breadth first; with \p Through, only through callees it accepts.
+  std::vector<const BinaryFunction *> reachableFrom(
+      const BinaryFunction &Root,
+      llvm::function_ref<bool(const BinaryFunction *)> Through = nullptr) const;
 
   void add(CallSite S) { Sites.push_back(std::move(S)); }
   void clear() { Sites.clear(); }
