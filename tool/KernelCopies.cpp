@@ -39,7 +39,8 @@ static Error lift(LoadedCode &C) {
       C.Lift->Error = "cannot lift " + C.Uri + ": " + toString(std::move(E));
   }
   if (!C.Lift->Error.empty())
-    return createStringError(inconvertibleErrorCode(), C.Lift->Error);
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             C.Lift->Error.c_str());
   return Error::success();
 }
 
@@ -76,18 +77,22 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   InstrumentationPlan Plan(BC);
   Plan.addKernel(K.Name);
   std::vector<HookLibrary> Hooks;
+  // With several tools, say which one failed.
+  auto Blame = [&](const ToolChoice &Choice, Error E) {
+    if (Choices.size() == 1)
+      return E;
+    return createStringError(inconvertibleErrorCode(), "%s: %s",
+                             Choice.Tool->name().str().c_str(),
+                             toString(std::move(E)).c_str());
+  };
   for (const ToolChoice &Choice : Choices) {
     KernelInstrumentation KI(BC, *C.Lift->Live, *Kernel, Plan,
                              Choice.Configuration);
     if (Error E = Choice.Tool->tool().instrument(*Choice.Tool, KI))
-      return createStringError(inconvertibleErrorCode(), "%s: %s",
-                               Choice.Tool->name().str().c_str(),
-                               toString(std::move(E)).c_str());
+      return Blame(Choice, std::move(E));
     Expected<const HookLibrary &> L = Choice.Tool->hooks(C.Agent);
     if (!L)
-      return createStringError(inconvertibleErrorCode(), "%s: %s",
-                               Choice.Tool->name().str().c_str(),
-                               toString(L.takeError()).c_str());
+      return Blame(Choice, L.takeError());
     Hooks.push_back(*L);
   }
 
@@ -103,8 +108,8 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
     dump(K.Name + Suffix, ".co", StringRef(Out->Elf.data(), Out->Elf.size()));
   }
   if (!Out->Warnings.empty())
-    return createStringError(inconvertibleErrorCode(),
-                             join(Out->Warnings, "; "));
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             join(Out->Warnings, "; ").c_str());
   const InstrumentedKernel *IK = Out->kernel(K.Name);
   if (!IK)
     return createStringError(inconvertibleErrorCode(),
@@ -156,8 +161,12 @@ const KernelCopy *KernelCopies::get(const KernelInfo &K, uint64_t KernelObject,
   std::string Tools;
   for (const ToolChoice &C : Choices)
     Tools += (Tools.empty() ? "" : "+") + C.Tool->name().str();
-  errs() << "loom-tool: " << Tools << ": " << K.Name << ": "
-         << toString(Copy.takeError()) << " (running the original code)\n";
+  // One line, whatever the message (lld's have several).
+  std::string Why = toString(Copy.takeError());
+  for (size_t At; (At = Why.find('\n')) != std::string::npos;)
+    Why.replace(At, 1, "; ");
+  errs() << "loom-tool: " << Tools << ": " << K.Name << ": " << Why
+         << " (running the original code)\n";
   if (Slot.Exec.handle) {
     hsa().Core.hsa_executable_destroy_fn(Slot.Exec);
     Slot.Exec = {};
