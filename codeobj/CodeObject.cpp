@@ -213,6 +213,8 @@ Error CodeObject::parse() {
         return Parsed.takeError();
       }
       MD = std::move(*Parsed);
+      MetadataNote.assign(reinterpret_cast<const char *>(Desc.data()),
+                          Desc.size());
     }
     if (Err)
       return Err;

@@ -251,8 +251,9 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
     raw_svector_ostream OS(Buffer);
     legacy::PassManager PM;
     if ((*TM)->addPassesToEmitFile(PM, OS, nullptr,
-                                   CodeGenFileType::ObjectFile))
-      return createStringError("the target cannot emit object files");
+                                   O.Assembly ? CodeGenFileType::AssemblyFile
+                                              : CodeGenFileType::ObjectFile))
+      return createStringError("the target cannot emit this file type");
     PM.run(M);
     Object.assign(Buffer.begin(), Buffer.end());
     return Error::success();

@@ -120,6 +120,9 @@ public:
   llvm::ArrayRef<UndefinedSymbol> undefinedSymbols() const { return Undefs; }
   llvm::ArrayRef<LoadSegment> loadSegments() const { return Segments; }
   const Metadata &metadata() const { return MD; }
+  /// The NT_AMDGPU_METADATA note's msgpack blob, as found (the instrumenter
+  /// re-emits it for the instrumented copies); empty if none.
+  llvm::StringRef metadataNote() const { return MetadataNote; }
 
   const Kernel *findKernel(llvm::StringRef Name) const;
   const Function *findFunction(llvm::StringRef Name) const;
@@ -149,6 +152,7 @@ private:
   std::vector<DynamicRelocation> DynRelocs;
   std::vector<UndefinedSymbol> Undefs;
   std::vector<LoadSegment> Segments;
+  std::string MetadataNote;
   Metadata MD;
 };
 

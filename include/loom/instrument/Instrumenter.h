@@ -39,6 +39,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loom::instrument {
@@ -200,6 +201,10 @@ struct InstrumentedCodeObject {
   /// Assembly the code object was assembled from (for `loom instrument
   /// --dump` and for errors).
   std::string Assembly;
+  /// (address in Elf, original address) of every copied original
+  /// instruction, by the first: faults and counters in instrumented code
+  /// map back to the original code through it.
+  std::vector<std::pair<uint64_t, uint64_t>> AddressMap;
 
   const InstrumentedKernel *kernel(llvm::StringRef Original) const;
 };

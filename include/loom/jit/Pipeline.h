@@ -44,6 +44,10 @@ struct TargetSpec {
 struct CompileOptions {
   TargetSpec Target;
   unsigned OptLevel = 2; ///< 0 to 3, as clang's -O
+  /// Emit assembly text (what llc -filetype=asm prints) instead of a
+  /// relocatable object: the instrumentation splices compiled hooks into
+  /// the assembly of the code it re-emits.
+  bool Assembly = false;
 };
 
 /// Bytes of an object file or a code object.

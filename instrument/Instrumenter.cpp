@@ -1,0 +1,939 @@
+//===- instrument/Instrumenter.cpp - Hooks in, instrumented code out ------===//
+//
+// The instrumented code object is written as AMDGPU assembly and assembled
+// and linked by the jit pipeline: labels let MC and lld do every branch
+// fix-up and PC-relative offset, and the assembler computes nothing we would
+// otherwise encode by hand. Original instructions keep their encodings
+// (emitted as .long words); only branches and s_getpc_b64-relative
+// addresses are rewritten.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/instrument/Instrumenter.h"
+
+#include "PointCompiler.h"
+
+#include "loom/instrument/DispatchAbi.h"
+#include "loom/instrument/Liveness.h"
+#include "loom/isa/McContext.h"
+#include "loom/jit/Pipeline.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/MC/MCInst.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace llvm;
+
+namespace loom::instrument {
+
+StringRef hookPointName(HookPoint P) {
+  switch (P) {
+  case HookPoint::Before: return "before";
+  case HookPoint::After: return "after";
+  case HookPoint::BlockEntry: return "block entry";
+  case HookPoint::KernelEntry: return "kernel entry";
+  case HookPoint::KernelExit: return "kernel exit";
+  }
+  return "?";
+}
+
+std::string HookArg::str() const {
+  switch (K) {
+  case Kind::Constant: return "constant " + utohexstr(V, false, true);
+  case Kind::Sgpr: return "s" + std::to_string(V);
+  case Kind::Vgpr: return "v" + std::to_string(V);
+  case Kind::Agpr: return "a" + std::to_string(V);
+  case Kind::Exec: return "exec";
+  case Kind::Vcc: return "vcc";
+  case Kind::Scc: return "scc";
+  case Kind::M0: return "m0";
+  case Kind::Pc: return "pc";
+  case Kind::InstrOffset: return "instruction offset";
+  case Kind::InstrIndex: return "instruction index";
+  case Kind::MemoryAddress: return "memory address";
+  case Kind::MemoryBytes: return "memory bytes";
+  }
+  return "?";
+}
+
+const InstrumentedKernel *
+InstrumentedCodeObject::kernel(StringRef Original) const {
+  for (const InstrumentedKernel &K : Kernels)
+    if (K.Original == Original)
+      return &K;
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// InstrumentationPlan
+//===----------------------------------------------------------------------===//
+
+namespace {
+Error fail(const Twine &Msg) { return createStringError(Msg.str()); }
+
+std::string where(const BinaryFunction &F, HookPoint P, uint64_t Address) {
+  std::string S = (F.isKernel() ? "kernel " : "function ") + F.name().str() +
+                  ", " + hookPointName(P).str();
+  if (P == HookPoint::Before || P == HookPoint::After ||
+      P == HookPoint::BlockEntry)
+    S += " +0x" + utohexstr(Address - F.address(), true);
+  return S;
+}
+} // namespace
+
+Error InstrumentationPlan::before(const BinaryFunction &F,
+                                  const BinaryInstruction &I, StringRef Hook,
+                                  std::vector<HookArg> Args) {
+  return add({F.name().str(), HookPoint::Before, I.address(),
+              {Hook.str(), std::move(Args)}});
+}
+Error InstrumentationPlan::after(const BinaryFunction &F,
+                                 const BinaryInstruction &I, StringRef Hook,
+                                 std::vector<HookArg> Args) {
+  return add({F.name().str(), HookPoint::After, I.address(),
+              {Hook.str(), std::move(Args)}});
+}
+Error InstrumentationPlan::atBlockEntry(const BinaryFunction &F,
+                                        const BinaryBasicBlock &B,
+                                        StringRef Hook,
+                                        std::vector<HookArg> Args) {
+  return add({F.name().str(), HookPoint::BlockEntry, B.Address,
+              {Hook.str(), std::move(Args)}});
+}
+Error InstrumentationPlan::atKernelEntry(const BinaryFunction &K,
+                                         StringRef Hook,
+                                         std::vector<HookArg> Args) {
+  return add({K.name().str(), HookPoint::KernelEntry, K.address(),
+              {Hook.str(), std::move(Args)}});
+}
+Error InstrumentationPlan::atKernelExit(const BinaryFunction &K,
+                                        StringRef Hook,
+                                        std::vector<HookArg> Args) {
+  return add({K.name().str(), HookPoint::KernelExit, K.address(),
+              {Hook.str(), std::move(Args)}});
+}
+
+Error InstrumentationPlan::add(HookRequest R) {
+  BinaryFunction *F = BC.function(R.Function);
+  if (!F)
+    return fail("no kernel or device function '" + R.Function +
+                "' in " + BC.codeObject().name());
+  if (Error E = F->requireState(FunctionState::CFGBuilt))
+    return E;
+  std::string W = where(*F, R.Point, R.Address);
+  if (R.Call.Hook.empty())
+    return fail(W + ": no hook named");
+  switch (R.Point) {
+  case HookPoint::KernelEntry:
+  case HookPoint::KernelExit:
+    if (!F->isKernel())
+      return fail(W + ": " + F->name() + " is a device function, not a kernel");
+    break;
+  case HookPoint::BlockEntry:
+    if (!F->blockStartingAt(R.Address))
+      return fail(W + ": no basic block starts there");
+    break;
+  case HookPoint::Before:
+  case HookPoint::After: {
+    const BinaryInstruction *I = F->instructionAt(R.Address);
+    if (!I || !F->blockContaining(R.Address))
+      return fail(W + ": no instruction starts there");
+    if (R.Point == HookPoint::After &&
+        (I->Props.isBranch() || I->Props.isReturn() ||
+         I->Props.isEndProgram() || I->Info.Flow == isa::ControlFlow::TailCall))
+      return fail(W + ": nothing runs after " + I->Info.Text +
+                  " (a hook after a branch, return or s_endpgm); hook the "
+                  "blocks it goes to instead");
+    break;
+  }
+  }
+  Requests.push_back(std::move(R));
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using detail::CompiledPoint;
+using detail::PointSpec;
+using detail::RawInput;
+
+constexpr unsigned MaxSgpr = 102; // s0..s101 on gfx9
+constexpr unsigned MaxVgpr = 256;
+
+std::string sreg(unsigned N) { return "s" + std::to_string(N); }
+std::string spair(unsigned N) {
+  return "s[" + std::to_string(N) + ":" + std::to_string(N + 1) + "]";
+}
+std::string vreg(unsigned N) { return "v" + std::to_string(N); }
+
+/// The points of one function, by where they go.
+struct FunctionPoints {
+  std::vector<unsigned> KernelEntry;
+  std::map<uint64_t, unsigned> BlockEntry, Before, After, KernelExit;
+};
+
+/// Registers the original code may use, and so cannot hold saved values.
+struct RegisterBudget {
+  unsigned FirstFreeSgpr = 0;
+  unsigned FirstFreeVgpr = 0;
+};
+
+/// Reads back the .loom.addrmap section lld resolved.
+Error readAddressMap(InstrumentedCodeObject &R) {
+  auto Obj = object::ObjectFile::createELFObjectFile(
+      MemoryBufferRef(StringRef(R.Elf.data(), R.Elf.size()), "instrumented"));
+  if (!Obj)
+    return Obj.takeError();
+  for (const object::SectionRef &S : (*Obj)->sections()) {
+    Expected<StringRef> Name = S.getName();
+    if (!Name || *Name != ".loom.addrmap") {
+      if (!Name)
+        consumeError(Name.takeError());
+      continue;
+    }
+    Expected<StringRef> Data = S.getContents();
+    if (!Data)
+      return Data.takeError();
+    for (size_t I = 0; I + 16 <= Data->size(); I += 16)
+      R.AddressMap.emplace_back(
+          support::endian::read64le(Data->data() + I),
+          support::endian::read64le(Data->data() + I + 8));
+  }
+  llvm::sort(R.AddressMap);
+  return Error::success();
+}
+
+class Emitter {
+public:
+  Emitter(const InstrumentationPlan &Plan, ArrayRef<HookLibrary> Hooks,
+          const InstrumentOptions &Options)
+      : Plan(Plan), BC(Plan.context()), Hooks(Hooks), Options(Options) {}
+
+  Expected<InstrumentedCodeObject> run();
+
+private:
+  Error chooseFunctions();
+  Error checkRewritable(const BinaryFunction &F);
+  void collectPoints();
+  void computeBudget();
+  Error emitFunction(const BinaryFunction &F);
+  Error emitPoint(unsigned Index, const RegisterSet &Live);
+  Error emitInstruction(const BinaryFunction &F, unsigned B, unsigned I);
+  Error emitKernelDescriptor(const BinaryFunction &K, InstrumentedKernel &Out);
+  Expected<std::string> metadataYaml();
+
+  std::string blockLabel(const BinaryFunction &F, uint64_t Address) const {
+    return ".Lloom_f" + std::to_string(FunctionIndex.lookup(&F)) + "_" +
+           utohexstr(Address, true);
+  }
+  std::string copyName(const BinaryFunction &F) const {
+    return F.name().str() + Options.Suffix;
+  }
+  /// The label that stands for \p Address in the new code, if it has one: a
+  /// copied function's entry, or a block of the function being emitted.
+  std::optional<std::string> labelFor(const BinaryFunction &Current,
+                                      uint64_t Address) const {
+    if (BinaryFunction *F = BC.functionAt(Address))
+      if (Emitted.count(F))
+        return copyName(*F);
+    if (Current.blockStartingAt(Address))
+      return blockLabel(Current, Address);
+    return std::nullopt;
+  }
+
+  const InstrumentationPlan &Plan;
+  const BinaryContext &BC;
+  ArrayRef<HookLibrary> Hooks;
+  const InstrumentOptions &Options;
+
+  std::optional<Liveness> Live;
+  SetVector<const BinaryFunction *> Kernels;
+  SetVector<const BinaryFunction *> Emitted; // kernels and callees copied
+  DenseMap<const BinaryFunction *, unsigned> FunctionIndex;
+  std::map<const BinaryFunction *, FunctionPoints> Points;
+  std::vector<PointSpec> Specs;
+  std::vector<CompiledPoint> Compiled;
+  RegisterBudget Budget;
+  /// Highest register any emitted code writes or reads, for the
+  /// descriptors.
+  int HighestSgpr = -1, HighestVgpr = -1;
+  unsigned PcLabels = 0;
+  /// Original address of the instruction at each .Lloom_oN label.
+  std::vector<uint64_t> AddressMapLabels;
+
+  InstrumentedCodeObject Result;
+  std::string Text;
+  raw_string_ostream OS{Text};
+};
+
+/// Marks the registers of \p S in the running maxima.
+void noteHighest(const RegisterSet &S, int &HighestSgpr, int &HighestVgpr) {
+  S.forEachUnit([&](unsigned U) {
+    if (U < RegisterSet::VgprBase)
+      HighestSgpr = std::max<int>(HighestSgpr, U - RegisterSet::SgprBase);
+    else if (U < RegisterSet::AgprBase)
+      HighestVgpr = std::max<int>(HighestVgpr, U - RegisterSet::VgprBase);
+  });
+}
+
+Error Emitter::checkRewritable(const BinaryFunction &F) {
+  if (!F.isInstrumentable())
+    return fail(F.notInstrumentableReason());
+  for (const BinaryBasicBlock &B : F.blocks())
+    for (unsigned I = 0; I < B.Instructions.size(); ++I) {
+      const BinaryInstruction &Inst = B.Instructions[I];
+      StringRef Name = BC.mc().opcodeBaseName(Inst.Inst.getOpcode());
+      if (Name != "S_GETPC_B64")
+        continue;
+      // The one use of the PC Loom moves: s_getpc_b64 s[n:n+1] followed by
+      // s_add_u32 sn, sn, lit and s_addc_u32 sn+1, sn+1, lit.
+      bool Ok = I + 2 < B.Instructions.size() &&
+                BC.mc().opcodeBaseName(B.Instructions[I + 1].Inst.getOpcode()) ==
+                    "S_ADD_U32" &&
+                BC.mc().opcodeBaseName(B.Instructions[I + 2].Inst.getOpcode()) ==
+                    "S_ADDC_U32" &&
+                B.Instructions[I + 2].Info.ComputedAddress.has_value();
+      if (!Ok)
+        return fail("s_getpc_b64 at +0x" +
+                    utohexstr(Inst.address() - F.address(), true) +
+                    " is not an address Loom can move (s_getpc_b64, s_add_u32, "
+                    "s_addc_u32)");
+    }
+  return Error::success();
+}
+
+Error Emitter::chooseFunctions() {
+  // Kernels asked for, with a hook, or reaching a function with a hook.
+  SetVector<const BinaryFunction *> Hooked;
+  for (const HookRequest &R : Plan.requests())
+    Hooked.insert(BC.function(R.Function));
+  for (const std::string &K : Plan.kernels()) {
+    const BinaryFunction *F = BC.function(K);
+    if (!F || !F->isKernel())
+      return fail("no kernel '" + K + "' in " + BC.codeObject().name());
+    Kernels.insert(F);
+  }
+  for (const BinaryFunction &F : BC.functions()) {
+    if (!F.isKernel())
+      continue;
+    // Every function F may reach in this code object.
+    SetVector<const BinaryFunction *> Reach;
+    Reach.insert(&F);
+    for (unsigned I = 0; I < Reach.size(); ++I)
+      for (const CallSite *S : BC.callGraph().callsFrom(*Reach[I]))
+        if (S->Callee)
+          Reach.insert(S->Callee);
+    if (!Kernels.count(&F) &&
+        none_of(Reach, [&](const BinaryFunction *G) { return Hooked.count(G); }))
+      continue;
+    if (Error E = checkRewritable(F)) {
+      Result.Warnings.push_back("kernel " + F.name().str() +
+                                " runs uninstrumented: " + toString(std::move(E)));
+      continue;
+    }
+    Kernels.insert(&F);
+    for (const BinaryFunction *G : Reach) {
+      if (Emitted.count(G))
+        continue;
+      if (G != &F) {
+        if (Error E = checkRewritable(*G)) {
+          // Calls to it go to the original code.
+          if (Hooked.count(G))
+            Result.Warnings.push_back("function " + G->name().str() +
+                                      " runs uninstrumented: " +
+                                      toString(std::move(E)));
+          else
+            consumeError(std::move(E));
+          continue;
+        }
+      }
+      Emitted.insert(G);
+    }
+  }
+  // A kernel left out above is dropped from Kernels.
+  Kernels.remove_if([&](const BinaryFunction *K) { return !Emitted.count(K); });
+  for (const BinaryFunction *F : Emitted)
+    FunctionIndex[F] = FunctionIndex.size();
+  return Error::success();
+}
+
+void Emitter::collectPoints() {
+  // Requests in the order asked; one point per (function, place).
+  auto Spec = [&](unsigned &Slot, bool Fresh, const BinaryFunction &F,
+                  const HookRequest &R) {
+    if (Fresh) {
+      Slot = Specs.size();
+      PointSpec P;
+      P.Where = where(F, R.Point, R.Address);
+      if (R.Point == HookPoint::Before || R.Point == HookPoint::After) {
+        P.Instr = F.instructionAt(R.Address);
+        P.Pc = R.Address + Options.LoadDelta;
+        P.InstrOffset = R.Address - F.address();
+        unsigned Index = 0;
+        for (const BinaryBasicBlock &B : F.blocks())
+          for (const BinaryInstruction &I : B.Instructions) {
+            if (I.address() == R.Address)
+              P.InstrIndex = Index;
+            ++Index;
+          }
+      }
+      Specs.push_back(std::move(P));
+    }
+    Specs[Slot].Calls.push_back(R.Call);
+  };
+  for (const HookRequest &R : Plan.requests()) {
+    const BinaryFunction *F = BC.function(R.Function);
+    if (!Emitted.count(F))
+      continue;
+    FunctionPoints &FP = Points[F];
+    switch (R.Point) {
+    case HookPoint::KernelEntry: {
+      bool Fresh = FP.KernelEntry.empty();
+      if (Fresh)
+        FP.KernelEntry.push_back(0);
+      Spec(FP.KernelEntry[0], Fresh, *F, R);
+      break;
+    }
+    case HookPoint::KernelExit: {
+      // Before every s_endpgm: one point per exit.
+      for (const BinaryBasicBlock &B : F->blocks())
+        for (const BinaryInstruction &I : B.Instructions)
+          if (I.Props.isEndProgram()) {
+            auto [It, Fresh] = FP.KernelExit.try_emplace(I.address(), 0);
+            HookRequest At = R;
+            At.Address = I.address();
+            Spec(It->second, Fresh, *F, At);
+          }
+      break;
+    }
+    case HookPoint::BlockEntry:
+    case HookPoint::Before:
+    case HookPoint::After: {
+      auto &Map = R.Point == HookPoint::BlockEntry ? FP.BlockEntry
+                  : R.Point == HookPoint::Before   ? FP.Before
+                                                   : FP.After;
+      auto [It, Fresh] = Map.try_emplace(R.Address, 0);
+      Spec(It->second, Fresh, *F, R);
+      break;
+    }
+    }
+  }
+}
+
+void Emitter::computeBudget() {
+  int S = -1, V = -1;
+  bool UnknownCalls = false;
+  for (const BinaryFunction &F : BC.functions()) {
+    for (const BinaryBasicBlock &B : F.blocks())
+      for (const BinaryInstruction &I : B.Instructions)
+        noteHighest(I.Props.Reads | I.Props.Writes, S, V);
+    for (const CallSite *C : BC.callGraph().callsFrom(F))
+      UnknownCalls |= C->isUnknown();
+  }
+  for (const codeobj::Kernel &K : BC.codeObject().kernels()) {
+    noteHighest(initialRegisters(K.KD, BC.codeObject().target().Processor), S,
+                V);
+    // A call into another code object may use what the kernel's metadata
+    // reserves for it.
+    if (UnknownCalls)
+      if (const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(K)) {
+        S = std::max<int>(S, int(MD->SgprCount) - 1);
+        V = std::max<int>(V, int(MD->VgprCount) - 1);
+      }
+  }
+  Budget.FirstFreeSgpr = S + 1;
+  Budget.FirstFreeVgpr = V + 1;
+  HighestSgpr = S;
+  HighestVgpr = V;
+}
+
+/// Spare registers of one point: free in the original code and not
+/// clobbered by the point.
+class SpareAllocator {
+public:
+  SpareAllocator(const RegisterBudget &B, const RegisterSet &Clobbers)
+      : B(B), Clobbers(Clobbers), NextS(B.FirstFreeSgpr),
+        NextV(B.FirstFreeVgpr) {}
+
+  Expected<unsigned> sgpr(unsigned Count = 1) {
+    unsigned N = NextS;
+    for (;; ++N) {
+      if (Count == 2 && N % 2)
+        continue;
+      if (N + Count > MaxSgpr)
+        return fail("no free scalar registers to save into (the kernel uses "
+                    "s0..s" + Twine(B.FirstFreeSgpr - 1) + ")");
+      bool Free = true;
+      for (unsigned I = 0; I < Count; ++I)
+        Free &= !Clobbers.hasSgpr(N + I);
+      if (Free)
+        break;
+    }
+    NextS = N + Count;
+    return N;
+  }
+  Expected<unsigned> vgpr() {
+    unsigned N = NextV;
+    while (N < MaxVgpr && Clobbers.hasVgpr(N))
+      ++N;
+    if (N >= MaxVgpr)
+      return fail("no free vector registers to save into (the kernel uses "
+                  "v0..v" + Twine(B.FirstFreeVgpr - 1) + ")");
+    NextV = N + 1;
+    return N;
+  }
+
+private:
+  const RegisterBudget &B;
+  const RegisterSet &Clobbers;
+  unsigned NextS, NextV;
+};
+
+Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
+  const CompiledPoint &P = Compiled[Index];
+  const RegisterSet &Clob = P.Clobbers;
+  // Registers the arguments are read from.
+  RegisterSet Sources;
+  for (const RawInput &R : P.SgprInputs) {
+    switch (R.K) {
+    case RawInput::Kind::Sgpr: Sources.addSgprs(R.N); break;
+    case RawInput::Kind::VccLo: Sources.add(SpecialReg::VccLo); break;
+    case RawInput::Kind::VccHi: Sources.add(SpecialReg::VccHi); break;
+    case RawInput::Kind::M0: Sources.add(SpecialReg::M0); break;
+    case RawInput::Kind::Scc: Sources.add(SpecialReg::Scc); break;
+    default: break;
+    }
+  }
+  for (const RawInput &R : P.VgprInputs)
+    if (R.K == RawInput::Kind::Vgpr)
+      Sources.addVgprs(R.N);
+  RegisterSet Save = Clob;
+  Save &= Live | Sources;
+
+  SpareAllocator Spares(Budget, Clob);
+  RegisterSet Used = Clob;
+  auto Sgpr = [&](unsigned Count) -> Expected<unsigned> {
+    auto N = Spares.sgpr(Count);
+    if (N)
+      Used.addSgprs(*N, Count);
+    return N;
+  };
+  auto Exec = Sgpr(2);
+  if (!Exec)
+    return Exec.takeError();
+  std::optional<unsigned> SccSave, VccSave, M0Save;
+  std::map<unsigned, unsigned> SgprSave, VgprSave; // original -> spare
+  if (Save.has(SpecialReg::Scc)) {
+    auto N = Sgpr(1);
+    if (!N)
+      return N.takeError();
+    SccSave = *N;
+  }
+  if (Save.has(SpecialReg::VccLo) || Save.has(SpecialReg::VccHi)) {
+    auto N = Sgpr(2);
+    if (!N)
+      return N.takeError();
+    VccSave = *N;
+  }
+  if (Save.has(SpecialReg::M0)) {
+    auto N = Sgpr(1);
+    if (!N)
+      return N.takeError();
+    M0Save = *N;
+  }
+  for (unsigned S = 0; S < MaxSgpr; ++S)
+    if (Save.hasSgpr(S)) {
+      auto N = Sgpr(1);
+      if (!N)
+        return N.takeError();
+      SgprSave[S] = *N;
+    }
+  for (unsigned V = 0; V < MaxVgpr; ++V)
+    if (Save.hasVgpr(V)) {
+      auto N = Spares.vgpr();
+      if (!N)
+        return N.takeError();
+      Used.addVgprs(*N);
+      VgprSave[V] = *N;
+    }
+  noteHighest(Used, HighestSgpr, HighestVgpr);
+
+  OS << "\t; loom: " << Specs[Index].Where << "\n";
+  OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
+  if (SccSave)
+    OS << "\ts_cselect_b32 " << sreg(*SccSave) << ", 1, 0\n";
+  OS << "\ts_mov_b64 " << spair(*Exec) << ", exec\n";
+  if (VccSave)
+    OS << "\ts_mov_b64 " << spair(*VccSave) << ", vcc\n";
+  if (M0Save)
+    OS << "\ts_mov_b32 " << sreg(*M0Save) << ", m0\n";
+  for (auto [S, To] : SgprSave)
+    OS << "\ts_mov_b32 " << sreg(To) << ", " << sreg(S) << "\n";
+  if (!VgprSave.empty()) {
+    OS << "\ts_mov_b64 exec, -1\n";
+    for (auto [V, To] : VgprSave)
+      OS << "\tv_mov_b32_e32 " << vreg(To) << ", " << vreg(V) << "\n";
+    OS << "\ts_mov_b64 exec, " << spair(*Exec) << "\n";
+  }
+
+  // Arguments, each read from where the original value is now.
+  for (unsigned I = 0; I < P.SgprInputs.size(); ++I) {
+    const RawInput &R = P.SgprInputs[I];
+    std::string Dst = sreg(detail::FirstSgprParam + I);
+    switch (R.K) {
+    case RawInput::Kind::Sgpr:
+      OS << "\ts_mov_b32 " << Dst << ", "
+         << sreg(SgprSave.count(R.N) ? SgprSave[R.N] : R.N) << "\n";
+      break;
+    case RawInput::Kind::ExecLo:
+    case RawInput::Kind::ExecHi:
+      OS << "\ts_mov_b32 " << Dst << ", "
+         << sreg(*Exec + (R.K == RawInput::Kind::ExecHi)) << "\n";
+      break;
+    case RawInput::Kind::VccLo:
+    case RawInput::Kind::VccHi: {
+      bool Hi = R.K == RawInput::Kind::VccHi;
+      OS << "\ts_mov_b32 " << Dst << ", "
+         << (VccSave ? sreg(*VccSave + Hi) : Hi ? "vcc_hi" : "vcc_lo") << "\n";
+      break;
+    }
+    case RawInput::Kind::Scc:
+      OS << "\ts_cselect_b32 " << Dst << ", 1, 0\n";
+      break;
+    case RawInput::Kind::M0:
+      OS << "\ts_mov_b32 " << Dst << ", " << (M0Save ? sreg(*M0Save) : "m0")
+         << "\n";
+      break;
+    default:
+      break;
+    }
+  }
+  for (unsigned I = 0; I < P.VgprInputs.size(); ++I) {
+    const RawInput &R = P.VgprInputs[I];
+    if (R.K == RawInput::Kind::Agpr)
+      OS << "\tv_accvgpr_read_b32 " << vreg(I) << ", a" << R.N << "\n";
+    else
+      OS << "\tv_mov_b32_e32 " << vreg(I) << ", "
+         << vreg(VgprSave.count(R.N) ? VgprSave[R.N] : R.N) << "\n";
+  }
+
+  OS << P.Body;
+  OS << P.ReturnLabel << ":\n";
+  OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
+  if (!VgprSave.empty()) {
+    OS << "\ts_mov_b64 exec, -1\n";
+    for (auto [V, From] : VgprSave)
+      OS << "\tv_mov_b32_e32 " << vreg(V) << ", " << vreg(From) << "\n";
+  }
+  OS << "\ts_mov_b64 exec, " << spair(*Exec) << "\n";
+  for (auto [S, From] : SgprSave)
+    OS << "\ts_mov_b32 " << sreg(S) << ", " << sreg(From) << "\n";
+  if (VccSave)
+    OS << "\ts_mov_b64 vcc, " << spair(*VccSave) << "\n";
+  if (M0Save)
+    OS << "\ts_mov_b32 m0, " << sreg(*M0Save) << "\n";
+  if (SccSave)
+    OS << "\ts_cmp_lg_u32 " << sreg(*SccSave) << ", 0\n";
+  return Error::success();
+}
+
+void emitWords(raw_ostream &OS, const BinaryInstruction &I) {
+  ArrayRef<uint8_t> Bytes = I.Info.Bytes;
+  OS << "\t.long ";
+  for (size_t K = 0; K + 4 <= Bytes.size(); K += 4) {
+    if (K)
+      OS << ", ";
+    OS << format_hex(support::endian::read32le(Bytes.data() + K), 10);
+  }
+  OS << "\t; " << I.Info.Text << "\n";
+}
+
+Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
+                               unsigned Idx) {
+  const BinaryBasicBlock &Block = F.blocks()[B];
+  const BinaryInstruction &I = Block.Instructions[Idx];
+  isa::McContext &MC = BC.mc();
+  StringRef Name = MC.opcodeBaseName(I.Inst.getOpcode());
+  const FunctionLiveness *FL = Live->of(F);
+
+  // A PC-relative branch: to its block's label.
+  if ((I.Props.Flow == isa::ControlFlow::Branch ||
+       I.Props.Flow == isa::ControlFlow::CondBranch) &&
+      I.Info.Source == isa::TargetSource::Immediate) {
+    auto L = I.Info.Target ? labelFor(F, *I.Info.Target) : std::nullopt;
+    if (!L)
+      return fail("branch at +0x" + utohexstr(I.address() - F.address(), true) +
+                  " leaves the function");
+    StringRef Mnemonic = StringRef(I.Info.Text).split(' ').first;
+    OS << "\t" << Mnemonic << " " << *L << "\n";
+    return Error::success();
+  }
+
+  if (Name == "S_GETPC_B64") {
+    const BinaryInstruction &Add = Block.Instructions[Idx + 1];
+    const BinaryInstruction &Addc = Block.Instructions[Idx + 2];
+    uint64_t Target = *Addc.Info.ComputedAddress;
+    std::optional<unsigned> Lo = MC.sgprIndex(Add.Inst.getOperand(0).getReg().id());
+    if (!Lo)
+      return fail("unexpected s_getpc_b64 pair");
+    if (auto L = labelFor(F, Target)) {
+      std::string Pc = ".Lloom_pc" + std::to_string(PcLabels++);
+      emitWords(OS, I);
+      OS << Pc << ":\n";
+      OS << "\ts_add_u32 " << sreg(*Lo) << ", " << sreg(*Lo) << ", (" << *L
+         << "-" << Pc << ")&4294967295\n";
+      OS << "\ts_addc_u32 " << sreg(*Lo + 1) << ", " << sreg(*Lo + 1) << ", ("
+         << *L << "-" << Pc << ")>>32\n";
+    } else {
+      // Data, or code left as it is: its address in the original.
+      uint64_t Abs = Target + Options.LoadDelta;
+      emitWords(OS, I);
+      OS << "\ts_mov_b32 " << sreg(*Lo) << ", " << format_hex(Abs & 0xffffffff, 10)
+         << "\n";
+      OS << "\ts_mov_b32 " << sreg(*Lo + 1) << ", " << format_hex(Abs >> 32, 10)
+         << "\n";
+    }
+    // SCC is the pair's carry out; if anything reads it, recreate it.
+    if (FL->liveAfter(B, Idx + 2).has(SpecialReg::Scc)) {
+      uint64_t Pc = I.Info.endAddress() + Options.LoadDelta;
+      uint64_t Delta = Target - I.Info.endAddress();
+      uint64_t LoSum = (Pc & 0xffffffff) + (Delta & 0xffffffff);
+      uint64_t HiSum = (Pc >> 32) + (Delta >> 32) + (LoSum >> 32);
+      OS << "\ts_cmp_eq_u32 0, " << ((HiSum >> 32) & 1 ? 0 : 1) << "\n";
+    }
+    return Error::success();
+  }
+  // The add and addc of a pair were emitted with their s_getpc_b64.
+  if (Idx >= 1 && MC.opcodeBaseName(Block.Instructions[Idx - 1].Inst.getOpcode()) ==
+                      "S_GETPC_B64")
+    return Error::success();
+  if (Idx >= 2 && MC.opcodeBaseName(Block.Instructions[Idx - 2].Inst.getOpcode()) ==
+                      "S_GETPC_B64")
+    return Error::success();
+
+  emitWords(OS, I);
+  return Error::success();
+}
+
+Error Emitter::emitFunction(const BinaryFunction &F) {
+  std::string Sym = copyName(F);
+  OS << "\n\t.globl " << Sym << "\n\t.protected " << Sym << "\n";
+  OS << "\t.p2align " << (F.isKernel() ? 8 : 2) << "\n";
+  OS << "\t.type " << Sym << ",@function\n" << Sym << ":\n";
+  const FunctionLiveness *FL = Live->of(F);
+  FunctionPoints &FP = Points[&F];
+  if (!FP.KernelEntry.empty())
+    if (Error E = emitPoint(FP.KernelEntry[0], FL->entryLiveIn()))
+      return E;
+  auto At = [&](std::map<uint64_t, unsigned> &Map, uint64_t Addr,
+                const RegisterSet &L) -> Error {
+    auto It = Map.find(Addr);
+    return It == Map.end() ? Error::success() : emitPoint(It->second, L);
+  };
+  for (unsigned B = 0; B < F.blocks().size(); ++B) {
+    const BinaryBasicBlock &Block = F.blocks()[B];
+    OS << blockLabel(F, Block.Address) << ":\n";
+    if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B)))
+      return E;
+    for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
+      uint64_t Addr = Block.Instructions[I].address();
+      if (Error E = At(FP.Before, Addr, FL->liveBefore(B, I)))
+        return E;
+      if (Error E = At(FP.KernelExit, Addr, FL->liveBefore(B, I)))
+        return E;
+      OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
+      AddressMapLabels.push_back(Addr);
+      if (Error E = emitInstruction(F, B, I))
+        return E;
+      if (Error E = At(FP.After, Addr, FL->liveAfter(B, I)))
+        return E;
+    }
+  }
+  OS << "\t.size " << Sym << ", .-" << Sym << "\n";
+  return Error::success();
+}
+
+Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
+                                    InstrumentedKernel &Out) {
+  const codeobj::Kernel *CK = BC.codeObject().findKernel(K.name());
+  if (!CK)
+    return fail("no kernel descriptor for " + K.name());
+  auto Raw = BC.codeObject().contents(CK->Descriptor.Address,
+                                      codeobj::KernelDescriptor::Size);
+  if (!Raw)
+    return Raw.takeError();
+  std::array<uint8_t, 64> D;
+  std::copy(Raw->begin(), Raw->end(), D.begin());
+  const codeobj::KernelDescriptor &KD = CK->KD;
+
+  // Register counts, raised to cover the saves (AMDGPUUsage, "Kernel
+  // Descriptor": gfx9 SGPR blocks of 16, gfx90a/gfx942 VGPR blocks of 8
+  // over the unified VGPR + AGPR file).
+  uint32_t Rsrc1 = KD.ComputePgmRsrc1, Rsrc3 = KD.ComputePgmRsrc3;
+  unsigned SgprsUsed = HighestSgpr + 1 + 6; // VCC, FLAT_SCRATCH, XNACK_MASK
+  unsigned SgprField = 2 * std::max<int>(0, int(divideCeil(SgprsUsed, 16)) - 1);
+  SgprField = std::max(SgprField, (Rsrc1 >> 6) & 0xf);
+  unsigned OldTotal = ((Rsrc1 & 0x3f) + 1) * 8;
+  unsigned OldAccum = KD.accumOffsetInVgprs();
+  unsigned Agprs = OldTotal > OldAccum ? OldTotal - OldAccum : 0;
+  unsigned Arch = std::max<unsigned>(HighestVgpr + 1, 1);
+  unsigned Accum = std::max(OldAccum, unsigned(alignTo(Arch, 4)));
+  unsigned Total = std::max(OldTotal, Accum + Agprs);
+  if (Total > 512)
+    return fail("kernel " + K.name() + " needs " + Twine(Total) +
+                " vector registers instrumented; at most 512");
+  Rsrc1 = (Rsrc1 & ~0x3ffu) | (divideCeil(Total, 8) - 1) | SgprField << 6;
+  Rsrc3 = (Rsrc3 & ~0x3fu) | (Accum / 4 - 1);
+  support::endian::write32le(&D[44], Rsrc3);
+  support::endian::write32le(&D[48], Rsrc1);
+
+  std::string Sym = copyName(K);
+  OS << "\n\t.rodata\n\t.p2align 6\n\t.globl " << Sym << ".kd\n\t.protected "
+     << Sym << ".kd\n\t.type " << Sym << ".kd,@object\n" << Sym << ".kd:\n";
+  auto Bytes = [&](unsigned From, unsigned To) {
+    OS << "\t.byte ";
+    for (unsigned I = From; I < To; ++I)
+      OS << (I > From ? ", " : "") << unsigned(D[I]);
+    OS << "\n";
+  };
+  Bytes(0, 16);
+  OS << "\t.quad " << Sym << " - " << Sym << ".kd\n";
+  Bytes(24, 64);
+  OS << "\t.size " << Sym << ".kd, 64\n\t.text\n";
+
+  Out.Original = K.name().str();
+  Out.Symbol = Sym;
+  Out.PrivateSegmentSize = KD.PrivateSegmentFixedSize;
+  Out.GroupSegmentSize = KD.GroupSegmentFixedSize;
+  Out.KernargSize = KD.KernargSize;
+  return Error::success();
+}
+
+Expected<std::string> Emitter::metadataYaml() {
+  msgpack::Document Doc;
+  if (!Doc.readFromBlob(BC.codeObject().metadataNote(), false))
+    return fail(BC.codeObject().name() + ": unreadable metadata note");
+  msgpack::MapDocNode Root = Doc.getRoot().getMap();
+  msgpack::ArrayDocNode Old = Root["amdhsa.kernels"].getArray();
+  msgpack::ArrayDocNode New = Doc.getArrayNode();
+  unsigned Vgprs = HighestVgpr + 1, Sgprs = HighestSgpr + 1 + 6;
+  for (const InstrumentedKernel &K : Result.Kernels) {
+    for (msgpack::DocNode &N : Old) {
+      if (!N.isMap())
+        continue;
+      msgpack::MapDocNode M = N.getMap();
+      if (M[".symbol"].isString() &&
+          M[".symbol"].getString() != K.Original + ".kd")
+        continue;
+      msgpack::MapDocNode Copy = Doc.getMapNode();
+      for (auto &[Key, Value] : M)
+        Copy[Key] = Value;
+      Copy[".name"] = Doc.getNode(K.Symbol, /*Copy=*/true);
+      Copy[".symbol"] = Doc.getNode(K.Symbol + ".kd", /*Copy=*/true);
+      if (Copy[".vgpr_count"].isEmpty() ||
+          Copy[".vgpr_count"].getUInt() < Vgprs)
+        Copy[".vgpr_count"] = Doc.getNode(uint64_t(Vgprs));
+      if (Copy[".sgpr_count"].isEmpty() ||
+          Copy[".sgpr_count"].getUInt() < Sgprs)
+        Copy[".sgpr_count"] = Doc.getNode(uint64_t(Sgprs));
+      New.push_back(Copy);
+      break;
+    }
+  }
+  Root["amdhsa.kernels"] = New;
+  std::string Yaml;
+  raw_string_ostream YOS(Yaml);
+  Doc.toYAML(YOS);
+  return Yaml;
+}
+
+Expected<InstrumentedCodeObject> Emitter::run() {
+  for (const BinaryFunction &F : BC.functions())
+    if (Error E = F.requireState(FunctionState::CFGBuilt))
+      return std::move(E);
+  auto L = Liveness::compute(BC);
+  if (!L)
+    return L.takeError();
+  Live.emplace(std::move(*L));
+  if (Error E = chooseFunctions())
+    return std::move(E);
+  if (Kernels.empty())
+    return std::move(Result);
+  collectPoints();
+  computeBudget();
+
+  auto Target = jit::TargetSpec::fromIsaName(BC.codeObject().target().str());
+  if (!Target)
+    return Target.takeError();
+  auto C = detail::compilePoints(Specs, Hooks, *Target, Options.OptLevel,
+                                 BC.mc());
+  if (!C)
+    return C.takeError();
+  Compiled = std::move(*C);
+  for (const CompiledPoint &P : Compiled)
+    noteHighest(P.Clobbers, HighestSgpr, HighestVgpr);
+
+  OS << "\t.amdgcn_target \"amdgcn-amd-amdhsa--"
+     << BC.codeObject().target().str() << "\"\n";
+  OS << "\t.amdhsa_code_object_version " << BC.codeObject().abiVersion()
+     << "\n\t.text\n";
+  for (const BinaryFunction *F : Emitted)
+    if (Error E = emitFunction(*F))
+      return fail(F->name() + ": " + toString(std::move(E)));
+  for (const BinaryFunction *K : Kernels) {
+    InstrumentedKernel IK;
+    if (Error E = emitKernelDescriptor(*K, IK))
+      return std::move(E);
+    Result.Kernels.push_back(std::move(IK));
+  }
+  auto Yaml = metadataYaml();
+  if (!Yaml)
+    return Yaml.takeError();
+  OS << "\t.amdgpu_metadata\n" << *Yaml << "\t.end_amdgpu_metadata\n";
+  // Where each original instruction went: (new address, original address)
+  // pairs in a section the loader ignores.
+  OS << "\t.section .loom.addrmap,\"\",@progbits\n";
+  for (size_t I = 0; I < AddressMapLabels.size(); ++I)
+    OS << "\t.quad .Lloom_o" << I << ", " << format_hex(AddressMapLabels[I], 18)
+       << "\n";
+  OS.flush();
+  Result.Assembly = Text;
+
+  auto Obj = jit::assembleObject(Text, BC.codeObject().name().str() + ".loom",
+                                 *Target);
+  if (!Obj)
+    return Obj.takeError();
+  jit::LinkOptions LO;
+  LO.AllowUndefined = false;
+  auto Linked = jit::linkObjects(ArrayRef(&*Obj, 1), LO);
+  if (!Linked)
+    return Linked.takeError();
+  Result.Elf = std::move(*Linked);
+  if (Error E = readAddressMap(Result))
+    return std::move(E);
+  return std::move(Result);
+}
+
+} // namespace
+
+Expected<InstrumentedCodeObject>
+instrumentCodeObject(const InstrumentationPlan &Plan,
+                     ArrayRef<HookLibrary> Hooks,
+                     const InstrumentOptions &Options) {
+  Emitter E(Plan, Hooks, Options);
+  return E.run();
+}
+
+} // namespace loom::instrument

@@ -1,0 +1,543 @@
+//===- instrument/PointCompiler.cpp - Hook calls to machine code ----------===//
+
+#include "PointCompiler.h"
+
+#include "loom/codeobj/CodeObject.h"
+#include "loom/instrument/BinaryContext.h"
+#include "loom/instrument/Liveness.h"
+#include "loom/isa/McContext.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/MCInst.h"
+#include "llvm/MC/MCInstrDesc.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace llvm;
+
+namespace loom::instrument::detail {
+
+namespace {
+
+Error fail(const Twine &Msg) { return createStringError(Msg.str()); }
+
+/// First index and count of the one kind of register an MC register covers.
+struct RegRange {
+  enum KindTy : uint8_t { None, Sgpr, Vgpr, Agpr } Kind = None;
+  unsigned First = 0, Count = 0;
+};
+
+RegRange rangeOf(const InstrAnalyzer &A, unsigned Reg) {
+  RegRange R;
+  A.unitsOf(Reg).forEachUnit([&](unsigned U) {
+    RegRange::KindTy K;
+    unsigned N;
+    if (U < RegisterSet::VgprBase) {
+      K = RegRange::Sgpr;
+      N = U - RegisterSet::SgprBase;
+    } else if (U < RegisterSet::AgprBase) {
+      K = RegRange::Vgpr;
+      N = U - RegisterSet::VgprBase;
+    } else if (U < RegisterSet::SpecialBase) {
+      K = RegRange::Agpr;
+      N = U - RegisterSet::AgprBase;
+    } else {
+      return;
+    }
+    if (R.Count == 0) {
+      R.Kind = K;
+      R.First = N;
+    }
+    if (K == R.Kind)
+      ++R.Count;
+  });
+  return R;
+}
+
+/// Where a memory instruction's per-lane address comes from.
+struct AddressParts {
+  RegRange Vaddr;           ///< 2 VGPRs (flat, global), or 1 (saddr form, LDS)
+  RegRange Saddr;           ///< 2 SGPRs (global saddr form, scalar base)
+  RegRange Soffset;         ///< 1 SGPR (scalar loads with an SGPR offset)
+  int64_t Offset = 0;
+  bool Is32Bit = false;     ///< an LDS address
+};
+
+Expected<AddressParts> addressParts(const BinaryInstruction &I,
+                                    const InstrAnalyzer &A) {
+  const MCInst &Inst = I.Inst;
+  isa::McContext &MC = A.mc();
+  StringRef Name = MC.opcodeBaseName(Inst.getOpcode());
+  const MCInstrDesc &D = MC.desc(Inst.getOpcode());
+  AddressParts P;
+  MemoryKind K = I.Props.Memory;
+  if (K != MemoryKind::Global && K != MemoryKind::Flat &&
+      K != MemoryKind::Lds && K != MemoryKind::Scalar)
+    return fail("the address of a " + memoryKindName(K) +
+                " access is not available to hooks yet");
+  if (K == MemoryKind::Scalar && !Name.starts_with("S_LOAD") &&
+      !Name.starts_with("S_STORE") && !Name.starts_with("S_ATOMIC"))
+    return fail("the address of " + Name + " is not available to hooks");
+  bool SeenImm = false;
+  for (unsigned Op = D.getNumDefs(); Op < Inst.getNumOperands(); ++Op) {
+    const MCOperand &O = Inst.getOperand(Op);
+    if (O.isReg()) {
+      RegRange R = rangeOf(A, O.getReg().id());
+      if (R.Kind == RegRange::Vgpr && P.Vaddr.Count == 0 &&
+          K != MemoryKind::Scalar)
+        P.Vaddr = R;
+      else if (R.Kind == RegRange::Sgpr && R.Count == 2 && P.Saddr.Count == 0)
+        P.Saddr = R;
+      else if (R.Kind == RegRange::Sgpr && R.Count == 1 &&
+               K == MemoryKind::Scalar && P.Soffset.Count == 0)
+        P.Soffset = R;
+    } else if (O.isImm() && !SeenImm) {
+      SeenImm = true;
+      P.Offset = O.getImm();
+    }
+  }
+  if (K == MemoryKind::Lds) {
+    P.Is32Bit = true;
+    if (I.Props.AccessesPerLane == 2)
+      P.Offset *= int64_t(I.Props.AccessBytes) * (Name.contains("ST64") ? 64 : 1);
+    if (P.Vaddr.Count != 1)
+      return fail("cannot find the address operand of " + Name);
+  } else if (K == MemoryKind::Scalar) {
+    if (P.Saddr.Count != 2)
+      return fail("cannot find the base address operand of " + Name);
+  } else if (P.Vaddr.Count != 2 && !(P.Vaddr.Count == 1 && P.Saddr.Count == 2)) {
+    return fail("cannot find the address operands of " + Name);
+  }
+  return P;
+}
+
+/// Builds one point function in \p M.
+class PointBuilder {
+public:
+  PointBuilder(Module &M, const InstrAnalyzer &A) : M(M), A(A), Ctx(M.getContext()) {}
+
+  Error build(const PointSpec &P, unsigned Index, CompiledPoint &Out) {
+    // First pass: the raw inputs every argument needs, so the parameter
+    // list is known before the function is created.
+    for (const HookCall &C : P.Calls)
+      for (const HookArg &Arg : C.Args)
+        if (Error E = collect(P, Arg, Out))
+          return E;
+    if (Out.SgprInputs.size() > MaxSgprParams ||
+        Out.VgprInputs.size() > MaxVgprParams)
+      return fail(P.Where + ": too many register values passed to hooks (" +
+                  Twine(Out.SgprInputs.size()) + " scalar, " +
+                  Twine(Out.VgprInputs.size()) + " vector; at most " +
+                  Twine(MaxSgprParams) + " and " + Twine(MaxVgprParams) + ")");
+
+    Type *I32 = Type::getInt32Ty(Ctx);
+    SmallVector<Type *, 16> Params(Out.SgprInputs.size() + Out.VgprInputs.size(),
+                                   I32);
+    auto *FT = FunctionType::get(Type::getVoidTy(Ctx), Params, false);
+    Function *F = Function::Create(FT, GlobalValue::ExternalLinkage,
+                                   "__loom_point_" + Twine(Index), M);
+    for (unsigned I = 0; I < Out.SgprInputs.size(); ++I)
+      F->addParamAttr(I, Attribute::InReg);
+    // The point is no callee of a kernel's ABI: it gets no implicit inputs.
+    for (StringRef Attr :
+         {"amdgpu-no-workitem-id-x", "amdgpu-no-workitem-id-y",
+          "amdgpu-no-workitem-id-z", "amdgpu-no-workgroup-id-x",
+          "amdgpu-no-workgroup-id-y", "amdgpu-no-workgroup-id-z",
+          "amdgpu-no-dispatch-ptr", "amdgpu-no-queue-ptr",
+          "amdgpu-no-implicitarg-ptr", "amdgpu-no-dispatch-id",
+          "amdgpu-no-lds-kernel-id", "amdgpu-no-flat-scratch-init",
+          "amdgpu-no-heap-ptr", "amdgpu-no-hostcall-ptr",
+          "amdgpu-no-multigrid-sync-arg", "amdgpu-no-default-queue",
+          "amdgpu-no-completion-action"})
+      F->addFnAttr(Attr);
+    F->addFnAttr(Attribute::NoUnwind);
+    IRBuilder<> B(BasicBlock::Create(Ctx, "entry", F));
+    Fn = F;
+    Sgprs = &Out.SgprInputs;
+    Vgprs = &Out.VgprInputs;
+
+    for (const HookCall &C : P.Calls) {
+      Function *Hook = M.getFunction(C.Hook);
+      if (!Hook || Hook->isDeclaration())
+        return fail(P.Where + ": no hook named '" + C.Hook +
+                    "' in the tools' hooks (mark it LOOM_HOOK)");
+      FunctionType *HT = Hook->getFunctionType();
+      if (HT->getNumParams() != C.Args.size())
+        return fail(P.Where + ": hook '" + C.Hook + "' takes " +
+                    Twine(HT->getNumParams()) + " arguments, " +
+                    Twine(C.Args.size()) + " given");
+      SmallVector<Value *, 8> Args;
+      for (unsigned I = 0; I < C.Args.size(); ++I) {
+        Value *V = value(B, P, C.Args[I]);
+        Expected<Value *> Conv = convert(B, V, HT->getParamType(I));
+        if (!Conv)
+          return fail(P.Where + ": hook '" + C.Hook + "' argument " +
+                      Twine(I + 1) + " (" + C.Args[I].str() +
+                      "): " + toString(Conv.takeError()));
+        Args.push_back(*Conv);
+      }
+      B.CreateCall(Hook, Args);
+    }
+    B.CreateRetVoid();
+    return Error::success();
+  }
+
+private:
+  unsigned input(std::vector<RawInput> &List, RawInput R) {
+    for (unsigned I = 0; I < List.size(); ++I)
+      if (List[I] == R)
+        return I;
+    List.push_back(R);
+    return List.size() - 1;
+  }
+  void use(CompiledPoint &Out, RawInput R) {
+    input(R.isUniform() ? Out.SgprInputs : Out.VgprInputs, R);
+  }
+
+  Error collect(const PointSpec &P, const HookArg &Arg, CompiledPoint &Out) {
+    using K = HookArg::Kind;
+    using R = RawInput::Kind;
+    switch (Arg.kind()) {
+    case K::Sgpr:
+      if (Arg.value() >= 102)
+        return fail(P.Where + ": no SGPR s" + Twine(Arg.value()));
+      use(Out, {R::Sgpr, unsigned(Arg.value())});
+      return Error::success();
+    case K::Vgpr:
+    case K::Agpr:
+      if (Arg.value() >= 256)
+        return fail(P.Where + ": no register " + Arg.str());
+      use(Out, {Arg.kind() == K::Vgpr ? R::Vgpr : R::Agpr,
+                unsigned(Arg.value())});
+      return Error::success();
+    case K::Exec:
+      use(Out, {R::ExecLo, 0});
+      use(Out, {R::ExecHi, 0});
+      return Error::success();
+    case K::Vcc:
+      use(Out, {R::VccLo, 0});
+      use(Out, {R::VccHi, 0});
+      return Error::success();
+    case K::Scc:
+      use(Out, {R::Scc, 0});
+      return Error::success();
+    case K::M0:
+      use(Out, {R::M0, 0});
+      return Error::success();
+    case K::Pc:
+    case K::InstrOffset:
+    case K::InstrIndex:
+    case K::MemoryBytes:
+      if (!P.Instr)
+        return fail(P.Where + ": " + Arg.str() +
+                    " is only known at an instruction");
+      if (Arg.kind() == K::MemoryBytes && !P.Instr->Props.isMemory())
+        return fail(P.Where + ": " + Arg.str() + " of an instruction that "
+                    "accesses no memory");
+      return Error::success();
+    case K::MemoryAddress: {
+      if (!P.Instr || !P.Instr->Props.isMemory())
+        return fail(P.Where + ": " + Arg.str() +
+                    " of an instruction that accesses no memory");
+      Expected<AddressParts> Parts = addressParts(*P.Instr, A);
+      if (!Parts)
+        return fail(P.Where + ": " + toString(Parts.takeError()));
+      for (unsigned I = 0; I < Parts->Vaddr.Count; ++I)
+        use(Out, {R::Vgpr, Parts->Vaddr.First + I});
+      for (unsigned I = 0; I < Parts->Saddr.Count; ++I)
+        use(Out, {R::Sgpr, Parts->Saddr.First + I});
+      for (unsigned I = 0; I < Parts->Soffset.Count; ++I)
+        use(Out, {R::Sgpr, Parts->Soffset.First + I});
+      return Error::success();
+    }
+    case K::Constant:
+      return Error::success();
+    }
+    return Error::success();
+  }
+
+  Value *raw(RawInput R) {
+    if (R.isUniform())
+      return Fn->getArg(input(*Sgprs, R));
+    return Fn->getArg(Sgprs->size() + input(*Vgprs, R));
+  }
+  Value *pair(IRBuilder<> &B, RawInput Lo, RawInput Hi) {
+    Type *I64 = B.getInt64Ty();
+    return B.CreateOr(B.CreateZExt(raw(Lo), I64),
+                      B.CreateShl(B.CreateZExt(raw(Hi), I64), 32));
+  }
+
+  Value *value(IRBuilder<> &B, const PointSpec &P, const HookArg &Arg) {
+    using K = HookArg::Kind;
+    using R = RawInput::Kind;
+    switch (Arg.kind()) {
+    case K::Constant:
+      return Arg.bits() == 64 ? B.getInt64(Arg.value())
+                              : B.getInt32(uint32_t(Arg.value()));
+    case K::Sgpr:
+      return raw({R::Sgpr, unsigned(Arg.value())});
+    case K::Vgpr:
+      return raw({R::Vgpr, unsigned(Arg.value())});
+    case K::Agpr:
+      return raw({R::Agpr, unsigned(Arg.value())});
+    case K::Exec:
+      return pair(B, {R::ExecLo, 0}, {R::ExecHi, 0});
+    case K::Vcc:
+      return pair(B, {R::VccLo, 0}, {R::VccHi, 0});
+    case K::Scc:
+      return raw({R::Scc, 0});
+    case K::M0:
+      return raw({R::M0, 0});
+    case K::Pc:
+      return B.getInt64(P.Pc);
+    case K::InstrOffset:
+      return B.getInt32(P.InstrOffset);
+    case K::InstrIndex:
+      return B.getInt32(P.InstrIndex);
+    case K::MemoryBytes:
+      return B.getInt32(P.Instr->Props.AccessBytes);
+    case K::MemoryAddress: {
+      AddressParts Parts = cantFail(addressParts(*P.Instr, A));
+      Type *I64 = B.getInt64Ty();
+      Value *Addr = B.getInt64(uint64_t(Parts.Offset));
+      if (Parts.Vaddr.Count == 2)
+        Addr = B.CreateAdd(Addr, pair(B, {R::Vgpr, Parts.Vaddr.First},
+                                      {R::Vgpr, Parts.Vaddr.First + 1}));
+      else if (Parts.Vaddr.Count == 1)
+        Addr = B.CreateAdd(
+            Addr, B.CreateZExt(raw({R::Vgpr, Parts.Vaddr.First}), I64));
+      if (Parts.Saddr.Count == 2)
+        Addr = B.CreateAdd(Addr, pair(B, {R::Sgpr, Parts.Saddr.First},
+                                      {R::Sgpr, Parts.Saddr.First + 1}));
+      if (Parts.Soffset.Count == 1)
+        Addr = B.CreateAdd(
+            Addr, B.CreateZExt(raw({R::Sgpr, Parts.Soffset.First}), I64));
+      if (Parts.Is32Bit)
+        Addr = B.CreateAnd(Addr, B.getInt64(0xffffffff));
+      return Addr;
+    }
+    }
+    return B.getInt32(0);
+  }
+
+  /// A 32- or 64-bit integer to the hook's parameter type.
+  Expected<Value *> convert(IRBuilder<> &B, Value *V, Type *To) {
+    if (To->isIntegerTy())
+      return B.CreateZExtOrTrunc(V, To);
+    if (To->isPointerTy())
+      return B.CreateIntToPtr(B.CreateZExt(V, B.getInt64Ty()), To);
+    if (To->isFloatTy())
+      return B.CreateBitCast(B.CreateZExtOrTrunc(V, B.getInt32Ty()), To);
+    if (To->isDoubleTy())
+      return B.CreateBitCast(B.CreateZExt(V, B.getInt64Ty()), To);
+    std::string S;
+    raw_string_ostream OS(S);
+    To->print(OS);
+    return fail("parameter of type " + S + " cannot take a register value");
+  }
+
+  Module &M;
+  const InstrAnalyzer &A;
+  LLVMContext &Ctx;
+  Function *Fn = nullptr;
+  std::vector<RawInput> *Sgprs = nullptr, *Vgprs = nullptr;
+};
+
+/// The hook modules of every library, linked into one, with each tool
+/// global replaced by its address in the tool's loaded executable and the
+/// hooks made internal and always inlined.
+Expected<std::unique_ptr<Module>> loadHooks(ArrayRef<HookLibrary> Hooks,
+                                            LLVMContext &Ctx) {
+  auto Merged = std::make_unique<Module>("loom-hooks", Ctx);
+  for (const HookLibrary &L : Hooks) {
+    auto M = jit::parseIR(MemoryBufferRef(L.Bitcode, L.Name), Ctx);
+    if (!M)
+      return fail("hooks of tool '" + L.Name + "': " + toString(M.takeError()));
+    for (GlobalVariable &GV : make_early_inc_range((*M)->globals())) {
+      if (GV.getName().starts_with("llvm."))
+        continue;
+      auto It = L.GlobalAddresses.find(GV.getName());
+      // Only the tool's executable holds data: the instrumented code
+      // object carries code alone.
+      if (It == L.GlobalAddresses.end())
+        return fail("hooks of tool '" + L.Name + "': global '" +
+                    GV.getName() + "' has no address in the tool's loaded "
+                    "executable (declare it LOOM_DEVICE; string constants "
+                    "are not supported in hooks yet)");
+      Constant *Addr = ConstantExpr::getIntToPtr(
+          ConstantInt::get(Type::getInt64Ty(Ctx), It->second), GV.getType());
+      GV.replaceAllUsesWith(Addr);
+      GV.eraseFromParent();
+    }
+    for (Function &F : **M) {
+      // Hooks follow the target the points are compiled for.
+      F.removeFnAttr("target-cpu");
+      F.removeFnAttr("target-features");
+      F.removeFnAttr(Attribute::NoInline);
+      F.removeFnAttr(Attribute::OptimizeNone);
+      if (F.isDeclaration())
+        continue;
+      F.addFnAttr(Attribute::AlwaysInline);
+      if (F.getCallingConv() == CallingConv::AMDGPU_KERNEL)
+        return fail("hooks of tool '" + L.Name + "': '" + F.getName() +
+                    "' is a kernel; hooks are device functions");
+    }
+    (*M)->setTargetTriple(Merged->getTargetTriple());
+    (*M)->setDataLayout(Merged->getDataLayout());
+    if (Linker::linkModules(*Merged, std::move(*M)))
+      return fail("hooks of tool '" + L.Name +
+                  "' clash with another tool's (same hook or function name)");
+  }
+  // Used or not, every hook is a candidate; only point functions stay
+  // external, so the optimiser drops the hooks once inlined.
+  if (GlobalVariable *U = Merged->getGlobalVariable("llvm.used"))
+    U->eraseFromParent();
+  if (GlobalVariable *U = Merged->getGlobalVariable("llvm.compiler.used"))
+    U->eraseFromParent();
+  return std::move(Merged);
+}
+
+/// The lines of function \p Name in assembly \p Asm: from its label to its
+/// .Lfunc_end label.
+Expected<std::string> functionBody(StringRef Asm, StringRef Name,
+                                   StringRef ReturnLabel) {
+  size_t Start = Asm.find(("\n" + Name + ":").str());
+  if (Start == StringRef::npos)
+    return fail("no function " + Name + " in the compiled hooks");
+  Start = Asm.find('\n', Start + 1);
+  size_t End = Asm.find("\n.Lfunc_end", Start);
+  if (End == StringRef::npos)
+    return fail("no end of function " + Name + " in the compiled hooks");
+  std::string Body;
+  SmallVector<StringRef, 64> Lines;
+  Asm.slice(Start + 1, End).split(Lines, '\n');
+  for (StringRef L : Lines) {
+    StringRef T = L.trim();
+    if (T.starts_with("s_setpc_b64 s[30:31]")) {
+      Body += "\ts_branch " + ReturnLabel.str() + "\n";
+      continue;
+    }
+    Body += L.str() + "\n";
+  }
+  return Body;
+}
+
+/// Checks the lifted point: no calls, no stack, no reads of registers the
+/// glue does not set, and what it clobbers.
+Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index, CompiledPoint &Out) {
+  std::string Name = "__loom_point_" + std::to_string(Index);
+  const BinaryFunction *F = BC.function(Name);
+  if (!F)
+    return fail(P.Where + ": compiled point " + Name + " not found");
+  RegisterSet Writes;
+  for (const BinaryBasicBlock &B : F->blocks())
+    for (const BinaryInstruction &I : B.Instructions) {
+      if (I.Props.isCall())
+        return fail(P.Where + ": a hook calls a function that could not be "
+                    "inlined (" + I.Info.Text + "); hooks must inline");
+      if (I.Props.Memory == MemoryKind::Scratch ||
+          I.Props.Memory == MemoryKind::Buffer)
+        return fail(P.Where + ": the hooks need a stack (" + I.Info.Text +
+                    "), which instrumentation does not provide yet");
+      if (I.Props.isReturn())
+        continue;
+      Writes |= I.Props.Writes;
+    }
+  RegisterSet Bad;
+  Bad.add(SpecialReg::FlatScratchLo).add(SpecialReg::FlatScratchHi);
+  Bad.add(SpecialReg::Mode).addAgprs(0, RegisterSet::NumAgprs);
+  if (Writes.intersects(Bad))
+    return fail(P.Where + ": the hooks write " + (RegisterSet(Writes) &= Bad).str() +
+                ", which instrumentation cannot save yet");
+  // Caller-saved registers that are not parameters hold nothing on entry: a
+  // read of one before any write (in layout order, which is the compiler's
+  // block order) reads garbage.
+  RegisterSet Unset;
+  Unset.addSgprs(0, 30).addVgprs(0, 32).addVcc().add(SpecialReg::Scc)
+      .add(SpecialReg::M0);
+  Unset.subtract(RegisterSet().addSgprs(FirstSgprParam, Out.SgprInputs.size())
+                     .addVgprs(0, Out.VgprInputs.size()));
+  for (const BinaryBasicBlock &B : F->blocks())
+    for (const BinaryInstruction &I : B.Instructions) {
+      if (I.Props.Reads.intersects(Unset))
+        return fail(P.Where + ": the hooks read " +
+                    (RegisterSet(I.Props.Reads) &= Unset).str() +
+                    " before writing them, in " + I.Info.Text +
+                    " (an intrinsic that needs a kernel input, such as the "
+                    "work-group id, is not available to hooks yet)");
+      Unset.subtract(I.Props.Writes);
+    }
+  Out.Clobbers = Writes;
+  Out.Clobbers.addSgprs(FirstSgprParam, Out.SgprInputs.size());
+  Out.Clobbers.addVgprs(0, Out.VgprInputs.size());
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::vector<CompiledPoint>>
+compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
+              const jit::TargetSpec &Target, unsigned OptLevel,
+              isa::McContext &MC) {
+  std::vector<CompiledPoint> Out(Points.size());
+  if (Points.empty())
+    return Out;
+  LLVMContext Ctx;
+  auto M = loadHooks(Hooks, Ctx);
+  if (!M)
+    return M.takeError();
+  InstrAnalyzer A(MC);
+  PointBuilder Builder(**M, A);
+  for (unsigned I = 0; I < Points.size(); ++I) {
+    if (Error E = Builder.build(Points[I], I, Out[I]))
+      return std::move(E);
+    Out[I].ReturnLabel = ".Lloom_point" + std::to_string(I) + "_done";
+  }
+  for (Function &F : **M)
+    if (!F.isDeclaration() && !F.getName().starts_with("__loom_point_"))
+      F.setLinkage(GlobalValue::InternalLinkage);
+
+  jit::CompileOptions CO;
+  CO.Target = Target;
+  CO.OptLevel = OptLevel;
+  CO.Assembly = true;
+  auto Asm = jit::compileModule(**M, CO);
+  if (!Asm)
+    return Asm.takeError();
+  StringRef AsmText(Asm->data(), Asm->size());
+
+  // Lift the compiled points, to know what they read and write.
+  auto Obj = jit::assembleObject(AsmText, "loom-points", Target);
+  if (!Obj)
+    return Obj.takeError();
+  auto Linked = jit::linkObjects(ArrayRef(&*Obj, 1));
+  if (!Linked)
+    return Linked.takeError();
+  auto CObj = codeobj::CodeObject::create(
+      ArrayRef(reinterpret_cast<const uint8_t *>(Linked->data()),
+               Linked->size()),
+      "loom-points");
+  if (!CObj)
+    return CObj.takeError();
+  auto BC = BinaryContext::create(**CObj);
+  if (!BC)
+    return BC.takeError();
+  if (Error E = (*BC)->buildCFGs())
+    return std::move(E);
+  for (unsigned I = 0; I < Points.size(); ++I) {
+    if (Error E = analyze(**BC, Points[I], I, Out[I]))
+      return std::move(E);
+    auto Body = functionBody(AsmText, "__loom_point_" + std::to_string(I),
+                             Out[I].ReturnLabel);
+    if (!Body)
+      return Body.takeError();
+    Out[I].Body = std::move(*Body);
+  }
+  return Out;
+}
+
+} // namespace loom::instrument::detail

@@ -1,0 +1,75 @@
+//===- instrument/PointCompiler.h - Hook calls to machine code -*- C++ -*-===//
+//
+// Internal to instrument/. Every instrumentation point (all hook calls at one
+// place, in order) becomes one LLVM function, __loom_point_N, whose
+// parameters are the raw 32-bit values the hooks' arguments are built from:
+// uniform values as `inreg` parameters (s4, s5, ... by the AMDGPU calling
+// convention) and per-lane values as VGPR parameters (v0, v1, ...). The
+// hooks are inlined into it, the module is compiled to assembly, and the
+// assembly is assembled, linked and lifted again, so what each point reads
+// and clobbers is known from the machine code itself.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_INSTRUMENT_POINTCOMPILER_H
+#define LOOM_INSTRUMENT_POINTCOMPILER_H
+
+#include "loom/instrument/Instrumenter.h"
+#include "loom/instrument/RegisterSet.h"
+#include "loom/jit/Pipeline.h"
+
+#include <string>
+#include <vector>
+
+namespace loom::instrument::detail {
+
+/// One 32-bit value the glue before a point moves into a parameter register.
+struct RawInput {
+  enum class Kind : uint8_t { Sgpr, Vgpr, Agpr, ExecLo, ExecHi, VccLo, VccHi,
+                              Scc, M0 };
+  Kind K = Kind::Sgpr;
+  unsigned N = 0; ///< register number for Sgpr/Vgpr/Agpr
+  bool isUniform() const { return K != Kind::Vgpr && K != Kind::Agpr; }
+  friend bool operator==(const RawInput &A, const RawInput &B) {
+    return A.K == B.K && A.N == B.N;
+  }
+};
+
+/// A point to compile: the calls, and the instruction they are about (null
+/// at block entry and kernel entry).
+struct PointSpec {
+  std::vector<HookCall> Calls;
+  const BinaryInstruction *Instr = nullptr;
+  uint64_t Pc = 0;          ///< loaded address of Instr
+  uint32_t InstrOffset = 0; ///< in its function
+  uint32_t InstrIndex = 0;  ///< in its function
+  std::string Where;        ///< "kernel k, before +0x1c", for messages
+};
+
+struct CompiledPoint {
+  /// Parameter registers, in order: SgprInputs[i] goes to s(4 + i),
+  /// VgprInputs[i] to v(i).
+  std::vector<RawInput> SgprInputs;
+  std::vector<RawInput> VgprInputs;
+  /// The point function's body as assembly lines, its returns rewritten to
+  /// branch to ReturnLabel.
+  std::string Body;
+  std::string ReturnLabel;
+  /// Every register unit the body writes, its parameter registers included.
+  RegisterSet Clobbers;
+};
+
+inline constexpr unsigned FirstSgprParam = 4;
+inline constexpr unsigned MaxSgprParams = 26; // s4..s29
+inline constexpr unsigned MaxVgprParams = 32; // v0..v31
+
+/// Compiles every point of \p Points with the hooks of \p Hooks, for
+/// \p Target; CompiledPoint i belongs to Points[i]. \p LabelPrefix makes
+/// the bodies' labels unique in the file they are spliced into.
+llvm::Expected<std::vector<CompiledPoint>>
+compilePoints(llvm::ArrayRef<PointSpec> Points,
+              llvm::ArrayRef<HookLibrary> Hooks, const jit::TargetSpec &Target,
+              unsigned OptLevel, isa::McContext &MC);
+
+} // namespace loom::instrument::detail
+
+#endif // LOOM_INSTRUMENT_POINTCOMPILER_H

@@ -1,0 +1,247 @@
+//===- InstrumenterTest.cpp - Instrumented kernels on the virtual GPU -----===//
+//
+// Kernels of the clang-built fixtures are instrumented with the hooks of
+// test_hooks.hip and run on the emulator next to the original: results must
+// be identical, and what the hooks count must equal what the emulator
+// counted running the original.
+//
+//===----------------------------------------------------------------------===//
+#include "loom/codeobj/CodeObject.h"
+#include "loom/emu/Device.h"
+#include "loom/emu/Module.h"
+#include "loom/instrument/BinaryContext.h"
+#include "loom/instrument/Instrumenter.h"
+#include "loom/jit/Pipeline.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+using namespace loom;
+using namespace loom::instrument;
+using llvm::Error;
+
+namespace {
+
+#define ASSERT_OK(E)                                                           \
+  do {                                                                         \
+    if (Error Err = (E))                                                       \
+      FAIL() << llvm::toString(std::move(Err));                                \
+  } while (0)
+
+template <typename T> T check(llvm::Expected<T> V) {
+  if (!V) {
+    ADD_FAILURE() << llvm::toString(V.takeError());
+    return T();
+  }
+  return std::move(*V);
+}
+
+class InstrumenterTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto D = emu::Device::create();
+    ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
+    Dev = std::move(*D);
+    auto M = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/gfx90a_v5_kernels.elf");
+    ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+    Orig = std::move(*M);
+    ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
+
+    // The hooks: bitcode for the tool, and the tool's own loaded code
+    // object holding its globals.
+    auto BC = llvm::MemoryBuffer::getFile(LOOM_TEST_HOOKS_BC);
+    ASSERT_TRUE(bool(BC)) << LOOM_TEST_HOOKS_BC;
+    Bitcode = (*BC)->getBuffer().str();
+    llvm::LLVMContext Ctx;
+    auto IR = jit::parseIR(llvm::MemoryBufferRef(Bitcode, "hooks"), Ctx);
+    ASSERT_TRUE(bool(IR)) << llvm::toString(IR.takeError());
+    jit::CompileOptions CO;
+    auto Elf = jit::compileAndLink(**IR, CO);
+    ASSERT_TRUE(bool(Elf)) << llvm::toString(Elf.takeError());
+    ToolModule = loadElf(*Elf, "hooks");
+    ASSERT_TRUE(ToolModule);
+    Lib.Name = "test";
+    Lib.Bitcode = Bitcode;
+    for (const codeobj::Variable &V : ToolModule->codeObject().variables())
+      Lib.GlobalAddresses[V.name()] = *ToolModule->symbolAddress(V.name());
+
+    auto Ctx2 = BinaryContext::create(Orig->codeObject());
+    ASSERT_TRUE(bool(Ctx2)) << llvm::toString(Ctx2.takeError());
+    Lifted = std::move(*Ctx2);
+    ASSERT_OK(Lifted->buildCFGs());
+  }
+
+  std::unique_ptr<emu::Module> loadElf(llvm::ArrayRef<char> Elf,
+                                       llvm::StringRef Name) {
+    auto CO = codeobj::CodeObject::create(
+        llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Elf.data()),
+                       Elf.size()),
+        Name);
+    if (!CO) {
+      ADD_FAILURE() << llvm::toString(CO.takeError());
+      return nullptr;
+    }
+    auto M = emu::Module::load(*Dev, std::move(*CO), Name);
+    if (!M) {
+      ADD_FAILURE() << llvm::toString(M.takeError());
+      return nullptr;
+    }
+    if (Error E = (*M)->resolve([](llvm::StringRef) { return std::nullopt; })) {
+      ADD_FAILURE() << llvm::toString(std::move(E));
+      return nullptr;
+    }
+    return std::move(*M);
+  }
+
+  uint64_t *global(llvm::StringRef Name) {
+    return reinterpret_cast<uint64_t *>(Lib.GlobalAddresses.lookup(Name));
+  }
+
+  void resetCounts() {
+    std::memset(global("loom_test_waves"), 0, 8192 * 8);
+    std::memset(global("loom_test_lanes"), 0, 8192 * 8);
+    std::memset(global("loom_test_events"), 0, 4 * 8);
+  }
+
+  /// Instruments \p Kernel with \p Hook(index, exec) before every
+  /// instruction of it and of the functions it calls.
+  std::unique_ptr<emu::Module> instrumentAll(llvm::StringRef Kernel,
+                                             llvm::StringRef Hook,
+                                             InstrumentedCodeObject *Out) {
+    InstrumentationPlan Plan(*Lifted);
+    Plan.addKernel(Kernel);
+    for (const BinaryFunction &F : Lifted->functions()) {
+      Index[F.name().str()] = NextIndex;
+      for (const BinaryBasicBlock &B : F.blocks())
+        for (const BinaryInstruction &I : B.Instructions) {
+          Where[NextIndex] = {F.name().str(), I.address() - F.address()};
+          if (Error E = Plan.before(F, I, Hook,
+                                    {HookArg::constant(NextIndex++),
+                                     HookArg::exec()})) {
+            ADD_FAILURE() << llvm::toString(std::move(E));
+            return nullptr;
+          }
+        }
+    }
+    InstrumentOptions O;
+    O.LoadDelta = Orig->base();
+    auto R = instrumentCodeObject(Plan, {Lib}, O);
+    if (!R) {
+      ADD_FAILURE() << llvm::toString(R.takeError());
+      return nullptr;
+    }
+    for (const std::string &W : R->Warnings)
+      ADD_FAILURE() << "warning: " << W;
+    auto M = loadElf(R->Elf, "instrumented");
+    if (!M)
+      ADD_FAILURE() << R->Assembly;
+    *Out = std::move(*R);
+    return M;
+  }
+
+  /// Hook counts against the emulator's counters of the original run.
+  void expectCountsEqual(const emu::DispatchCounters &Truth) {
+    std::map<std::pair<std::string, uint64_t>, const emu::InstructionCount *>
+        ByPlace;
+    for (const emu::InstructionCount &C : Truth.Instructions)
+      ByPlace[{C.Function, C.Offset}] = &C;
+    unsigned Checked = 0;
+    for (auto &[I, Place] : Where) {
+      auto It = ByPlace.find(Place);
+      uint64_t Waves = It == ByPlace.end() ? 0 : It->second->WaveExecutions;
+      uint64_t Lanes = global("loom_test_lanes")[I];
+      // The hook runs in active lanes only: executions with EXEC empty
+      // are not seen by it.
+      EXPECT_LE(global("loom_test_waves")[I], Waves)
+          << Place.first << "+0x" << std::hex << Place.second;
+      if (It != ByPlace.end() && It->second->ActiveLanes) {
+        EXPECT_EQ(Lanes, It->second->ActiveLanes)
+            << Place.first << "+0x" << std::hex << Place.second;
+      }
+      if (Waves)
+        ++Checked;
+    }
+    EXPECT_GT(Checked, 5u);
+    // Every execution with lanes active is counted.
+    uint64_t HookWaves = 0;
+    for (auto &[I, Place] : Where)
+      HookWaves += global("loom_test_waves")[I];
+    EXPECT_LE(HookWaves, Truth.WaveInstructions);
+    EXPECT_GT(HookWaves, 0u);
+  }
+
+  std::unique_ptr<emu::Device> Dev;
+  std::unique_ptr<emu::Module> Orig, ToolModule;
+  std::unique_ptr<BinaryContext> Lifted;
+  std::string Bitcode;
+  HookLibrary Lib;
+  std::map<std::string, unsigned> Index;
+  std::map<unsigned, std::pair<std::string, uint64_t>> Where;
+  unsigned NextIndex = 0;
+};
+
+struct ScaleAddRun {
+  std::vector<float> Out;
+  emu::DispatchCounters Counters;
+};
+
+ScaleAddRun runScaleAdd(emu::Device &Dev, emu::Module &M,
+                        llvm::StringRef Kernel) {
+  constexpr int N = 200;
+  emu::DeviceBuffer In(Dev, N * 4), Out(Dev, N * 4);
+  for (int I = 0; I < N; ++I) {
+    static_cast<float *>(In.data())[I] = float(I) * 0.5f - 7;
+    static_cast<float *>(Out.data())[I] = -1;
+  }
+  emu::KernelArgs Args;
+  Args.add(Out.data()).add(In.data()).add(int32_t(N));
+  auto R = M.launch(Kernel, emu::LaunchConfig::linear(256, 64), Args);
+  ScaleAddRun Run;
+  if (!R) {
+    ADD_FAILURE() << llvm::toString(R.takeError());
+    return Run;
+  }
+  EXPECT_TRUE(R->ok()) << R->FirstFault.Message << " at " << R->FirstFault.Function
+                       << "+0x" << std::hex << R->FirstFault.Offset << " "
+                       << R->FirstFault.Instruction;
+  Run.Out.assign(static_cast<float *>(Out.data()),
+                 static_cast<float *>(Out.data()) + N);
+  Run.Counters = std::move(R->Counters);
+  return Run;
+}
+
+TEST_F(InstrumenterTest, CountsEveryInstructionOfScaleAdd) {
+  InstrumentedCodeObject ICO;
+  auto M = instrumentAll("scale_add", "count", &ICO);
+  ASSERT_TRUE(M);
+  ASSERT_NE(ICO.kernel("scale_add"), nullptr);
+  EXPECT_EQ(ICO.kernel("scale_add")->Symbol, "scale_add.loom");
+  EXPECT_FALSE(ICO.AddressMap.empty());
+
+  ScaleAddRun Truth = runScaleAdd(*Dev, *Orig, "scale_add");
+  resetCounts();
+  ScaleAddRun Got = runScaleAdd(*Dev, *M, "scale_add.loom");
+  EXPECT_EQ(Got.Out, Truth.Out);
+  expectCountsEqual(Truth.Counters);
+  if (getenv("LOOM_TEST_DUMP"))
+    fprintf(stderr, "%s", ICO.Assembly.c_str());
+}
+
+TEST_F(InstrumenterTest, ClobberingHooksChangeNothing) {
+  InstrumentedCodeObject ICO;
+  auto M = instrumentAll("scale_add", "clobber", &ICO);
+  ASSERT_TRUE(M);
+  ScaleAddRun Truth = runScaleAdd(*Dev, *Orig, "scale_add");
+  resetCounts();
+  ScaleAddRun Got = runScaleAdd(*Dev, *M, "scale_add.loom");
+  EXPECT_EQ(Got.Out, Truth.Out);
+  expectCountsEqual(Truth.Counters);
+}
+
+} // namespace

@@ -1,0 +1,68 @@
+// Hooks of the instrumenter tests, written without the HIP headers (clang
+// builtins only), as tools' hooks are. Built to bitcode by clang-22.
+#define HOOK extern "C" __attribute__((device, used))
+#define DEVICE_GLOBAL __attribute__((device))
+
+typedef unsigned long long u64;
+typedef unsigned int u32;
+
+extern "C" {
+DEVICE_GLOBAL u64 loom_test_waves[8192]; // wave executions per index
+DEVICE_GLOBAL u64 loom_test_lanes[8192]; // active lanes per index
+DEVICE_GLOBAL u64 loom_test_args[16];    // last arguments seen
+DEVICE_GLOBAL u64 loom_test_events[4];   // kernel entries, exits
+}
+
+static __attribute__((device)) u32 laneId() {
+  return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0));
+}
+static __attribute__((device)) bool firstActive(u64 Exec) {
+  return laneId() == (u32)__builtin_ctzll(Exec);
+}
+
+// One wave execution of instruction Index, with popcount(exec) lanes.
+HOOK void count(u32 Index, u64 Exec) {
+  if (firstActive(Exec)) {
+    __hip_atomic_fetch_add(&loom_test_waves[Index], 1ull, __ATOMIC_RELAXED,
+                           __HIP_MEMORY_SCOPE_AGENT);
+    __hip_atomic_fetch_add(&loom_test_lanes[Index],
+                           (u64)__builtin_popcountll(Exec), __ATOMIC_RELAXED,
+                           __HIP_MEMORY_SCOPE_AGENT);
+  }
+}
+
+HOOK void event(u32 Which) {
+  if (laneId() == (u32)__builtin_ctzll(__builtin_amdgcn_read_exec()))
+    __hip_atomic_fetch_add(&loom_test_events[Which], 1ull, __ATOMIC_RELAXED,
+                           __HIP_MEMORY_SCOPE_AGENT);
+}
+
+// Clobbers every register a hook may (the scratch registers of the calling
+// convention, VCC, EXEC's lanes in a loop, M0, SCC) and does work.
+HOOK void clobber(u32 Index, u64 Exec) {
+  asm volatile(
+      "v_mov_b32 v0, -1\n v_mov_b32 v1, -2\n v_mov_b32 v2, -3\n"
+      "v_mov_b32 v3, -4\n v_mov_b32 v4, -5\n v_mov_b32 v5, -6\n"
+      "v_mov_b32 v6, -7\n v_mov_b32 v7, -8\n v_mov_b32 v31, -9\n"
+      "s_mov_b32 s4, -1\n s_mov_b32 s5, -2\n s_mov_b32 s6, -3\n"
+      "s_mov_b32 s7, -4\n s_mov_b32 s8, -5\n s_mov_b32 s9, -6\n"
+      "s_mov_b32 s10, -7\n s_mov_b32 s11, -8\n s_mov_b32 s29, -9\n"
+      "s_mov_b64 vcc, -1\n s_mov_b32 m0, -1\n s_cmp_eq_u32 0, 1\n" ::
+          : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v31", "s4", "s5",
+            "s6", "s7", "s8", "s9", "s10", "s11", "s29", "vcc", "m0", "scc");
+  count(Index, Exec);
+}
+
+// Records its arguments (last writer wins; tests run one wave).
+HOOK void record(u32 A, u64 B, u32 V, u64 Addr) {
+  if (laneId() == 0) {
+    loom_test_args[0] = A;
+    loom_test_args[1] = B;
+    loom_test_args[2] = V;
+    loom_test_args[3] = Addr;
+  }
+  if (laneId() == 1) {
+    loom_test_args[4] = V;
+    loom_test_args[5] = Addr;
+  }
+}
