@@ -77,7 +77,8 @@ bool dispatchCompleted(hsa_signal_value_t, void *Arg) {
   for (size_t I = 0; I < R.Tools.size() && I < C->Instrumented.size(); ++I) {
     Dispatch D = C->D;
     D.Instrumented = C->Instrumented[I];
-    R.Tools[I]->tool().dispatchComplete(*R.Tools[I], D);
+    R.Tools[I]->call(
+        [&](Tool &T, ToolContext &Ctx) { T.dispatchComplete(Ctx, D); });
   }
   hsa().Core.hsa_signal_store_screlease_fn(C->Gate, 0);
   std::vector<Completion *> Old;
@@ -150,7 +151,8 @@ void ToolRuntime::dispatch(QueueState &Q, const void *Packet,
 
   std::vector<ToolChoice> Choices;
   for (auto &T : Tools) {
-    DispatchChoice Choice = T->tool().dispatch(*T, D);
+    DispatchChoice Choice = T->call(
+        [&](Tool &Tl, ToolContext &Ctx) { return Tl.dispatch(Ctx, D); });
     if (Choice.Instrument)
       Choices.push_back({T.get(), Choice.Configuration});
   }

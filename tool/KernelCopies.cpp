@@ -88,7 +88,9 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   for (const ToolChoice &Choice : Choices) {
     KernelInstrumentation KI(BC, *C.Lift->Live, *Kernel, Plan,
                              Choice.Configuration);
-    if (Error E = Choice.Tool->tool().instrument(*Choice.Tool, KI))
+    if (Error E = Choice.Tool->call([&](Tool &T, ToolContext &Ctx) {
+          return T.instrument(Ctx, KI);
+        }))
       return Blame(Choice, std::move(E));
     Expected<const HookLibrary &> L = Choice.Tool->hooks(C.Agent);
     if (!L)
@@ -161,10 +163,13 @@ const KernelCopy *KernelCopies::get(const KernelInfo &K, uint64_t KernelObject,
   std::string Tools;
   for (const ToolChoice &C : Choices)
     Tools += (Tools.empty() ? "" : "+") + C.Tool->name().str();
-  // One line, whatever the message (lld's have several).
+  // One line, whatever the message (lld's and the assembler's have
+  // several), and not a page of them.
   std::string Why = toString(Copy.takeError());
   for (size_t At; (At = Why.find('\n')) != std::string::npos;)
     Why.replace(At, 1, "; ");
+  if (Why.size() > 400)
+    Why = Why.substr(0, 400) + "... (--dump DIR keeps the assembly)";
   errs() << "loom-tool: " << Tools << ": " << K.Name << ": " << Why
          << " (running the original code)\n";
   if (Slot.Exec.handle) {

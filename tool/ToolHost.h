@@ -37,7 +37,14 @@ public:
         Options(Options) {}
 
   llvm::StringRef name() const { return Name; }
-  instrument::Tool &tool() { return *T; }
+
+  /// Runs \p Fn(tool, context): the calls into one tool never overlap, so
+  /// a tool needs no locks of its own (callbacks come from the program's
+  /// threads, every queue's packet processor and the async handler thread).
+  template <typename Fn> decltype(auto) call(Fn &&F) {
+    std::lock_guard<std::recursive_mutex> L(CallLock);
+    return F(*T, static_cast<instrument::ToolContext &>(*this));
+  }
 
   /// The tool's hooks for \p Agent: compiled from its embedded bitcode for
   /// the agent's processor and loaded there (once per agent), with the
@@ -76,7 +83,9 @@ private:
   std::string Library; ///< the tool's shared library, for its bitcode
   std::unique_ptr<instrument::Tool> T;
   const ToolOptions &Options;
-  std::mutex Lock;
+  /// Recursive: a callback may call the HSA API, which may call back.
+  std::recursive_mutex CallLock;
+  std::mutex Lock; ///< PerAgent
   std::map<uint64_t, AgentHooks> PerAgent;
 };
 

@@ -114,11 +114,12 @@ hsa_status_t executableFreeze(hsa_executable_t Exec, const char *Options) {
   ToolRuntime &R = ToolRuntime::get();
   auto Codes = R.Objects.frozen(Exec);
   if (R.active())
-    for (auto &T : R.Tools) {
-      for (auto &C : Codes)
-        T->tool().codeObjectLoaded(*T, Exec, *C->Code);
-      T->tool().executableFrozen(*T, Exec);
-    }
+    for (auto &T : R.Tools)
+      T->call([&](Tool &Tl, ToolContext &Ctx) {
+        for (auto &C : Codes)
+          Tl.codeObjectLoaded(Ctx, Exec, *C->Code);
+        Tl.executableFrozen(Ctx, Exec);
+      });
   return S;
 }
 
@@ -163,7 +164,8 @@ void ToolRuntime::startTools() {
                               : "";
     auto Host = std::make_unique<ToolHost>(Reg.Name, Reg.Factory(), Library,
                                            *Options);
-    if (Error E = Host->tool().init(*Host)) {
+    if (Error E = Host->call(
+            [](Tool &T, ToolContext &Ctx) { return T.init(Ctx); })) {
       errs() << "loom-tool: " << Reg.Name
              << ": init failed: " << toString(std::move(E))
              << " (the tool is not used)\n";
@@ -219,7 +221,7 @@ void ToolRuntime::unload() {
     return;
   drain();
   for (auto &T : Tools)
-    T->tool().fini(*T);
+    T->call([](Tool &Tl, ToolContext &Ctx) { Tl.fini(Ctx); });
   Copies->clear();
   for (auto &T : Tools)
     T->unloadHooks();

@@ -245,6 +245,25 @@ TEST_F(ToolTest, HooksThatDoNotCompileLeaveTheOriginalCode) {
   }
 }
 
+// The HIP test programs (tests/hip) still pass with every kernel counted:
+// several streams (queues, dispatches from several threads), device
+// globals shared between original and instrumented code, cooperative
+// groups.
+class HipProgramUnderTool : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(HipProgramUnderTool, PassesAndIsCounted) {
+  std::string Program = std::string(LOOM_HIP_TEST_DIR) + "/hip_" + GetParam();
+  CommandResult R = runCommand(
+      {LOOM_BIN, "instrument", "--tool", "instr_count", "--", Program});
+  EXPECT_EQ(R.ExitCode, 0) << R.Out << R.Err;
+  EXPECT_EQ(lines(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
+  EXPECT_FALSE(instrCounts(R.Err).empty()) << R.Err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tool, HipProgramUnderTool,
+                         ::testing::Values("streams_events", "symbols",
+                                           "cooperative_groups"));
+
 TEST(ToolCli, BadToolsAndArguments) {
   CommandResult R = runCommand({LOOM_BIN, "instrument", "--tool", "no_such",
                                 "--", LOOM_TOOL_PROGRAM});
