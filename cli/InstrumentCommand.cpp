@@ -20,10 +20,11 @@ using namespace llvm;
 
 namespace loom::cli {
 
-cl::SubCommand InstrumentCommand(
-    "instrument", "Run a program with instrumentation tools "
-                  "(loom instrument --tool T [--tool-arg K=V]... -- ./app "
-                  "args)");
+cl::SubCommand
+    InstrumentCommand("instrument",
+                      "Run a program with instrumentation tools "
+                      "(loom instrument --tool T [--tool-arg K=V]... -- ./app "
+                      "args)");
 
 static cl::list<std::string> Tools(
     "tool",

@@ -110,9 +110,8 @@ CodeObjects::frozen(hsa_executable_t Exec) {
   std::map<uint64_t, std::shared_ptr<const KernelInfo>> Found;
   std::vector<hsa_agent_t> Agents;
   for (auto &C : Codes)
-    if (llvm::none_of(Agents, [&](hsa_agent_t A) {
-          return A.handle == C->Agent.handle;
-        }))
+    if (llvm::none_of(
+            Agents, [&](hsa_agent_t A) { return A.handle == C->Agent.handle; }))
       Agents.push_back(C->Agent);
   for (hsa_agent_t Agent : Agents) {
     Error E = forEachSymbol(
@@ -122,19 +121,17 @@ CodeObjects::frozen(hsa_executable_t Exec) {
           if (Kind != HSA_SYMBOL_KIND_KERNEL)
             return Error::success();
           uint64_t Object = 0;
-          if (Error E = check(hsa().Core.hsa_executable_symbol_get_info_fn(
-                                  Sym,
-                                  HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT,
-                                  &Object),
-                              "hsa_executable_symbol_get_info(KERNEL_OBJECT)"))
+          if (Error E = check(
+                  hsa().Core.hsa_executable_symbol_get_info_fn(
+                      Sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &Object),
+                  "hsa_executable_symbol_get_info(KERNEL_OBJECT)"))
             return E;
           Name.consume_back(".kd"); // as ROCr names kernels
           for (auto &C : Codes)
             if (C->Agent.handle == Agent.handle && Object >= C->LoadBase &&
-                Object < C->LoadBase + C->LoadSize &&
-                C->Code->findKernel(Name))
-              Found[Object] = std::make_shared<KernelInfo>(
-                  KernelInfo{Name.str(), C});
+                Object < C->LoadBase + C->LoadSize && C->Code->findKernel(Name))
+              Found[Object] =
+                  std::make_shared<KernelInfo>(KernelInfo{Name.str(), C});
           return Error::success();
         });
     if (E)

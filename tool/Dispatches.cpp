@@ -81,11 +81,14 @@ bool dispatchCompleted(hsa_signal_value_t, void *Arg) {
         [&](Tool &T, ToolContext &Ctx) { T.dispatchComplete(Ctx, D); });
   }
   hsa().Core.hsa_signal_store_screlease_fn(C->Gate, 0);
+  // Retired, C no longer holds its queue (that would be a cycle): the
+  // queue, if destroyed meanwhile, may go with this last reference.
+  std::shared_ptr<QueueState> Q = std::move(C->Queue);
   std::vector<Completion *> Old;
   {
-    std::lock_guard<std::mutex> L(C->Queue->Lock);
-    Old.swap(C->Queue->Retired);
-    C->Queue->Retired.push_back(C);
+    std::lock_guard<std::mutex> L(Q->Lock);
+    Old.swap(Q->Retired);
+    Q->Retired.push_back(C);
   }
   for (Completion *P : Old)
     delete P;
@@ -93,8 +96,8 @@ bool dispatchCompleted(hsa_signal_value_t, void *Arg) {
   return false; // once
 }
 
-void interceptPackets(const void *Packets, uint64_t Count, uint64_t,
-                      void *Data, hsa_amd_queue_intercept_packet_writer Writer) {
+void interceptPackets(const void *Packets, uint64_t Count, uint64_t, void *Data,
+                      hsa_amd_queue_intercept_packet_writer Writer) {
   auto &Q = *static_cast<QueueState *>(Data);
   ToolRuntime &R = ToolRuntime::get();
   for (uint64_t I = 0; I < Count; ++I) {
@@ -110,11 +113,11 @@ void interceptPackets(const void *Packets, uint64_t Count, uint64_t,
   }
 }
 
-uint16_t withFence(uint16_t Header, unsigned Field, hsa_fence_scope_t Scope) {
-  Header &= ~uint16_t(((1 << HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE) -
-                       1)
-                      << Field);
-  return Header | uint16_t(Scope << Field);
+/// \p Header with the fence scope at bit \p Shift set to \p Scope.
+uint16_t withFence(uint16_t Header, unsigned Shift, hsa_fence_scope_t Scope) {
+  constexpr unsigned Mask =
+      (1u << HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE) - 1;
+  return uint16_t((Header & ~(Mask << Shift)) | (unsigned(Scope) << Shift));
 }
 
 } // namespace
@@ -189,16 +192,15 @@ void ToolRuntime::dispatch(QueueState &Q, const void *Packet,
     return;
   }
 
-  // The barrier takes over the program's completion signal and the
-  // dispatch's release fence; the dispatch releases to the system, for the
-  // tools' reads of device memory.
+  // The barrier takes over the program's completion signal. Both packets
+  // release to system scope: the tools read device memory from the host,
+  // and what they write there must be seen by the packets after.
   hsa_barrier_and_packet_t B{};
-  B.header = withFence(withFence(uint16_t(HSA_PACKET_TYPE_BARRIER_AND
-                                          << HSA_PACKET_HEADER_TYPE) |
-                                     uint16_t(1 << HSA_PACKET_HEADER_BARRIER),
-                                 HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE,
-                                 HSA_FENCE_SCOPE_SYSTEM),
-                       HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE,
+  B.header = uint16_t(HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE |
+                      1 << HSA_PACKET_HEADER_BARRIER);
+  B.header = withFence(B.header, HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE,
+                       HSA_FENCE_SCOPE_SYSTEM);
+  B.header = withFence(B.header, HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE,
                        HSA_FENCE_SCOPE_SYSTEM);
   B.dep_signal[0] = C->Gate;
   B.completion_signal = K.completion_signal;
@@ -215,7 +217,8 @@ void ToolRuntime::dispatch(QueueState &Q, const void *Packet,
   if (hsa_status_t S = hsa().Amd.hsa_amd_signal_async_handler_fn(
           Raw->Done, HSA_SIGNAL_CONDITION_LT, 1, dispatchCompleted, Raw);
       S != HSA_STATUS_SUCCESS) {
-    errs() << "loom-tool: " << toString(check(S, "hsa_amd_signal_async_handler"))
+    errs() << "loom-tool: "
+           << toString(check(S, "hsa_amd_signal_async_handler"))
            << ": the tools do not see dispatch " << D.Index << " complete\n";
     K.completion_signal = B.completion_signal;
     delete Raw;
@@ -250,8 +253,8 @@ hsa_status_t ToolRuntime::createQueue(
   S = Amd.hsa_amd_queue_intercept_register_fn(*Queue, interceptPackets,
                                               State.get());
   if (S != HSA_STATUS_SUCCESS) {
-    errs() << "loom-tool: " << toString(check(S, "hsa_amd_queue_intercept_register"))
-           << "\n";
+    errs() << "loom-tool: "
+           << toString(check(S, "hsa_amd_queue_intercept_register")) << "\n";
     hsa().Core.hsa_queue_destroy_fn(*Queue);
     queueDestroyed(*Queue);
     *Queue = nullptr;

@@ -44,9 +44,8 @@ llvm::Expected<std::string> isaName(hsa_agent_t Agent);
 /// Each symbol of \p Exec on \p Agent, with its name and kind.
 llvm::Error forEachSymbol(
     hsa_executable_t Exec, hsa_agent_t Agent,
-    llvm::function_ref<llvm::Error(hsa_executable_symbol_t,
-                                   llvm::StringRef Name,
-                                   hsa_symbol_kind_t Kind)>
+    llvm::function_ref<llvm::Error(
+        hsa_executable_symbol_t, llvm::StringRef Name, hsa_symbol_kind_t Kind)>
         Fn);
 
 /// Loads a code object into a new executable for \p Agent, frozen.

@@ -66,12 +66,10 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   BinaryContext &BC = *C.Lift->Context;
   BinaryFunction *Kernel = BC.function(K.Name);
   if (!Kernel)
-    return createStringError(inconvertibleErrorCode(),
-                             "no function %s in %s", K.Name.c_str(),
-                             C.Uri.c_str());
+    return createStringError(inconvertibleErrorCode(), "no function %s in %s",
+                             K.Name.c_str(), C.Uri.c_str());
   if (!Kernel->isInstrumentable())
-    return createStringError(inconvertibleErrorCode(),
-                             "not instrumentable: %s",
+    return createStringError(inconvertibleErrorCode(), "not instrumentable: %s",
                              Kernel->notInstrumentableReason().str().c_str());
 
   InstrumentationPlan Plan(BC);
@@ -88,9 +86,8 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   for (const ToolChoice &Choice : Choices) {
     KernelInstrumentation KI(BC, *C.Lift->Live, *Kernel, Plan,
                              Choice.Configuration);
-    if (Error E = Choice.Tool->call([&](Tool &T, ToolContext &Ctx) {
-          return T.instrument(Ctx, KI);
-        }))
+    if (Error E = Choice.Tool->call(
+            [&](Tool &T, ToolContext &Ctx) { return T.instrument(Ctx, KI); }))
       return Blame(Choice, std::move(E));
     Expected<const HookLibrary &> L = Choice.Tool->hooks(C.Agent);
     if (!L)

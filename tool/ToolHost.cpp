@@ -30,8 +30,8 @@ ToolOptions ToolOptions::parse(StringRef Text,
            "' is not NAME=VALUE or TOOL:NAME=VALUE; ignored");
       continue;
     }
-    auto [Tool, Name] = Key.contains(':') ? Key.split(':')
-                                          : std::pair(StringRef(), Key);
+    auto [Tool, Name] =
+        Key.contains(':') ? Key.split(':') : std::pair(StringRef(), Key);
     O.Values[Tool.str()][Name.str()] = Value.str();
   }
   return O;
@@ -116,9 +116,9 @@ Error ToolHost::loadHooks(hsa_agent_t Agent, AgentHooks &H) {
                 check(Info(Sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS,
                            &Address),
                       "hsa_executable_symbol_get_info(VARIABLE_ADDRESS)"),
-                check(Info(Sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE,
-                           &Size),
-                      "hsa_executable_symbol_get_info(VARIABLE_SIZE)")))
+                check(
+                    Info(Sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE, &Size),
+                    "hsa_executable_symbol_get_info(VARIABLE_SIZE)")))
           return E;
         H.Library.GlobalAddresses[Global] = Address;
         H.Sizes[Global] = Size;
@@ -168,10 +168,9 @@ Expected<uint64_t> ToolHost::sizedGlobal(hsa_agent_t Agent, StringRef Global,
                              Global.str().c_str());
   uint64_t Size = H->Sizes.lookup(Global);
   if (Bytes > Size)
-    return createStringError(inconvertibleErrorCode(),
-                             "global '%s' has %llu bytes, not %zu",
-                             Global.str().c_str(), (unsigned long long)Size,
-                             Bytes);
+    return createStringError(
+        inconvertibleErrorCode(), "global '%s' has %llu bytes, not %zu",
+        Global.str().c_str(), (unsigned long long)Size, Bytes);
   return It->second;
 }
 
@@ -190,13 +189,13 @@ Error ToolHost::readGlobal(hsa_agent_t Agent, StringRef Global, void *Out,
                "hsa_memory_copy");
 }
 
-Error ToolHost::writeGlobal(hsa_agent_t Agent, StringRef Global,
-                            const void *In, size_t Bytes) {
+Error ToolHost::writeGlobal(hsa_agent_t Agent, StringRef Global, const void *In,
+                            size_t Bytes) {
   Expected<uint64_t> Address = sizedGlobal(Agent, Global, Bytes);
   if (!Address)
     return Address.takeError();
-  return check(hsa().Core.hsa_memory_copy_fn(
-                   reinterpret_cast<void *>(*Address), In, Bytes),
+  return check(hsa().Core.hsa_memory_copy_fn(reinterpret_cast<void *>(*Address),
+                                             In, Bytes),
                "hsa_memory_copy");
 }
 

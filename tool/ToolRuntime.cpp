@@ -8,6 +8,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -51,9 +52,8 @@ hsa_status_t queueDestroy(hsa_queue_t *Queue) {
 
 hsa_status_t readerFromMemory(const void *Bytes, size_t Size,
                               hsa_code_object_reader_t *Reader) {
-  hsa_status_t S =
-      hsa().Core.hsa_code_object_reader_create_from_memory_fn(Bytes, Size,
-                                                              Reader);
+  hsa_status_t S = hsa().Core.hsa_code_object_reader_create_from_memory_fn(
+      Bytes, Size, Reader);
   if (S == HSA_STATUS_SUCCESS)
     ToolRuntime::get().Objects.readerCreated(
         *Reader, ArrayRef(static_cast<const uint8_t *>(Bytes), Size),
@@ -61,8 +61,7 @@ hsa_status_t readerFromMemory(const void *Bytes, size_t Size,
   return S;
 }
 
-hsa_status_t readerFromFile(hsa_file_t File,
-                            hsa_code_object_reader_t *Reader) {
+hsa_status_t readerFromFile(hsa_file_t File, hsa_code_object_reader_t *Reader) {
   hsa_status_t S =
       hsa().Core.hsa_code_object_reader_create_from_file_fn(File, Reader);
   if (S != HSA_STATUS_SUCCESS)
@@ -70,8 +69,8 @@ hsa_status_t readerFromFile(hsa_file_t File,
   // As the runtime does: the whole file, whatever its offset.
   std::string Name = "fd " + std::to_string(File);
   char Path[4096];
-  ssize_t N = readlink(("/proc/self/fd/" + std::to_string(File)).c_str(),
-                       Path, sizeof(Path) - 1);
+  ssize_t N = readlink(("/proc/self/fd/" + std::to_string(File)).c_str(), Path,
+                       sizeof(Path) - 1);
   if (N > 0)
     Name.assign(Path, N);
   struct stat St;
@@ -159,13 +158,17 @@ void ToolRuntime::startTools() {
   }
   for (Registration &Reg : New) {
     Dl_info Info{};
-    std::string Library = dladdr(Reg.Anchor, &Info) && Info.dli_fname
-                              ? Info.dli_fname
-                              : "";
-    auto Host = std::make_unique<ToolHost>(Reg.Name, Reg.Factory(), Library,
-                                           *Options);
-    if (Error E = Host->call(
-            [](Tool &T, ToolContext &Ctx) { return T.init(Ctx); })) {
+    std::string Library =
+        dladdr(Reg.Anchor, &Info) && Info.dli_fname ? Info.dli_fname : "";
+    std::unique_ptr<Tool> Instance = Reg.Factory();
+    if (!Instance) {
+      errs() << "loom-tool: " << Reg.Name << ": its factory made no tool\n";
+      continue;
+    }
+    auto Host = std::make_unique<ToolHost>(Reg.Name, std::move(Instance),
+                                           Library, *Options);
+    if (Error E =
+            Host->call([](Tool &T, ToolContext &Ctx) { return T.init(Ctx); })) {
       errs() << "loom-tool: " << Reg.Name
              << ": init failed: " << toString(std::move(E))
              << " (the tool is not used)\n";
@@ -182,8 +185,9 @@ bool ToolRuntime::load(HsaApiTable *Table) {
     size_t CoreNeeds =
         offsetof(CoreApiTable, hsa_executable_load_agent_code_object_fn) +
         sizeof(void *);
-    size_t AmdNeeds = offsetof(AmdExtTable, hsa_amd_queue_intercept_register_fn) +
-                      sizeof(void *);
+    size_t AmdNeeds =
+        offsetof(AmdExtTable, hsa_amd_queue_intercept_register_fn) +
+        sizeof(void *);
     if (!Table || !Table->core_ || !Table->amd_ext_ ||
         Table->core_->version.minor_id < CoreNeeds ||
         Table->amd_ext_->version.minor_id < AmdNeeds) {
@@ -194,8 +198,10 @@ bool ToolRuntime::load(HsaApiTable *Table) {
     saveApi(*Table);
     installWrappers(*Table);
     const char *Args = getenv("LOOM_TOOL_ARGS");
-    Options = std::make_unique<ToolOptions>(ToolOptions::parse(
-        Args ? Args : "", [](StringRef W) { errs() << "loom-tool: " << W << "\n"; }));
+    Options = std::make_unique<ToolOptions>(
+        ToolOptions::parse(Args ? Args : "", [](StringRef W) {
+          errs() << "loom-tool: " << W << "\n";
+        }));
     const char *Dump = getenv("LOOM_TOOL_DUMP");
     Copies = std::make_unique<KernelCopies>(Dump ? Dump : "");
     static bool AtExitSet = false;
@@ -209,7 +215,8 @@ bool ToolRuntime::load(HsaApiTable *Table) {
 
 void ToolRuntime::drain() {
   std::unique_lock<std::mutex> L(InFlightLock);
-  if (!Drained.wait_for(L, std::chrono::seconds(30),
+  // Bounded: a program may exit with a kernel still running.
+  if (!Drained.wait_for(L, std::chrono::seconds(10),
                         [&] { return InFlight == 0; }))
     errs() << "loom-tool: " << InFlight
            << " dispatches did not complete; the tools do not see them\n";

@@ -43,12 +43,10 @@ public:
   std::vector<std::unique_ptr<ToolHost>> Tools;
 
   // Queues (Dispatches.cpp).
-  hsa_status_t createQueue(hsa_agent_t Agent, uint32_t Size,
-                           hsa_queue_type32_t Type,
-                           void (*Callback)(hsa_status_t, hsa_queue_t *,
-                                            void *),
-                           void *Data, uint32_t PrivateSize,
-                           uint32_t GroupSize, hsa_queue_t **Queue);
+  hsa_status_t
+  createQueue(hsa_agent_t Agent, uint32_t Size, hsa_queue_type32_t Type,
+              void (*Callback)(hsa_status_t, hsa_queue_t *, void *), void *Data,
+              uint32_t PrivateSize, uint32_t GroupSize, hsa_queue_t **Queue);
   void queueDestroyed(hsa_queue_t *Queue);
   void dispatch(QueueState &Q, const void *Packet,
                 hsa_amd_queue_intercept_packet_writer Writer);

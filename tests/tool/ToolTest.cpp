@@ -52,8 +52,8 @@ std::vector<Counted> instrCounts(StringRef Err) {
       ADD_FAILURE() << "unexpected line: " << L;
       continue;
     }
-    Out.push_back({std::stoull(M[1].str()), M[2].str(),
-                   std::stoull(M[3].str()), std::stoull(M[4].str())});
+    Out.push_back({std::stoull(M[1].str()), M[2].str(), std::stoull(M[3].str()),
+                   std::stoull(M[4].str())});
   }
   return Out;
 }
@@ -163,10 +163,9 @@ TEST_F(ToolTest, OnlyTheChosenDispatchIsInstrumented) {
 }
 
 TEST_F(ToolTest, ProbeSeesEveryCallbackOptionsAndGlobals) {
-  CommandResult R = instrument({"--tool", LOOM_PROBE_TOOL, "--tool-arg",
-                                "probe:greeting=hello", "--tool-arg",
-                                "shared=yes", "--tool-arg",
-                                "other:greeting=not-mine"});
+  CommandResult R = instrument(
+      {"--tool", LOOM_PROBE_TOOL, "--tool-arg", "probe:greeting=hello",
+       "--tool-arg", "shared=yes", "--tool-arg", "other:greeting=not-mine"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, *Baseline);
   // HIP loads more than the program's code object: any number will do.
@@ -177,24 +176,25 @@ TEST_F(ToolTest, ProbeSeesEveryCallbackOptionsAndGlobals) {
                   .match(Probe.back()))
       << Probe.back();
   Probe.pop_back();
-  EXPECT_EQ(Probe,
-            (std::vector<std::string>{
-                "probe: init greeting=hello shared=yes",
-                "probe: dispatch 0 _Z5scalePffi grid 1024 workgroup 256",
-                "probe: global round trip 4660",
-                "probe: missing global: the hooks define no global 'NoSuchGlobal' "
-                "(LOOM_DEVICE, at global scope)",
-                "probe: complete 0 instrumented 0",
-                "probe: dispatch 1 _Z5stepsPKiPii grid 1024 workgroup 128",
-                "probe: complete 1 instrumented 0",
-                "probe: dispatch 2 _Z5scalePffi grid 1024 workgroup 256",
-                "probe: complete 2 instrumented 0"}))
+  EXPECT_EQ(
+      Probe,
+      (std::vector<std::string>{
+          "probe: init greeting=hello shared=yes",
+          "probe: dispatch 0 _Z5scalePffi grid 1024 workgroup 256",
+          "probe: global round trip 4660",
+          "probe: missing global: the hooks define no global 'NoSuchGlobal' "
+          "(LOOM_DEVICE, at global scope)",
+          "probe: complete 0 instrumented 0",
+          "probe: dispatch 1 _Z5stepsPKiPii grid 1024 workgroup 128",
+          "probe: complete 1 instrumented 0",
+          "probe: dispatch 2 _Z5scalePffi grid 1024 workgroup 256",
+          "probe: complete 2 instrumented 0"}))
       << R.Err;
 }
 
 TEST_F(ToolTest, ProbeInstrumentsEachKernelOnce) {
-  CommandResult R = instrument(
-      {"--tool", LOOM_PROBE_TOOL, "--tool-arg", "instrument=1"});
+  CommandResult R =
+      instrument({"--tool", LOOM_PROBE_TOOL, "--tool-arg", "instrument=1"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, *Baseline);
   std::vector<std::string> Instrumented = lines(R.Err, "probe: instrument");
@@ -265,18 +265,18 @@ INSTANTIATE_TEST_SUITE_P(Tool, HipProgramUnderTool,
                                            "cooperative_groups"));
 
 TEST(ToolCli, BadToolsAndArguments) {
-  CommandResult R = runCommand({LOOM_BIN, "instrument", "--tool", "no_such",
-                                "--", LOOM_TOOL_PROGRAM});
+  CommandResult R = runCommand(
+      {LOOM_BIN, "instrument", "--tool", "no_such", "--", LOOM_TOOL_PROGRAM});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_NE(R.Err.find("loom instrument: no tool no_such"), std::string::npos)
       << R.Err;
-  R = runCommand({LOOM_BIN, "instrument", "--tool", "instr_count",
-                  "--tool-arg", "novalue", "--", LOOM_TOOL_PROGRAM});
+  R = runCommand({LOOM_BIN, "instrument", "--tool", "instr_count", "--tool-arg",
+                  "novalue", "--", LOOM_TOOL_PROGRAM});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_NE(R.Err.find("expected NAME=VALUE"), std::string::npos) << R.Err;
   // A tool whose init fails is left out; the program runs.
-  R = runCommand({LOOM_BIN, "instrument", "--tool", "instr_count",
-                  "--tool-arg", "dispatch=x", "--", LOOM_TOOL_PROGRAM});
+  R = runCommand({LOOM_BIN, "instrument", "--tool", "instr_count", "--tool-arg",
+                  "dispatch=x", "--", LOOM_TOOL_PROGRAM});
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_NE(R.Err.find("loom-tool: instr_count: init failed: dispatch=x: not "
                        "a number (the tool is not used)"),
@@ -293,11 +293,10 @@ TEST_F(ToolTest, OutOfTreeToolAgainstAnInstall) {
   CommandResult R =
       runCommand({LOOM_CMAKE, "--install", LOOM_BUILD_DIR, "--prefix", Prefix});
   ASSERT_EQ(R.ExitCode, 0) << R.Out << R.Err;
-  R = runCommand({LOOM_CMAKE, "-S",
-                  LOOM_SOURCE_DIR "/examples/tools/instr_count", "-B", Build,
-                  "-G", "Ninja", "-DCMAKE_CXX_COMPILER=" LOOM_CXX_COMPILER,
-                  "-DCMAKE_PREFIX_PATH=" + Prefix,
-                  "-DLOOM_TOOL_TARGETS=gfx90a"});
+  R = runCommand(
+      {LOOM_CMAKE, "-S", LOOM_SOURCE_DIR "/examples/tools/instr_count", "-B",
+       Build, "-G", "Ninja", "-DCMAKE_CXX_COMPILER=" LOOM_CXX_COMPILER,
+       "-DCMAKE_PREFIX_PATH=" + Prefix, "-DLOOM_TOOL_TARGETS=gfx90a"});
   ASSERT_EQ(R.ExitCode, 0) << R.Out << R.Err;
   R = runCommand({LOOM_CMAKE, "--build", Build});
   ASSERT_EQ(R.ExitCode, 0) << R.Out << R.Err;

@@ -29,9 +29,7 @@ public:
                         const loom::codeobj::CodeObject &CO) override {
     ++CodeObjects;
   }
-  void executableFrozen(ToolContext &, hsa_executable_t) override {
-    ++Frozen;
-  }
+  void executableFrozen(ToolContext &, hsa_executable_t) override { ++Frozen; }
 
   DispatchChoice dispatch(ToolContext &Ctx, const Dispatch &D) override {
     errs() << "probe: dispatch " << D.Index << " " << D.Kernel << " grid "
@@ -66,8 +64,8 @@ public:
   }
 
   void fini(ToolContext &) override {
-    errs() << "probe: fini code_objects " << CodeObjects << " frozen "
-           << Frozen << " completed " << Completed << "\n";
+    errs() << "probe: fini code_objects " << CodeObjects << " frozen " << Frozen
+           << " completed " << Completed << "\n";
   }
 
 private:
