@@ -5,6 +5,8 @@
 
 #include "loom/jit/Pipeline.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
@@ -19,12 +21,9 @@ ToolOptions ToolOptions::parse(StringRef Text,
                                function_ref<void(StringRef)> Warn) {
   ToolOptions O;
   SmallVector<StringRef, 8> Words;
-  Text.split(Words, ' ', -1, /*KeepEmpty=*/false);
+  SplitString(Text, Words); // at any whitespace
   for (StringRef W : Words) {
-    W = W.trim();
     auto [Key, Value] = W.split('=');
-    if (W.empty())
-      continue;
     if (Key.empty() || Key.size() == W.size()) {
       Warn("LOOM_TOOL_ARGS: '" + W.str() +
            "' is not NAME=VALUE or TOOL:NAME=VALUE; ignored");
@@ -56,6 +55,9 @@ std::optional<std::string> ToolHost::option(StringRef Option) const {
 Expected<StringRef> ToolHost::bitcodeFor(StringRef Processor) {
   // The tool's own library, not the first one in the process that defines
   // the symbol (every tool defines it).
+  if (Library.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot tell which library registered the tool");
   void *Handle = dlopen(Library.c_str(), RTLD_LAZY | RTLD_NOLOAD);
   if (!Handle)
     return createStringError(inconvertibleErrorCode(),
