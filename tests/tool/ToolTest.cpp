@@ -58,7 +58,7 @@ std::vector<Counted> instrCounts(StringRef Err) {
   return Out;
 }
 
-class ToolTest : public ::testing::Test {
+class ToolRuntimeTest : public ::testing::Test {
 protected:
   /// The program under `loom exec --counters`, once: its stdout, and what
   /// the virtual GPU counted per dispatch.
@@ -114,10 +114,10 @@ protected:
   static std::string *Baseline;
   static std::vector<Counted> *Truth;
 };
-std::string *ToolTest::Baseline;
-std::vector<Counted> *ToolTest::Truth;
+std::string *ToolRuntimeTest::Baseline;
+std::vector<Counted> *ToolRuntimeTest::Truth;
 
-TEST_F(ToolTest, GroundTruthIsThreeDispatches) {
+TEST_F(ToolRuntimeTest, GroundTruthIsThreeDispatches) {
   ASSERT_EQ(Truth->size(), 3u);
   EXPECT_EQ((*Truth)[0].Kernel, "_Z5scalePffi");
   EXPECT_EQ((*Truth)[1].Kernel, "_Z5stepsPKiPii");
@@ -125,7 +125,7 @@ TEST_F(ToolTest, GroundTruthIsThreeDispatches) {
   EXPECT_NE(Baseline->find("steps ok"), std::string::npos);
 }
 
-TEST_F(ToolTest, InstrCountMatchesTheVirtualGpu) {
+TEST_F(ToolRuntimeTest, InstrCountMatchesTheVirtualGpu) {
   CommandResult R = instrument({"--tool", "instr_count"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, *Baseline);
@@ -137,7 +137,7 @@ TEST_F(ToolTest, InstrCountMatchesTheVirtualGpu) {
   expectTruth(Counts);
 }
 
-TEST_F(ToolTest, HsaToolsLibWithoutLoomInstrument) {
+TEST_F(ToolRuntimeTest, HsaToolsLibWithoutLoomInstrument) {
   CommandResult R =
       runCommand({LOOM_BIN, "exec", "--", LOOM_TOOL_PROGRAM},
                  {std::string("HSA_TOOLS_LIB=") + LOOM_INSTR_COUNT,
@@ -150,7 +150,7 @@ TEST_F(ToolTest, HsaToolsLibWithoutLoomInstrument) {
   expectTruth(Counts);
 }
 
-TEST_F(ToolTest, OnlyTheChosenDispatchIsInstrumented) {
+TEST_F(ToolRuntimeTest, OnlyTheChosenDispatchIsInstrumented) {
   CommandResult R =
       instrument({"--tool", "instr_count", "--tool-arg", "dispatch=1"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
@@ -162,7 +162,7 @@ TEST_F(ToolTest, OnlyTheChosenDispatchIsInstrumented) {
   expectTruth(Counts);
 }
 
-TEST_F(ToolTest, ProbeSeesEveryCallbackOptionsAndGlobals) {
+TEST_F(ToolRuntimeTest, ProbeSeesEveryCallbackOptionsAndGlobals) {
   CommandResult R = instrument(
       {"--tool", LOOM_PROBE_TOOL, "--tool-arg", "probe:greeting=hello",
        "--tool-arg", "shared=yes", "--tool-arg", "other:greeting=not-mine"});
@@ -192,7 +192,7 @@ TEST_F(ToolTest, ProbeSeesEveryCallbackOptionsAndGlobals) {
       << R.Err;
 }
 
-TEST_F(ToolTest, ProbeInstrumentsEachKernelOnce) {
+TEST_F(ToolRuntimeTest, ProbeInstrumentsEachKernelOnce) {
   CommandResult R =
       instrument({"--tool", LOOM_PROBE_TOOL, "--tool-arg", "instrument=1"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
@@ -212,7 +212,7 @@ TEST_F(ToolTest, ProbeInstrumentsEachKernelOnce) {
   EXPECT_EQ(lines(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
 }
 
-TEST_F(ToolTest, TwoToolsAtOnce) {
+TEST_F(ToolRuntimeTest, TwoToolsAtOnce) {
   CommandResult R =
       instrument({"--tool", "instr_count", "--tool", LOOM_PROBE_TOOL,
                   "--tool-arg", "probe:instrument=1"});
@@ -226,7 +226,7 @@ TEST_F(ToolTest, TwoToolsAtOnce) {
   EXPECT_EQ(lines(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
 }
 
-TEST_F(ToolTest, HooksThatDoNotCompileLeaveTheOriginalCode) {
+TEST_F(ToolRuntimeTest, HooksThatDoNotCompileLeaveTheOriginalCode) {
   CommandResult R = instrument({"--tool", LOOM_BAD_HOOK_TOOL});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, *Baseline);
@@ -260,7 +260,7 @@ TEST_P(HipProgramUnderTool, PassesAndIsCounted) {
   EXPECT_FALSE(instrCounts(R.Err).empty()) << R.Err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Tool, HipProgramUnderTool,
+INSTANTIATE_TEST_SUITE_P(ToolRuntime, HipProgramUnderTool,
                          ::testing::Values("streams_events", "symbols",
                                            "cooperative_groups"));
 
@@ -286,7 +286,7 @@ TEST(ToolCli, BadToolsAndArguments) {
 
 // find_package(Loom) + loom_add_tool outside Loom's tree: the example tool,
 // configured against an install of Loom's tool kit, built and run.
-TEST_F(ToolTest, OutOfTreeToolAgainstAnInstall) {
+TEST_F(ToolRuntimeTest, OutOfTreeToolAgainstAnInstall) {
   SmallString<128> Dir;
   ASSERT_FALSE(sys::fs::createUniqueDirectory("loom-tool-sdk", Dir));
   std::string Prefix = (Dir + "/prefix").str(), Build = (Dir + "/build").str();
