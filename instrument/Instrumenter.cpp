@@ -269,6 +269,7 @@ private:
   /// Highest register any emitted code writes or reads, for the
   /// descriptors.
   int HighestSgpr = -1, HighestVgpr = -1;
+  int BaseSgpr = -1, BaseVgpr = -1; // of the original code alone
   unsigned PcLabels = 0;
   /// Original address of the instruction at each .Lloom_oN label.
   std::vector<uint64_t> AddressMapLabels;
@@ -433,22 +434,25 @@ void Emitter::collectPoints() {
 }
 
 void Emitter::computeBudget() {
+  // Over the copied functions only: the original code that can run while a
+  // copy is on the stack is theirs, or what an unknown callee may use.
   int S = -1, V = -1;
   bool UnknownCalls = false;
-  for (const BinaryFunction &F : BC.functions()) {
-    for (const BinaryBasicBlock &B : F.blocks())
+  for (const BinaryFunction *F : Emitted) {
+    for (const BinaryBasicBlock &B : F->blocks())
       for (const BinaryInstruction &I : B.Instructions)
         noteHighest(I.Props.Reads | I.Props.Writes, S, V);
-    for (const CallSite *C : BC.callGraph().callsFrom(F))
-      UnknownCalls |= C->isUnknown();
+    for (const CallSite *C : BC.callGraph().callsFrom(*F))
+      UnknownCalls |= C->isUnknown() || !Emitted.count(C->Callee);
   }
-  for (const codeobj::Kernel &K : BC.codeObject().kernels()) {
-    noteHighest(initialRegisters(K.KD, BC.codeObject().target().Processor), S,
+  for (const BinaryFunction *F : Kernels) {
+    const codeobj::Kernel *K = BC.codeObject().findKernel(F->name());
+    noteHighest(initialRegisters(K->KD, BC.codeObject().target().Processor), S,
                 V);
-    // A call into another code object may use what the kernel's metadata
-    // reserves for it.
+    // A call into code that is not copied may use what the kernel's
+    // metadata reserves for it.
     if (UnknownCalls)
-      if (const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(K)) {
+      if (const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(*K)) {
         S = std::max<int>(S, int(MD->SgprCount) - 1);
         V = std::max<int>(V, int(MD->VgprCount) - 1);
       }
@@ -591,7 +595,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   // Arguments, each read from where the original value is now.
   for (unsigned I = 0; I < P.SgprInputs.size(); ++I) {
     const RawInput &R = P.SgprInputs[I];
-    std::string Dst = sreg(detail::FirstSgprParam + I);
+    std::string Dst = sreg(P.FirstSgpr + I);
     switch (R.K) {
     case RawInput::Kind::Sgpr:
       OS << "\ts_mov_b32 " << Dst << ", "
@@ -882,16 +886,67 @@ Expected<InstrumentedCodeObject> Emitter::run() {
   if (!C)
     return C.takeError();
   Compiled = std::move(*C);
-  for (const CompiledPoint &P : Compiled)
-    noteHighest(P.Clobbers, HighestSgpr, HighestVgpr);
+  BaseSgpr = HighestSgpr;
+  BaseVgpr = HighestVgpr;
 
-  OS << "\t.amdgcn_target \"amdgcn-amd-amdhsa--"
-     << BC.codeObject().target().str() << "\"\n";
-  OS << "\t.amdhsa_code_object_version " << BC.codeObject().abiVersion()
-     << "\n\t.text\n";
-  for (const BinaryFunction *F : Emitted)
-    if (Error E = emitFunction(*F))
-      return fail(F->name() + ": " + toString(std::move(E)));
+  // A kernel whose code cannot be emitted (no free registers to save
+  // into, a branch out of range) is left out with a warning, and the rest
+  // emitted again without it.
+  for (;;) {
+    Text.clear();
+    HighestSgpr = BaseSgpr;
+    HighestVgpr = BaseVgpr;
+    for (const CompiledPoint &P : Compiled)
+      noteHighest(P.Clobbers, HighestSgpr, HighestVgpr);
+    OS << "\t.amdgcn_target \"amdgcn-amd-amdhsa--"
+       << BC.codeObject().target().str() << "\"\n";
+    OS << "\t.amdhsa_code_object_version " << BC.codeObject().abiVersion()
+       << "\n\t.text\n";
+    AddressMapLabels.clear();
+    PcLabels = 0;
+    const BinaryFunction *Failed = nullptr;
+    std::string Why;
+    for (const BinaryFunction *F : Emitted)
+      if (Error E = emitFunction(*F)) {
+        Failed = F;
+        Why = toString(std::move(E));
+        break;
+      }
+    if (!Failed)
+      break;
+    // Drop every kernel that reaches the function.
+    SmallVector<const BinaryFunction *, 4> Drop;
+    for (const BinaryFunction *K : Kernels) {
+      SetVector<const BinaryFunction *> Reach;
+      Reach.insert(K);
+      for (unsigned I = 0; I < Reach.size(); ++I)
+        for (const CallSite *S : BC.callGraph().callsFrom(*Reach[I]))
+          if (S->Callee && Emitted.count(S->Callee))
+            Reach.insert(S->Callee);
+      if (Reach.count(Failed))
+        Drop.push_back(K);
+    }
+    for (const BinaryFunction *K : Drop) {
+      Result.Warnings.push_back("kernel " + K->name().str() +
+                                " runs uninstrumented: " + Failed->name().str() +
+                                ": " + Why);
+      Kernels.remove(K);
+    }
+    if (Drop.empty())
+      return fail(Failed->name() + ": " + Why);
+    // Keep only what the remaining kernels reach.
+    SetVector<const BinaryFunction *> Keep;
+    for (const BinaryFunction *K : Kernels) {
+      Keep.insert(K);
+      for (unsigned I = 0; I < Keep.size(); ++I)
+        for (const CallSite *S : BC.callGraph().callsFrom(*Keep[I]))
+          if (S->Callee && Emitted.count(S->Callee))
+            Keep.insert(S->Callee);
+    }
+    Emitted = std::move(Keep);
+    if (Kernels.empty())
+      return std::move(Result);
+  }
   for (const BinaryFunction *K : Kernels) {
     InstrumentedKernel IK;
     if (Error E = emitKernelDescriptor(*K, IK))

@@ -459,7 +459,7 @@ Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index, Compi
   RegisterSet Unset;
   Unset.addSgprs(0, 30).addVgprs(0, 32).addVcc().add(SpecialReg::Scc)
       .add(SpecialReg::M0);
-  Unset.subtract(RegisterSet().addSgprs(FirstSgprParam, Out.SgprInputs.size())
+  Unset.subtract(RegisterSet().addSgprs(Out.FirstSgpr, Out.SgprInputs.size())
                      .addVgprs(0, Out.VgprInputs.size()));
   for (const BinaryBasicBlock &B : F->blocks())
     for (const BinaryInstruction &I : B.Instructions) {
@@ -472,7 +472,7 @@ Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index, Compi
       Unset.subtract(I.Props.Writes);
     }
   Out.Clobbers = Writes;
-  Out.Clobbers.addSgprs(FirstSgprParam, Out.SgprInputs.size());
+  Out.Clobbers.addSgprs(Out.FirstSgpr, Out.SgprInputs.size());
   Out.Clobbers.addVgprs(0, Out.VgprInputs.size());
   return Error::success();
 }
@@ -496,6 +496,7 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     if (Error E = Builder.build(Points[I], I, Out[I]))
       return std::move(E);
     Out[I].ReturnLabel = ".Lloom_point" + std::to_string(I) + "_done";
+    Out[I].FirstSgpr = firstSgprParam(Target.Processor);
   }
   for (Function &F : **M)
     if (!F.isDeclaration() && !F.getName().starts_with("__loom_point_"))

@@ -46,10 +46,11 @@ struct PointSpec {
 };
 
 struct CompiledPoint {
-  /// Parameter registers, in order: SgprInputs[i] goes to s(4 + i),
+  /// Parameter registers, in order: SgprInputs[i] goes to s(FirstSgpr + i),
   /// VgprInputs[i] to v(i).
   std::vector<RawInput> SgprInputs;
   std::vector<RawInput> VgprInputs;
+  unsigned FirstSgpr = 4;
   /// The point function's body as assembly lines, its returns rewritten to
   /// branch to ReturnLabel.
   std::string Body;
@@ -58,8 +59,14 @@ struct CompiledPoint {
   RegisterSet Clobbers;
 };
 
-inline constexpr unsigned FirstSgprParam = 4;
-inline constexpr unsigned MaxSgprParams = 26; // s4..s29
+/// The first SGPR of `inreg` parameters: s4, after the private segment
+/// buffer of the callee ABI, except with architected flat scratch (gfx94x),
+/// which has none.
+inline unsigned firstSgprParam(llvm::StringRef Processor) {
+  return Processor.starts_with("gfx94") || Processor.starts_with("gfx95") ? 0
+                                                                           : 4;
+}
+inline constexpr unsigned MaxSgprParams = 26;
 inline constexpr unsigned MaxVgprParams = 32; // v0..v31
 
 /// Compiles every point of \p Points with the hooks of \p Hooks, for

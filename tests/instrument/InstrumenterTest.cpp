@@ -6,6 +6,8 @@
 // counted running the original.
 //
 //===----------------------------------------------------------------------===//
+#include "HookTestUtil.h"
+
 #include "loom/codeobj/CodeObject.h"
 #include "loom/emu/Device.h"
 #include "loom/emu/Module.h"
@@ -53,23 +55,9 @@ protected:
     Orig = std::move(*M);
     ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
 
-    // The hooks: bitcode for the tool, and the tool's own loaded code
-    // object holding its globals.
-    auto BC = llvm::MemoryBuffer::getFile(LOOM_TEST_HOOKS_BC);
-    ASSERT_TRUE(bool(BC)) << LOOM_TEST_HOOKS_BC;
-    Bitcode = (*BC)->getBuffer().str();
-    llvm::LLVMContext Ctx;
-    auto IR = jit::parseIR(llvm::MemoryBufferRef(Bitcode, "hooks"), Ctx);
-    ASSERT_TRUE(bool(IR)) << llvm::toString(IR.takeError());
-    jit::CompileOptions CO;
-    auto Elf = jit::compileAndLink(**IR, CO);
-    ASSERT_TRUE(bool(Elf)) << llvm::toString(Elf.takeError());
-    ToolModule = loadElf(*Elf, "hooks");
-    ASSERT_TRUE(ToolModule);
-    Lib.Name = "test";
-    Lib.Bitcode = Bitcode;
-    for (const codeobj::Variable &V : ToolModule->codeObject().variables())
-      Lib.GlobalAddresses[V.name()] = *ToolModule->symbolAddress(V.name());
+    auto H = testutil::loadHooks(*Dev, LOOM_TEST_HOOKS_BC, "gfx90a");
+    ASSERT_TRUE(bool(H)) << llvm::toString(H.takeError());
+    Hooks = std::move(*H);
 
     auto Ctx2 = BinaryContext::create(Orig->codeObject());
     ASSERT_TRUE(bool(Ctx2)) << llvm::toString(Ctx2.takeError());
@@ -79,33 +67,19 @@ protected:
 
   std::unique_ptr<emu::Module> loadElf(llvm::ArrayRef<char> Elf,
                                        llvm::StringRef Name) {
-    auto CO = codeobj::CodeObject::create(
-        llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Elf.data()),
-                       Elf.size()),
-        Name);
-    if (!CO) {
-      ADD_FAILURE() << llvm::toString(CO.takeError());
-      return nullptr;
-    }
-    auto M = emu::Module::load(*Dev, std::move(*CO), Name);
+    auto M = testutil::loadElf(*Dev, Elf, Name);
     if (!M) {
       ADD_FAILURE() << llvm::toString(M.takeError());
-      return nullptr;
-    }
-    if (Error E = (*M)->resolve([](llvm::StringRef) { return std::nullopt; })) {
-      ADD_FAILURE() << llvm::toString(std::move(E));
       return nullptr;
     }
     return std::move(*M);
   }
 
-  uint64_t *global(llvm::StringRef Name) {
-    return reinterpret_cast<uint64_t *>(Lib.GlobalAddresses.lookup(Name));
-  }
+  uint64_t *global(llvm::StringRef Name) { return Hooks->global(Name); }
 
   void resetCounts() {
-    std::memset(global("loom_test_waves"), 0, 8192 * 8);
-    std::memset(global("loom_test_lanes"), 0, 8192 * 8);
+    std::memset(global("loom_test_waves"), 0, 65536 * 8);
+    std::memset(global("loom_test_lanes"), 0, 65536 * 8);
     std::memset(global("loom_test_events"), 0, 4 * 8);
   }
 
@@ -131,7 +105,7 @@ protected:
     }
     InstrumentOptions O;
     O.LoadDelta = Orig->base();
-    auto R = instrumentCodeObject(Plan, {Lib}, O);
+    auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
     if (!R) {
       ADD_FAILURE() << llvm::toString(R.takeError());
       return nullptr;
@@ -177,10 +151,9 @@ protected:
   }
 
   std::unique_ptr<emu::Device> Dev;
-  std::unique_ptr<emu::Module> Orig, ToolModule;
+  std::unique_ptr<emu::Module> Orig;
+  std::unique_ptr<testutil::LoadedHooks> Hooks;
   std::unique_ptr<BinaryContext> Lifted;
-  std::string Bitcode;
-  HookLibrary Lib;
   std::map<std::string, unsigned> Index;
   std::map<unsigned, std::pair<std::string, uint64_t>> Where;
   unsigned NextIndex = 0;

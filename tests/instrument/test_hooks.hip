@@ -7,8 +7,8 @@ typedef unsigned long long u64;
 typedef unsigned int u32;
 
 extern "C" {
-DEVICE_GLOBAL u64 loom_test_waves[8192]; // wave executions per index
-DEVICE_GLOBAL u64 loom_test_lanes[8192]; // active lanes per index
+DEVICE_GLOBAL u64 loom_test_waves[65536]; // wave executions per index
+DEVICE_GLOBAL u64 loom_test_lanes[65536]; // active lanes per index
 DEVICE_GLOBAL u64 loom_test_args[16];    // last arguments seen
 DEVICE_GLOBAL u64 loom_test_events[4];   // kernel entries, exits
 }

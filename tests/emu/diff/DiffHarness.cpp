@@ -22,6 +22,7 @@ namespace {
 struct Observation {
   LaunchObserver Observer;
   bool RecordMemoryAccesses = false;
+  LaunchInterceptor Interceptor;
 };
 Observation &observation() {
   static Observation O;
@@ -30,7 +31,12 @@ Observation &observation() {
 } // namespace
 
 void setLaunchObserver(LaunchObserver Observer, bool RecordMemoryAccesses) {
-  observation() = {std::move(Observer), RecordMemoryAccesses};
+  observation().Observer = std::move(Observer);
+  observation().RecordMemoryAccesses = RecordMemoryAccesses;
+}
+
+void setLaunchInterceptor(LaunchInterceptor Interceptor) {
+  observation().Interceptor = std::move(Interceptor);
 }
 
 DeviceOptions deviceOptions() {
@@ -102,7 +108,11 @@ Module *loadModule(llvm::StringRef Source, int Level) {
                                     const LaunchConfig &Config,
                                     const KernelArgs &Args,
                                     DispatchResult *Result) {
-  auto R = M.launch(Kernel, Config, Args);
+  const LaunchInterceptor &I = observation().Interceptor;
+  auto PathIt = shared().Paths.find(&M);
+  auto R = I && PathIt != shared().Paths.end()
+               ? I(M, PathIt->second, Kernel, Config, Args)
+               : M.launch(Kernel, Config, Args);
   if (!R)
     return ::testing::AssertionFailure()
            << Kernel.str() << " in " << M.name().str()

@@ -89,6 +89,14 @@ using LaunchObserver = std::function<void(
 /// (created after this call) records every memory access as well.
 void setLaunchObserver(LaunchObserver Observer, bool RecordMemoryAccesses);
 
+/// Runs a dispatch in place of launchOk's own M.launch: the instrumentation
+/// oracle (tests/instrument) runs an instrumented copy of the kernel, and
+/// the test's checks of the results then check that copy.
+using LaunchInterceptor = std::function<llvm::Expected<DispatchResult>(
+    Module &M, llvm::StringRef Path, llvm::StringRef Kernel,
+    const LaunchConfig &Config, const KernelArgs &Args)>;
+void setLaunchInterceptor(LaunchInterceptor Interceptor);
+
 /// A parameterised test over OptLevels; GetParam() is the level.
 class LevelTest : public ::testing::TestWithParam<int> {
 protected:

@@ -1,0 +1,236 @@
+//===- InstrumentOracleTest.cpp - The emulator checks instrumented code ---===//
+//
+// This binary is the emulator's differential corpus (tests/emu/diff, every
+// test of it, compiled in again) with every dispatch replaced by a dispatch
+// of an instrumented copy of its kernel: a hook before every instruction of
+// the kernel and of the functions it calls, one that clobbers every scratch
+// register of the calling convention, VCC, M0 and SCC and does an atomic
+// add (test_hooks.hip, `clobber`), plus hooks at kernel entry and at every
+// exit. So:
+//
+//  1. transparency: the corpus tests' own checks of results (against host
+//     references) now check the instrumented code;
+//  2. ground truth: per original instruction, the active lanes the hook
+//     counted equal the lanes the emulator counted running its copy
+//     (mapped back through the address map), and the waves it counted are
+//     the emulator's less those that ran it with EXEC empty (a hook runs in
+//     active lanes only); kernel entries equal the waves.
+//
+// A kernel Loom leaves uninstrumented (a warning) runs its original code
+// and is counted; the totals are printed at the end.
+//
+//===----------------------------------------------------------------------===//
+#include "DiffHarness.h"
+#include "HookTestUtil.h"
+
+#include "loom/instrument/BinaryContext.h"
+#include "loom/instrument/Instrumenter.h"
+
+#include "llvm/ADT/SetVector.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+using namespace loom;
+using namespace loom::emu;
+using namespace loom::emu::difftest;
+using namespace loom::instrument;
+
+namespace {
+
+constexpr unsigned MaxIndex = 65536;
+
+struct InstrumentedKernelCopy {
+  std::unique_ptr<Module> M;
+  std::string Symbol;
+  std::vector<std::pair<uint64_t, uint64_t>> AddressMap;
+  /// Hook index of each original instruction address.
+  std::map<uint64_t, unsigned> IndexOf;
+};
+
+struct Totals {
+  unsigned Dispatches = 0, Uninstrumented = 0, Instructions = 0;
+  double Seconds = 0, WorstSeconds = 0;
+  size_t WorstSize = 0;
+  std::vector<std::string> Warnings;
+  ~Totals() {
+    fprintf(stderr,
+            "instrument oracle: %u dispatches instrumented, %u left "
+            "uninstrumented; %u instruction hooks checked; instrumentation "
+            "%.1f s in all, worst %.2f s (%zu instructions)\n",
+            Dispatches, Uninstrumented, Instructions, Seconds, WorstSeconds,
+            WorstSize);
+    for (const std::string &W : Warnings)
+      fprintf(stderr, "  %s\n", W.c_str());
+  }
+};
+
+class Oracle {
+public:
+  llvm::Expected<DispatchResult> launch(Module &M, llvm::StringRef Path,
+                                        llvm::StringRef Kernel,
+                                        const LaunchConfig &Config,
+                                        const KernelArgs &Args) {
+    if (!Hooks) {
+      auto H = testutil::loadHooks(*sharedDevice(), LOOM_TEST_HOOKS_BC,
+                                   target());
+      if (!H)
+        return H.takeError();
+      Hooks = std::move(*H);
+    }
+    auto Key = std::make_pair(Path.str(), Kernel.str());
+    auto It = Copies.find(Key);
+    if (It == Copies.end()) {
+      auto C = instrument(M, Kernel);
+      if (!C)
+        return C.takeError();
+      It = Copies.emplace(Key, std::move(*C)).first;
+    }
+    InstrumentedKernelCopy *Copy = It->second.get();
+    if (!Copy) {
+      ++T.Uninstrumented;
+      return M.launch(Kernel, Config, Args);
+    }
+    uint64_t *Waves = Hooks->global("loom_test_waves");
+    uint64_t *Lanes = Hooks->global("loom_test_lanes");
+    uint64_t *Events = Hooks->global("loom_test_events");
+    std::memset(Waves, 0, MaxIndex * 8);
+    std::memset(Lanes, 0, MaxIndex * 8);
+    std::memset(Events, 0, 4 * 8);
+    auto R = Copy->M->launch(Copy->Symbol, Config, Args);
+    if (!R || !R->ok())
+      return R;
+    ++T.Dispatches;
+    check(*Copy, *R, Waves, Lanes, Events, Kernel);
+    return R;
+  }
+
+private:
+  llvm::Expected<std::unique_ptr<InstrumentedKernelCopy>>
+  instrument(Module &M, llvm::StringRef Kernel) {
+    auto Start = std::chrono::steady_clock::now();
+    auto BC = BinaryContext::create(M.codeObject());
+    if (!BC)
+      return BC.takeError();
+    if (llvm::Error E = (*BC)->buildCFGs())
+      return std::move(E);
+    BinaryFunction *K = (*BC)->function(Kernel);
+    if (!K)
+      return llvm::createStringError("no kernel " + Kernel.str());
+    llvm::SetVector<BinaryFunction *> Reach;
+    Reach.insert(K);
+    for (unsigned I = 0; I < Reach.size(); ++I)
+      for (const CallSite *S : (*BC)->callGraph().callsFrom(*Reach[I]))
+        if (S->Callee)
+          Reach.insert(S->Callee);
+
+    auto Copy = std::make_unique<InstrumentedKernelCopy>();
+    InstrumentationPlan Plan(**BC);
+    Plan.addKernel(Kernel);
+    unsigned Next = 0;
+    for (BinaryFunction *F : Reach)
+      for (const BinaryBasicBlock &B : F->blocks())
+        for (const BinaryInstruction &I : B.Instructions) {
+          if (Next == MaxIndex)
+            return llvm::createStringError("too many instructions");
+          Copy->IndexOf[I.address()] = Next;
+          if (llvm::Error E = Plan.before(
+                  *F, I, "clobber",
+                  {HookArg::constant(Next++), HookArg::exec()}))
+            return std::move(E);
+        }
+    if (llvm::Error E = Plan.atKernelEntry(*K, "event", {HookArg::constant(0)}))
+      return std::move(E);
+    if (llvm::Error E = Plan.atKernelExit(*K, "event", {HookArg::constant(1)}))
+      return std::move(E);
+    InstrumentOptions O;
+    O.LoadDelta = M.base();
+    auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+    if (!R)
+      return R.takeError();
+    double Seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - Start)
+                         .count();
+    T.Seconds += Seconds;
+    if (Seconds > T.WorstSeconds) {
+      T.WorstSeconds = Seconds;
+      T.WorstSize = Next;
+    }
+    for (const std::string &W : R->Warnings)
+      T.Warnings.push_back(M.name().str() + ": " + W);
+    const InstrumentedKernel *IK = R->kernel(Kernel);
+    if (!IK)
+      return nullptr; // runs uninstrumented
+    auto Loaded = testutil::loadElf(*sharedDevice(), R->Elf,
+                                    M.name().str() + ".instrumented");
+    if (!Loaded)
+      return Loaded.takeError();
+    Copy->M = std::move(*Loaded);
+    Copy->Symbol = IK->Symbol;
+    Copy->AddressMap = std::move(R->AddressMap);
+    return std::move(Copy);
+  }
+
+  void check(const InstrumentedKernelCopy &C, const DispatchResult &R,
+             const uint64_t *Waves, const uint64_t *Lanes,
+             const uint64_t *Events, llvm::StringRef Kernel) {
+    // The emulator's counts of each copied original instruction.
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> Truth; // waves, lanes
+    uint64_t Base = C.M->base();
+    for (const InstructionCount &IC : R.Counters.Instructions) {
+      auto It = std::lower_bound(
+          C.AddressMap.begin(), C.AddressMap.end(),
+          std::make_pair(IC.Pc - Base, uint64_t(0)));
+      if (It == C.AddressMap.end() || It->first != IC.Pc - Base)
+        continue; // inserted code
+      auto &[W, L] = Truth[It->second];
+      W += IC.WaveExecutions;
+      L += IC.ActiveLanes;
+    }
+    for (auto [Address, Index] : C.IndexOf) {
+      auto [W, L] = Truth.count(Address) ? Truth[Address]
+                                         : std::pair<uint64_t, uint64_t>();
+      ++T.Instructions;
+      EXPECT_LE(Waves[Index], W) << Kernel.str() << " at 0x" << std::hex
+                                 << Address;
+      if (L)
+        EXPECT_EQ(Lanes[Index], L) << Kernel.str() << " at 0x" << std::hex
+                                   << Address;
+      if (W && !Waves[Index])
+        EXPECT_EQ(Lanes[Index], 0u);
+    }
+    EXPECT_EQ(Events[0], R.Counters.Waves) << Kernel.str() << ": kernel entries";
+    EXPECT_LE(Events[1], R.Counters.Waves) << Kernel.str() << ": kernel exits";
+    EXPECT_GT(Events[1], 0u) << Kernel.str() << ": kernel exits";
+  }
+
+  std::unique_ptr<testutil::LoadedHooks> Hooks;
+  std::map<std::pair<std::string, std::string>,
+           std::unique_ptr<InstrumentedKernelCopy>>
+      Copies;
+  Totals T;
+};
+
+Oracle *TheOracle = nullptr;
+
+/// Prints the totals once the tests are done.
+class OracleReport : public ::testing::Environment {
+public:
+  void TearDown() override { delete TheOracle; TheOracle = nullptr; }
+};
+
+struct Install {
+  Install() {
+    TheOracle = new Oracle;
+    ::testing::AddGlobalTestEnvironment(new OracleReport);
+    setLaunchInterceptor([](Module &M, llvm::StringRef Path,
+                            llvm::StringRef Kernel, const LaunchConfig &Config,
+                            const KernelArgs &Args) {
+      return TheOracle->launch(M, Path, Kernel, Config, Args);
+    });
+  }
+} Installed;
+
+} // namespace
