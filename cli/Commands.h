@@ -11,6 +11,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace loom::cli {
 
@@ -32,6 +33,9 @@ int runInfo();
 extern llvm::cl::SubCommand ExecCommand;
 int runExec();
 
+extern llvm::cl::SubCommand InstrumentCommand;
+int runInstrument();
+
 extern llvm::cl::SubCommand RunCommand;
 int runRun();
 
@@ -45,6 +49,9 @@ int reportError(llvm::StringRef Command, llvm::Error E);
 /// The directory holding Loom's libhsa-runtime64.so.1 (LOOM_LIB_DIR, or
 /// lib/ next to the loom executable's bin/), or "" if there is none.
 std::string loomLibraryDir();
+/// Runs \p Argv (execvp) with Loom's runtime found first, as `loom exec`;
+/// returns only if it cannot (after printing why).
+int execOnLoom(llvm::StringRef Command, std::vector<std::string> &Argv);
 /// The device library's directory, libloomdev.bc and its headers
 /// (LOOM_DEVICE_DIR, or lib/loom/device/ next to bin/).
 std::string loomDeviceDir();

@@ -73,17 +73,31 @@ static void prependEnv(const char *Name, const std::string &Value,
   setenv(Name, New.c_str(), 1);
 }
 
-int runExec() {
+int execOnLoom(StringRef Command, std::vector<std::string> &Args) {
   std::string Dir = loomLibraryDir();
   if (Dir.empty())
-    return reportError("exec",
+    return reportError(Command,
                        createStringError(
                            inconvertibleErrorCode(),
                            "cannot find libhsa-runtime64.so.1 (looked in lib/ "
                            "next to the loom executable; set LOOM_LIB_DIR)"));
+  prependEnv("LD_LIBRARY_PATH", Dir, ':');
+  std::string Shim = Dir + "/libloom-exec-shim.so";
+  if (sys::fs::exists(Shim))
+    prependEnv("LD_PRELOAD", Shim, ':');
+  std::vector<char *> Argv;
+  for (std::string &A : Args)
+    Argv.push_back(A.data());
+  Argv.push_back(nullptr);
+  execvp(Argv[0], Argv.data());
+  errs() << "loom " << Command << ": cannot run " << Args.front() << ": "
+         << strerror(errno) << "\n";
+  return 127;
+}
+
+int runExec() {
   if (KernelTimeout.getNumOccurrences())
     setenv("LOOM_KERNEL_TIMEOUT", std::to_string(KernelTimeout).c_str(), 1);
-  prependEnv("LD_LIBRARY_PATH", Dir, ':');
   // The runtime opens the files (runtime/CountersReport.cpp); absolute
   // paths, so a program that changes directory writes them here.
   for (auto [Option, Env] : {std::pair{&CountersFile, "LOOM_COUNTERS"},
@@ -93,17 +107,7 @@ int runExec() {
       sys::fs::make_absolute(Abs);
       setenv(Env, Abs.c_str(), 1);
     }
-  std::string Shim = Dir + "/libloom-exec-shim.so";
-  if (sys::fs::exists(Shim))
-    prependEnv("LD_PRELOAD", Shim, ':');
-  std::vector<char *> Argv;
-  for (std::string &A : ExecArgs)
-    Argv.push_back(A.data());
-  Argv.push_back(nullptr);
-  execvp(Argv[0], Argv.data());
-  errs() << "loom exec: cannot run " << ExecArgs.front() << ": "
-         << strerror(errno) << "\n";
-  return 127;
+  return execOnLoom("exec", ExecArgs);
 }
 
 } // namespace loom::cli

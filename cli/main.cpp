@@ -47,6 +47,8 @@ int main(int argc, char **argv) {
           "  loom coverage FILE...        operations used vs. emulated\n"
           "  loom info                    the virtual GPUs and their pools\n"
           "  loom exec -- APP ARGS...     run APP on Loom's HSA runtime\n"
+          "  loom instrument --tool T -- APP ARGS...\n"
+          "                               run APP with instrumentation tool T\n"
           "  loom run [options] PROG ARGS run a GPU program's main, with "
           "host services\n"
           "  loom cc FILES... -o PROG     build a GPU program for loom run\n"
@@ -63,6 +65,8 @@ int main(int argc, char **argv) {
     return loom::cli::runInfo();
   if (loom::cli::ExecCommand)
     return loom::cli::runExec();
+  if (loom::cli::InstrumentCommand)
+    return loom::cli::runInstrument();
   if (loom::cli::RunCommand)
     return loom::cli::runRun();
   errs() << "loom: no command given; run 'loom --help'\n";

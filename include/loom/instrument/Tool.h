@@ -17,8 +17,14 @@
 //   instrument        once per (kernel, configuration): the tool lifts and
 //                     walks the kernel and the functions it calls, and asks
 //                     for hooks
-//   dispatchComplete  after the dispatch's completion signal
+//   dispatchComplete  after the dispatch, before the next packet of its
+//                     queue starts and before the program sees the
+//                     dispatch's completion signal
 //   fini              once, at the last hsa_shut_down or at exit
+//
+// Calls into one tool never overlap (the runtime serialises them), though
+// they come from several threads: the program's, each queue's packet
+// processor, the runtime's async handler thread.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_INSTRUMENT_TOOL_H
@@ -53,7 +59,9 @@ struct Dispatch {
   uint32_t Grid[3] = {1, 1, 1};
   uint16_t WorkGroup[3] = {1, 1, 1};
   void *Kernarg = nullptr;
-  /// Set for dispatchComplete: whether this dispatch ran instrumented code.
+  /// Set for dispatchComplete: whether this dispatch ran code carrying this
+  /// tool's hooks (false if the tool chose original code, or the copy could
+  /// not be made).
   bool Instrumented = false;
 };
 
@@ -102,14 +110,16 @@ class ToolContext {
 public:
   virtual ~ToolContext() = default;
   /// --tool-arg NAME=VALUE (or LOOM_TOOL_ARGS="NAME=VALUE ..." under
-  /// HSA_TOOLS_LIB).
+  /// HSA_TOOLS_LIB); TOOL:NAME=VALUE sets it for the tool registered as
+  /// TOOL only, and wins over NAME=VALUE.
   virtual std::optional<std::string> option(llvm::StringRef Name) const = 0;
   std::string option(llvm::StringRef Name, llvm::StringRef Default) const {
     auto V = option(Name);
     return V ? *V : Default.str();
   }
   /// Device address of the tool's global \p Name (LOOM_DEVICE in its
-  /// hooks) on \p Agent; an error if there is none.
+  /// hooks) on \p Agent; an error if there is none. The first use on an
+  /// agent compiles the hooks and loads them there.
   virtual llvm::Expected<uint64_t> globalAddress(hsa_agent_t Agent,
                                                  llvm::StringRef Name) = 0;
   /// Copies between the tool's global and host memory (hsa_memory_copy).

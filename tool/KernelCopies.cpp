@@ -1,0 +1,202 @@
+//===- tool/KernelCopies.cpp - Instrumented copies of kernels, made once --===//
+//
+// A copy is made for one kernel and one list of (tool, configuration): the
+// kernel's code object is lifted once (the first time any of its kernels is
+// instrumented), each tool adds its hooks to one shared plan, the code
+// generator makes a new code object, and it is loaded as an executable of
+// its own on the kernel's agent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelCopies.h"
+#include "Hsa.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace loom::instrument;
+
+namespace loom::tool {
+
+static Error lift(LoadedCode &C) {
+  if (!C.Lift) {
+    C.Lift = std::make_unique<LoadedCode::Lifted>();
+    auto BC = BinaryContext::create(*C.Code);
+    Error E = BC ? (*BC)->buildCFGs() : BC.takeError();
+    if (!E) {
+      auto Live = Liveness::compute(**BC);
+      if (Live) {
+        C.Lift->Context = std::move(*BC);
+        C.Lift->Live.emplace(std::move(*Live));
+      } else {
+        E = Live.takeError();
+      }
+    }
+    if (E)
+      C.Lift->Error = "cannot lift " + C.Uri + ": " + toString(std::move(E));
+  }
+  if (!C.Lift->Error.empty())
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             C.Lift->Error.c_str());
+  return Error::success();
+}
+
+void KernelCopies::dump(StringRef Name, StringRef Extension, StringRef Bytes) {
+  SmallString<256> Path(DumpDir);
+  sys::path::append(Path, Name + Extension);
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC);
+  if (!EC)
+    OS << Bytes;
+  if (EC || OS.has_error())
+    errs() << "loom-tool: cannot write " << Path << ": "
+           << (EC ? EC : OS.error()).message() << "\n";
+}
+
+Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
+                                        const std::vector<ToolChoice> &Choices,
+                                        const std::string &Suffix,
+                                        hsa_executable_t &Exec) {
+  LoadedCode &C = *K.Code;
+  if (Error E = lift(C))
+    return std::move(E);
+  BinaryContext &BC = *C.Lift->Context;
+  BinaryFunction *Kernel = BC.function(K.Name);
+  if (!Kernel)
+    return createStringError(inconvertibleErrorCode(), "no function %s in %s",
+                             K.Name.c_str(), C.Uri.c_str());
+  if (!Kernel->isInstrumentable())
+    return createStringError(inconvertibleErrorCode(), "not instrumentable: %s",
+                             Kernel->notInstrumentableReason().str().c_str());
+
+  InstrumentationPlan Plan(BC);
+  Plan.addKernel(K.Name);
+  std::vector<HookLibrary> Hooks;
+  // With several tools, say which one failed.
+  auto Blame = [&](const ToolChoice &Choice, Error E) {
+    if (Choices.size() == 1)
+      return E;
+    return createStringError(inconvertibleErrorCode(), "%s: %s",
+                             Choice.Tool->name().str().c_str(),
+                             toString(std::move(E)).c_str());
+  };
+  for (const ToolChoice &Choice : Choices) {
+    KernelInstrumentation KI(BC, *C.Lift->Live, *Kernel, Plan,
+                             Choice.Configuration);
+    if (Error E = Choice.Tool->call(
+            [&](Tool &T, ToolContext &Ctx) { return T.instrument(Ctx, KI); }))
+      return Blame(Choice, std::move(E));
+    Expected<const HookLibrary &> L = Choice.Tool->hooks(C.Agent);
+    if (!L)
+      return Blame(Choice, L.takeError());
+    Hooks.push_back(*L);
+  }
+
+  InstrumentOptions Options;
+  Options.LoadDelta = C.LoadDelta;
+  Options.Suffix = Suffix;
+  Expected<InstrumentedCodeObject> Out =
+      instrumentCodeObject(Plan, Hooks, Options);
+  if (!Out)
+    return Out.takeError();
+  if (!DumpDir.empty()) {
+    dump(K.Name + Suffix, ".s", Out->Assembly);
+    dump(K.Name + Suffix, ".co", StringRef(Out->Elf.data(), Out->Elf.size()));
+  }
+  if (!Out->Warnings.empty())
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             join(Out->Warnings, "; ").c_str());
+  const InstrumentedKernel *IK = Out->kernel(K.Name);
+  if (!IK)
+    return createStringError(inconvertibleErrorCode(),
+                             "the code generator made no copy of it");
+
+  Expected<hsa_executable_t> Loaded = loadExecutable(C.Agent, Out->Elf);
+  if (!Loaded)
+    return Loaded.takeError();
+  Exec = *Loaded;
+  KernelCopy Copy;
+  Copy.PrivateSegmentSize = IK->PrivateSegmentSize;
+  Copy.GroupSegmentSize = IK->GroupSegmentSize;
+  Error E = forEachSymbol(
+      Exec, C.Agent,
+      [&](hsa_executable_symbol_t Sym, StringRef Name,
+          hsa_symbol_kind_t Kind) -> Error {
+        Name.consume_back(".kd");
+        if (Kind != HSA_SYMBOL_KIND_KERNEL || Name != IK->Symbol)
+          return Error::success();
+        return check(hsa().Core.hsa_executable_symbol_get_info_fn(
+                         Sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT,
+                         &Copy.KernelObject),
+                     "hsa_executable_symbol_get_info(KERNEL_OBJECT)");
+      });
+  if (!E && !Copy.KernelObject)
+    E = createStringError(inconvertibleErrorCode(),
+                          "the loaded copy has no kernel %s",
+                          IK->Symbol.c_str());
+  if (E)
+    return std::move(E);
+  return Copy;
+}
+
+const KernelCopy *KernelCopies::get(const KernelInfo &K, uint64_t KernelObject,
+                                    const std::vector<ToolChoice> &Choices) {
+  std::lock_guard<std::mutex> L(Lock);
+  auto [It, New] = Entries.try_emplace({KernelObject, Choices});
+  Entry &Slot = It->second;
+  if (!New)
+    return Slot.Copy ? &*Slot.Copy : nullptr;
+
+  Slot.Original = K.Code->Executable.handle;
+  unsigned N = CopiesOf[KernelObject]++;
+  std::string Suffix = ".loom" + (N ? std::to_string(N) : std::string());
+  Expected<KernelCopy> Copy = make(K, Choices, Suffix, Slot.Exec);
+  if (Copy)
+    return &Slot.Copy.emplace(*Copy);
+
+  std::string Tools;
+  for (const ToolChoice &C : Choices)
+    Tools += (Tools.empty() ? "" : "+") + C.Tool->name().str();
+  // One line, whatever the message (lld's and the assembler's have
+  // several), and not a page of them.
+  std::string Why = toString(Copy.takeError());
+  for (size_t At; (At = Why.find('\n')) != std::string::npos;)
+    Why.replace(At, 1, "; ");
+  if (Why.size() > 400)
+    Why = Why.substr(0, 400) + "... (--dump DIR keeps the assembly)";
+  errs() << "loom-tool: " << Tools << ": " << K.Name << ": " << Why
+         << " (running the original code)\n";
+  if (Slot.Exec.handle) {
+    hsa().Core.hsa_executable_destroy_fn(Slot.Exec);
+    Slot.Exec = {};
+  }
+  return nullptr;
+}
+
+void KernelCopies::forget(hsa_executable_t Original) {
+  std::lock_guard<std::mutex> L(Lock);
+  for (auto It = Entries.begin(); It != Entries.end();) {
+    if (It->second.Original != Original.handle) {
+      ++It;
+      continue;
+    }
+    if (It->second.Exec.handle)
+      hsa().Core.hsa_executable_destroy_fn(It->second.Exec);
+    CopiesOf.erase(It->first.first);
+    It = Entries.erase(It);
+  }
+}
+
+void KernelCopies::clear() {
+  std::lock_guard<std::mutex> L(Lock);
+  for (auto &[Key, E] : Entries)
+    if (E.Exec.handle)
+      hsa().Core.hsa_executable_destroy_fn(E.Exec);
+  Entries.clear();
+  CopiesOf.clear();
+}
+
+} // namespace loom::tool

@@ -1,0 +1,67 @@
+//===- tool/KernelCopies.h - Instrumented copies of kernels, made once ----===//
+#ifndef LOOM_TOOL_KERNELCOPIES_H
+#define LOOM_TOOL_KERNELCOPIES_H
+
+#include "CodeObjects.h"
+#include "ToolHost.h"
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+namespace loom::tool {
+
+/// A tool that asked for instrumented code, with its configuration.
+struct ToolChoice {
+  ToolHost *Tool;
+  uint64_t Configuration;
+  auto operator<=>(const ToolChoice &) const = default;
+};
+
+/// What a dispatch of an instrumented copy needs.
+struct KernelCopy {
+  uint64_t KernelObject = 0;
+  uint32_t PrivateSegmentSize = 0;
+  uint32_t GroupSegmentSize = 0;
+};
+
+class KernelCopies {
+public:
+  /// Where `loom instrument --dump` writes each copy's code object and
+  /// assembly ("" for nowhere).
+  explicit KernelCopies(std::string DumpDir) : DumpDir(std::move(DumpDir)) {}
+
+  /// The copy of kernel \p K carrying the hooks of \p Choices (in tool
+  /// order), made on the first request. Null if it cannot be made: the
+  /// reason was printed, once, and the dispatch runs the original code.
+  const KernelCopy *get(const KernelInfo &K, uint64_t KernelObject,
+                        const std::vector<ToolChoice> &Choices);
+  /// Destroys the copies made from the kernels of \p Original.
+  void forget(hsa_executable_t Original);
+  void clear();
+
+private:
+  llvm::Expected<KernelCopy> make(const KernelInfo &K,
+                                  const std::vector<ToolChoice> &Choices,
+                                  const std::string &Suffix,
+                                  hsa_executable_t &Exec);
+  void dump(llvm::StringRef Name, llvm::StringRef Extension,
+            llvm::StringRef Bytes);
+
+  struct Entry {
+    std::optional<KernelCopy> Copy; ///< none: failed
+    hsa_executable_t Exec{};        ///< holding the copy
+    uint64_t Original = 0;          ///< the original executable
+  };
+  std::string DumpDir;
+  /// Held while a copy is made: lld links one at a time anyway, and two
+  /// queues asking for the same copy must make it once.
+  std::mutex Lock;
+  std::map<std::pair<uint64_t, std::vector<ToolChoice>>, Entry> Entries;
+  std::map<uint64_t, unsigned> CopiesOf; ///< per kernel object, for suffixes
+};
+
+} // namespace loom::tool
+
+#endif // LOOM_TOOL_KERNELCOPIES_H
