@@ -201,4 +201,9 @@ Error ToolHost::writeGlobal(hsa_agent_t Agent, StringRef Global, const void *In,
                "hsa_memory_copy");
 }
 
+Error ToolHost::openChannel(const instrument::ChannelOptions &) {
+  return createStringError("tool " + Name +
+                           ": channels are not implemented yet");
+}
+
 } // namespace loom::tool

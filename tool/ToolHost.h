@@ -63,6 +63,7 @@ public:
                          size_t Bytes) override;
   llvm::Error writeGlobal(hsa_agent_t Agent, llvm::StringRef Global,
                           const void *In, size_t Bytes) override;
+  llvm::Error openChannel(const instrument::ChannelOptions &Options) override;
 
 private:
   struct AgentHooks {

@@ -15,9 +15,11 @@
 //
 // A hook is a device function with C linkage; the code generator inlines it
 // at each point it is asked for. It runs in the middle of the kernel, under
-// the kernel's EXEC, with no access to the kernel's own inputs (no
-// workgroup or work-item id builtins): what it needs comes in as hook
-// arguments (HookArg). Read EXEC before any branch: inside an `if`, EXEC is
+// the kernel's EXEC, with no access to the kernel's own inputs through
+// HIP's builtins: what it needs comes in as hook arguments (HookArg), or
+// from the functions below (work-group id, wave id, dispatch id, the
+// tool's launch data and channel), which the instrumented kernel's
+// preamble provides. Read EXEC before any branch: inside an `if`, EXEC is
 // the lanes that took it.
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +30,8 @@
 #error "Hooks.h is device code: compile it with loom_add_tool's HOOKS"
 #endif
 
+#include "loom/instrument/LaunchHeader.h"
+
 #include <stdint.h>
 
 /// A hook: kept (never internalised or dropped), with its C name.
@@ -36,6 +40,16 @@
 /// ToolContext::globalAddress/readGlobal/writeGlobal look up). Each agent
 /// has its own copy, zero at load.
 #define LOOM_DEVICE __attribute__((device, used))
+
+// Filled in by the code generator at each point (never defined: a hook
+// that uses them is only usable through Loom's instrumentation).
+extern "C" __attribute__((device)) const LoomLaunchHeader *
+__loom_launch_header();
+extern "C" __attribute__((device)) uint32_t __loom_tool_slot();
+extern "C" __attribute__((device)) uint32_t __loom_workgroup_id_x();
+extern "C" __attribute__((device)) uint32_t __loom_workgroup_id_y();
+extern "C" __attribute__((device)) uint32_t __loom_workgroup_id_z();
+extern "C" __attribute__((device)) uint32_t __loom_wave_id();
 
 namespace loom {
 
@@ -77,6 +91,99 @@ template <typename T> LOOM_DEVICE_FN T atomicOr(T *P, T V) {
 template <typename T> LOOM_DEVICE_FN T atomicExchange(T *P, T V) {
   return __hip_atomic_exchange(P, V, __ATOMIC_RELAXED,
                                __HIP_MEMORY_SCOPE_AGENT);
+}
+
+//===-- The dispatch ------------------------------------------------------===//
+
+/// The work-group's id in dimension \p Dim (0, 1 or 2).
+LOOM_DEVICE_FN uint32_t workgroupId(int Dim) {
+  return Dim == 0   ? __loom_workgroup_id_x()
+         : Dim == 1 ? __loom_workgroup_id_y()
+                    : __loom_workgroup_id_z();
+}
+/// The wave's index in its work-group (work-items in flat order, 64 a wave).
+LOOM_DEVICE_FN uint32_t waveId() { return __loom_wave_id(); }
+/// The dispatch, numbered as the host's Dispatch::Index.
+LOOM_DEVICE_FN uint64_t dispatchId() {
+  return __loom_launch_header()->DispatchId;
+}
+/// The bytes this tool set for this dispatch (DispatchChoice::LaunchData),
+/// or null if it set none.
+template <typename T> LOOM_DEVICE_FN const T *launchData() {
+  return reinterpret_cast<const T *>(
+      __loom_launch_header()->Tools[__loom_tool_slot()].Data);
+}
+
+//===-- The channel -------------------------------------------------------===//
+
+/// Sends \p Record, from every active lane, to the tool's host side
+/// (Tool::channelRecords), in the ring of this dispatch. Lossless rings
+/// make the lanes wait while the ring is full; lossy ones drop the records
+/// (counted, Dispatch::ChannelDropped). False if the record was dropped or
+/// the tool opened no channel. Records of one lane arrive in the order it
+/// sent them; of one call, in lane order.
+template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
+  static_assert(sizeof(T) % 4 == 0, "channel records are whole words");
+  LoomChannelRing *R = reinterpret_cast<LoomChannelRing *>(
+      __loom_launch_header()->Tools[__loom_tool_slot()].Channel);
+  if (!R)
+    return false;
+  // One claim per wave: the first active lane claims a slot for each.
+  uint64_t Exec = activeMask();
+  uint32_t Count = __builtin_popcountll(Exec);
+  uint32_t Rank = __builtin_amdgcn_mbcnt_hi(
+      uint32_t(Exec >> 32), __builtin_amdgcn_mbcnt_lo(uint32_t(Exec), 0u));
+  uint32_t Capacity = R->Capacity;
+  bool Lossy = R->Lossy;
+  uint64_t Base = 0;
+  if (Rank == 0) {
+    if (Lossy) {
+      uint64_t Claimed = __hip_atomic_load(&R->Claimed, __ATOMIC_RELAXED,
+                                           __HIP_MEMORY_SCOPE_SYSTEM);
+      for (;;) {
+        uint64_t Consumed = __hip_atomic_load(
+            &R->Consumed, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
+        if (Claimed + Count - Consumed > Capacity) {
+          __hip_atomic_fetch_add(&R->Dropped, uint64_t(Count),
+                                 __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+          Base = ~0ull;
+          break;
+        }
+        if (__hip_atomic_compare_exchange_strong(
+                &R->Claimed, &Claimed, Claimed + Count, __ATOMIC_RELAXED,
+                __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM)) {
+          Base = Claimed;
+          break;
+        }
+      }
+    } else {
+      Base = __hip_atomic_fetch_add(&R->Claimed, uint64_t(Count),
+                                    __ATOMIC_RELAXED,
+                                    __HIP_MEMORY_SCOPE_SYSTEM);
+    }
+  }
+  Base = uint64_t(__builtin_amdgcn_readfirstlane(uint32_t(Base))) |
+         uint64_t(__builtin_amdgcn_readfirstlane(uint32_t(Base >> 32))) << 32;
+  if (Base == ~0ull)
+    return false;
+  uint64_t Index = Base + Rank;
+  // Capacity >= 64 (the host sees to it), so a lane never waits for a
+  // record of its own wave.
+  while (Index - __hip_atomic_load(&R->Consumed, __ATOMIC_ACQUIRE,
+                                   __HIP_MEMORY_SCOPE_SYSTEM) >=
+         Capacity)
+    __builtin_amdgcn_s_sleep(1);
+  uint64_t Slot = Index & (Capacity - 1);
+  uint32_t *Out =
+      reinterpret_cast<uint32_t *>(R->Records + Slot * R->RecordBytes);
+  const uint32_t *In = reinterpret_cast<const uint32_t *>(&Record);
+  uint32_t Words = sizeof(T) / 4 < R->RecordBytes / 4 ? sizeof(T) / 4
+                                                      : R->RecordBytes / 4;
+  for (uint32_t W = 0; W < Words; ++W)
+    Out[W] = In[W];
+  __hip_atomic_store(reinterpret_cast<uint64_t *>(R->Sequence) + Slot,
+                     Index + 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+  return true;
 }
 
 #undef LOOM_DEVICE_FN

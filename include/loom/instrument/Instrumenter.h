@@ -188,7 +188,14 @@ struct InstrumentedKernel {
   /// at least these).
   uint32_t PrivateSegmentSize = 0;
   uint32_t GroupSegmentSize = 0;
-  uint32_t KernargSize = 0;
+  uint32_t KernargSize = 0; ///< the launch header included, if it needs one
+  /// Whether its hooks read the launch header (loom/instrument/
+  /// LaunchHeader.h): a dispatch must then pass a kernarg segment of
+  /// KernargSize bytes, the original arguments followed, at
+  /// LaunchHeaderOffset, by a filled LoomLaunchHeader, whose Tools[i] are
+  /// those of the i-th HookLibrary given to instrumentCodeObject.
+  bool UsesLaunchHeader = false;
+  uint32_t LaunchHeaderOffset = 0;
 };
 
 struct InstrumentedCodeObject {

@@ -17,6 +17,8 @@
 //   instrument        once per (kernel, configuration): the tool lifts and
 //                     walks the kernel and the functions it calls, and asks
 //                     for hooks
+//   channelRecords    while an instrumented dispatch runs, and once more
+//                     after it: the records its hooks sent (channelPush)
 //   dispatchComplete  after the dispatch, before the next packet of its
 //                     queue starts and before the program sees the
 //                     dispatch's completion signal
@@ -40,9 +42,11 @@
 #include <hsa/hsa.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace loom::instrument {
@@ -63,6 +67,9 @@ struct Dispatch {
   /// tool's hooks (false if the tool chose original code, or the copy could
   /// not be made).
   bool Instrumented = false;
+  /// Set for dispatchComplete: records a lossy channel dropped in this
+  /// dispatch (a lossless channel drops none).
+  uint64_t ChannelDropped = 0;
 };
 
 /// The tool's answer to a dispatch.
@@ -71,11 +78,35 @@ struct DispatchChoice {
   /// Distinct configurations get distinct instrumented copies; each is made
   /// once per kernel.
   uint64_t Configuration = 0;
+  /// Bytes the hooks of this dispatch read with loom::launchData<T>() (as
+  /// NVBit's nvbit_set_at_launch): copied next to the dispatch's kernel
+  /// arguments.
+  std::vector<uint8_t> LaunchData;
 
   static DispatchChoice original() { return {}; }
   static DispatchChoice instrumented(uint64_t Config = 0) {
-    return {true, Config};
+    DispatchChoice C;
+    C.Instrument = true;
+    C.Configuration = Config;
+    return C;
   }
+  template <typename T> DispatchChoice &withLaunchData(const T &V) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    LaunchData.resize(sizeof(T));
+    std::memcpy(LaunchData.data(), &V, sizeof(T));
+    return *this;
+  }
+};
+
+/// A tool's channel from its hooks (loom::channelPush) to its host code.
+struct ChannelOptions {
+  /// Bytes per record: sizeof the record type the hooks push (whole words).
+  uint32_t RecordBytes = 0;
+  /// Records each dispatch's ring holds (a power of two, at least 64).
+  uint32_t Capacity = 1u << 16;
+  /// Drop (and count) records when the ring is full, instead of making the
+  /// hooks wait for the host.
+  bool Lossy = false;
 };
 
 /// One kernel to instrument: the lifted code object it lives in, the kernel
@@ -127,6 +158,10 @@ public:
                                  void *Out, size_t Bytes) = 0;
   virtual llvm::Error writeGlobal(hsa_agent_t Agent, llvm::StringRef Name,
                                   const void *In, size_t Bytes) = 0;
+  /// Opens the tool's channel (once, in init): each instrumented dispatch
+  /// gets a ring, drained by a host thread into Tool::channelRecords while
+  /// the kernel runs.
+  virtual llvm::Error openChannel(const ChannelOptions &Options) = 0;
   template <typename T>
   llvm::Expected<T> read(hsa_agent_t Agent, llvm::StringRef Name) {
     T V{};
@@ -152,6 +187,12 @@ public:
   /// (kernel, configuration) run original code, with the error reported.
   virtual llvm::Error instrument(ToolContext &Ctx,
                                  KernelInstrumentation &K) = 0;
+  /// \p Count records of ChannelOptions::RecordBytes each, in the order
+  /// they were claimed, from the channel's drain thread while \p D runs,
+  /// and a last time before dispatchComplete. The memory is the ring's:
+  /// copy what must outlive the call.
+  virtual void channelRecords(ToolContext &Ctx, const Dispatch &D,
+                              const void *Records, size_t Count) {}
   virtual void dispatchComplete(ToolContext &Ctx, const Dispatch &D) {}
 };
 

@@ -1,0 +1,62 @@
+//===- loom/instrument/LaunchHeader.h - What a launch hands the hooks -----===//
+//
+// Shared by host and device code (plain C layout, no includes beyond
+// stdint.h). An instrumented kernel whose hooks use per-launch values (the
+// dispatch id, the wave id, a tool's launch data or channel) is dispatched
+// with a kernarg segment that holds, after the original arguments, at
+// InstrumentedKernel::LaunchHeaderOffset, a LoomLaunchHeader; the kernel's
+// preamble keeps its address in registers for the hooks.
+//
+// A tool's channel is a LoomChannelRing in memory both sides see
+// (fine-grained on ROCm): producers (hooks, many waves at once) claim
+// slots by an atomic add on Claimed, write the record, then publish it by
+// storing claim + 1 into its slot of Sequence; the host consumes records
+// in claim order while Sequence says they are published, and releases
+// them by advancing Consumed. A lossless ring makes a producer wait while
+// the ring is full; a lossy one counts the records it drops instead.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_INSTRUMENT_LAUNCHHEADER_H
+#define LOOM_INSTRUMENT_LAUNCHHEADER_H
+
+#include <stdint.h>
+
+/// Tools whose hooks one instrumented copy may carry.
+#define LOOM_LAUNCH_MAX_TOOLS 8
+
+/// One tool's per-launch values, as device addresses (0: none).
+struct LoomToolLaunch {
+  uint64_t Channel; ///< a LoomChannelRing
+  uint64_t Data;    ///< the bytes the tool set for this dispatch
+};
+
+struct LoomLaunchHeader {
+  uint64_t DispatchId; ///< Dispatch::Index on the host
+  uint32_t GridSize[3];
+  uint16_t WorkgroupSize[3];
+  uint16_t ToolCount;
+  uint32_t Reserved;
+  /// By tool slot: the order of the tools' hook libraries in the copy.
+  struct LoomToolLaunch Tools[LOOM_LAUNCH_MAX_TOOLS];
+};
+
+struct LoomChannelRing {
+  uint64_t Claimed;  ///< records claimed by producers, ever
+  uint64_t Consumed; ///< records released by the host, ever
+  uint64_t Dropped;  ///< records a lossy ring dropped
+  uint32_t Capacity; ///< records, a power of two
+  uint32_t RecordBytes;
+  uint32_t Lossy;
+  uint32_t Reserved;
+  uint64_t Sequence; ///< Capacity uint64_t: claim + 1 once published
+  uint64_t Records;  ///< Capacity * RecordBytes bytes
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(LoomLaunchHeader) == 32 + 16 * LOOM_LAUNCH_MAX_TOOLS,
+              "the launch header's layout is shared with device code");
+static_assert(sizeof(LoomChannelRing) == 56,
+              "the ring's layout is shared with device code");
+#endif
+
+#endif // LOOM_INSTRUMENT_LAUNCHHEADER_H
