@@ -748,6 +748,9 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
     case RawInput::Kind::State:
       OS << "\ts_mov_b32 " << Dst << ", " << sreg(StateReg[R.N]) << "\n";
       break;
+    case RawInput::Kind::Immediate:
+      OS << "\ts_mov_b32 " << Dst << ", " << format_hex(R.Imm, 10) << "\n";
+      break;
     default:
       break;
     }
@@ -761,8 +764,18 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
          << vreg(VgprSave.count(R.N) ? VgprSave[R.N] : R.N) << "\n";
   }
 
-  OS << P.Body;
-  OS << P.ReturnLabel << ":\n";
+  // The shared body, its labels made this copy's own.
+  std::string Instance = "p" + std::to_string(Index);
+  auto Spliced = [&](StringRef Text) {
+    std::string S = Text.str();
+    StringRef Marker = CompiledPoint::InstanceMarker;
+    for (size_t At = S.find(Marker); At != std::string::npos;
+         At = S.find(Marker, At + Instance.size()))
+      S.replace(At, Marker.size(), Instance);
+    return S;
+  };
+  OS << Spliced(P.Body);
+  OS << Spliced(P.ReturnLabel) << ":\n";
   OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
   if (!VgprSave.empty()) {
     OS << "\ts_mov_b64 exec, -1\n";
