@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace llvm;
 
@@ -296,6 +297,17 @@ private:
     unsigned OldWorkitemId = 0;
   };
   DenseMap<const BinaryFunction *, KernelLaunch> Launch;
+  /// Branches the inserted code put out of simm16 range, emitted as
+  /// s_getpc/s_add/s_addc/s_setpc through LongBranchRegs (a pair, then a
+  /// register for SCC), and the targets that need SCC restored on arrival
+  /// (a pad before their label).
+  std::set<std::pair<const BinaryFunction *, uint64_t>> LongBranches,
+      SccPads;
+  std::optional<unsigned> LongBranchRegs;
+  /// Where each short branch's line starts in Text, to map an assembler
+  /// error back to it.
+  std::map<size_t, std::pair<const BinaryFunction *, uint64_t>> BranchLines;
+  unsigned LongLabels = 0;
   /// Highest register any emitted code writes or reads, for the
   /// descriptors.
   int HighestSgpr = -1, HighestVgpr = -1;
@@ -651,44 +663,84 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   RegisterSet Save = Clob;
   Save &= Live | Sources;
 
+  // Each saved 32-bit value gets a home: a spare SGPR while there are any,
+  // then a lane of a spare VGPR (v_writelane and v_readlane ignore EXEC).
+  // Homes in lanes of EXEC, VCC, M0 and SCC go through a temporary SGPR,
+  // Temp, itself saved first and restored last.
+  struct Home {
+    bool InLane = false;
+    unsigned Reg = 0, Lane = 0;
+  };
   SpareAllocator Spares(Budget, Clob);
   RegisterSet Used = Clob;
-  auto Sgpr = [&](unsigned Count) -> Expected<unsigned> {
-    auto N = Spares.sgpr(Count);
-    if (N)
-      Used.addSgprs(*N, Count);
-    return N;
-  };
-  auto Exec = Sgpr(2);
-  if (!Exec)
-    return Exec.takeError();
-  std::optional<unsigned> SccSave, VccSave, M0Save;
-  std::map<unsigned, unsigned> SgprSave, VgprSave; // original -> spare
-  if (Save.has(SpecialReg::Scc)) {
-    auto N = Sgpr(1);
-    if (!N)
-      return N.takeError();
-    SccSave = *N;
-  }
-  if (Save.has(SpecialReg::VccLo) || Save.has(SpecialReg::VccHi)) {
-    auto N = Sgpr(2);
-    if (!N)
-      return N.takeError();
-    VccSave = *N;
-  }
-  if (Save.has(SpecialReg::M0)) {
-    auto N = Sgpr(1);
-    if (!N)
-      return N.takeError();
-    M0Save = *N;
-  }
-  for (unsigned S = 0; S < MaxSgpr; ++S)
-    if (Save.hasSgpr(S)) {
-      auto N = Sgpr(1);
-      if (!N)
-        return N.takeError();
-      SgprSave[S] = *N;
+  std::vector<unsigned> LaneVgprs;
+  unsigned Lanes = 0;
+  bool OutOfSgprs = false;
+  auto NewHome = [&]() -> Expected<Home> {
+    if (!OutOfSgprs) {
+      auto N = Spares.sgpr(1);
+      if (N) {
+        Used.addSgprs(*N);
+        return Home{false, *N, 0};
+      }
+      consumeError(N.takeError());
+      OutOfSgprs = true;
     }
+    if (Lanes % 64 == 0) {
+      auto V = Spares.vgpr();
+      if (!V) {
+        consumeError(V.takeError());
+        return fail("no free registers to save into (the kernel uses s0..s" +
+                    Twine(Budget.FirstFreeSgpr - 1) + " and v0..v" +
+                    Twine(Budget.FirstFreeVgpr - 1) + ")");
+      }
+      Used.addVgprs(*V);
+      LaneVgprs.push_back(*V);
+    }
+    unsigned L = Lanes++;
+    return Home{true, LaneVgprs[L / 64], L % 64};
+  };
+
+  bool SaveVcc = Save.has(SpecialReg::VccLo) || Save.has(SpecialReg::VccHi);
+  std::optional<Home> SccHome, M0Home;
+  Home ExecHome[2], VccHome[2];
+  std::map<unsigned, Home> SgprHome;
+  std::map<unsigned, unsigned> VgprSave; // original -> spare
+  auto Take = [&](Home &H) -> Error {
+    auto N = NewHome();
+    if (!N)
+      return N.takeError();
+    H = *N;
+    return Error::success();
+  };
+  for (Home &H : ExecHome)
+    if (Error E = Take(H))
+      return E;
+  if (Save.has(SpecialReg::Scc))
+    if (Error E = Take(SccHome.emplace()))
+      return E;
+  if (SaveVcc)
+    for (Home &H : VccHome)
+      if (Error E = Take(H))
+        return E;
+  if (Save.has(SpecialReg::M0))
+    if (Error E = Take(M0Home.emplace()))
+      return E;
+  for (unsigned S = 0; S < MaxSgpr; ++S)
+    if (Save.hasSgpr(S))
+      if (Error E = Take(SgprHome[S]))
+        return E;
+  // The temporary: s0 unless it is a home, saved in a lane of its own.
+  std::optional<unsigned> Temp;
+  if (OutOfSgprs) {
+    unsigned T = 0;
+    while (!Save.hasSgpr(T) && Used.hasSgpr(T))
+      ++T;
+    Temp = T;
+    if (!SgprHome.count(T))
+      if (Error E = Take(SgprHome[T]))
+        return E;
+  }
   for (unsigned V = 0; V < MaxVgpr; ++V)
     if (Save.hasVgpr(V)) {
       auto N = Spares.vgpr();
@@ -699,51 +751,90 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
     }
   noteHighest(Used, HighestSgpr, HighestVgpr);
 
+  bool VaLuWroteSgpr = false;
+  auto SaveTo = [&](StringRef Src, const Home &H) {
+    if (H.InLane)
+      OS << "\tv_writelane_b32 " << vreg(H.Reg) << ", " << Src << ", "
+         << H.Lane << "\n";
+    else
+      OS << "\ts_mov_b32 " << sreg(H.Reg) << ", " << Src << "\n";
+  };
+  /// Restores \p Dst; a special register from a lane goes through Temp.
+  auto RestoreFrom = [&](StringRef Dst, const Home &H, bool Special) {
+    if (!H.InLane) {
+      OS << "\ts_mov_b32 " << Dst << ", " << sreg(H.Reg) << "\n";
+      return;
+    }
+    VaLuWroteSgpr = true;
+    std::string To = Special ? sreg(*Temp) : Dst.str();
+    OS << "\tv_readlane_b32 " << To << ", " << vreg(H.Reg) << ", " << H.Lane
+       << "\n";
+    if (Special)
+      OS << "\ts_mov_b32 " << Dst << ", " << To << "\n";
+  };
+  auto RestoreExec = [&] {
+    RestoreFrom("exec_lo", ExecHome[0], true);
+    RestoreFrom("exec_hi", ExecHome[1], true);
+  };
+
   OS << "\t; loom: " << Specs[Index].Where << "\n";
   OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
-  if (SccSave)
-    OS << "\ts_cselect_b32 " << sreg(*SccSave) << ", 1, 0\n";
-  OS << "\ts_mov_b64 " << spair(*Exec) << ", exec\n";
-  if (VccSave)
-    OS << "\ts_mov_b64 " << spair(*VccSave) << ", vcc\n";
-  if (M0Save)
-    OS << "\ts_mov_b32 " << sreg(*M0Save) << ", m0\n";
-  for (auto [S, To] : SgprSave)
-    OS << "\ts_mov_b32 " << sreg(To) << ", " << sreg(S) << "\n";
+  if (Temp)
+    SaveTo(sreg(*Temp), SgprHome[*Temp]);
+  if (SccHome) {
+    if (SccHome->InLane) {
+      OS << "\ts_cselect_b32 " << sreg(*Temp) << ", 1, 0\n";
+      SaveTo(sreg(*Temp), *SccHome);
+    } else {
+      OS << "\ts_cselect_b32 " << sreg(SccHome->Reg) << ", 1, 0\n";
+    }
+  }
+  SaveTo("exec_lo", ExecHome[0]);
+  SaveTo("exec_hi", ExecHome[1]);
+  if (SaveVcc) {
+    SaveTo("vcc_lo", VccHome[0]);
+    SaveTo("vcc_hi", VccHome[1]);
+  }
+  if (M0Home)
+    SaveTo("m0", *M0Home);
+  for (auto &[S, H] : SgprHome)
+    if (!Temp || S != *Temp)
+      SaveTo(sreg(S), H);
   if (!VgprSave.empty()) {
     OS << "\ts_mov_b64 exec, -1\n";
     for (auto [V, To] : VgprSave)
       OS << "\tv_mov_b32_e32 " << vreg(To) << ", " << vreg(V) << "\n";
-    OS << "\ts_mov_b64 exec, " << spair(*Exec) << "\n";
+    RestoreExec();
   }
 
-  // Arguments, each read from where the original value is now.
+  // Arguments. Until the body runs, only the parameter registers (and
+  // Temp) have changed: a saved SGPR is read from its home, the rest from
+  // where they are.
   for (unsigned I = 0; I < P.SgprInputs.size(); ++I) {
     const RawInput &R = P.SgprInputs[I];
     std::string Dst = sreg(P.FirstSgpr + I);
     switch (R.K) {
     case RawInput::Kind::Sgpr:
-      OS << "\ts_mov_b32 " << Dst << ", "
-         << sreg(SgprSave.count(R.N) ? SgprSave[R.N] : R.N) << "\n";
+      if (auto It = SgprHome.find(R.N); It != SgprHome.end())
+        RestoreFrom(Dst, It->second, false);
+      else
+        OS << "\ts_mov_b32 " << Dst << ", " << sreg(R.N) << "\n";
       break;
     case RawInput::Kind::ExecLo:
     case RawInput::Kind::ExecHi:
       OS << "\ts_mov_b32 " << Dst << ", "
-         << sreg(*Exec + (R.K == RawInput::Kind::ExecHi)) << "\n";
+         << (R.K == RawInput::Kind::ExecHi ? "exec_hi" : "exec_lo") << "\n";
       break;
     case RawInput::Kind::VccLo:
-    case RawInput::Kind::VccHi: {
-      bool Hi = R.K == RawInput::Kind::VccHi;
+    case RawInput::Kind::VccHi:
       OS << "\ts_mov_b32 " << Dst << ", "
-         << (VccSave ? sreg(*VccSave + Hi) : Hi ? "vcc_hi" : "vcc_lo") << "\n";
+         << (R.K == RawInput::Kind::VccHi ? "vcc_hi" : "vcc_lo") << "\n";
       break;
-    }
     case RawInput::Kind::Scc:
       OS << "\ts_cselect_b32 " << Dst << ", 1, 0\n";
       break;
     case RawInput::Kind::M0:
-      OS << "\ts_mov_b32 " << Dst << ", " << (M0Save ? sreg(*M0Save) : "m0")
-         << "\n";
+      OS << "\ts_mov_b32 " << Dst << ", m0\n";
       break;
     case RawInput::Kind::State:
       OS << "\ts_mov_b32 " << Dst << ", " << sreg(StateReg[R.N]) << "\n";
@@ -763,6 +854,9 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
       OS << "\tv_mov_b32_e32 " << vreg(I) << ", "
          << vreg(VgprSave.count(R.N) ? VgprSave[R.N] : R.N) << "\n";
   }
+  // An SGPR a VALU wrote needs 5 wait states before a VMEM reads it.
+  if (VaLuWroteSgpr)
+    OS << "\ts_nop 4\n";
 
   // The shared body, its labels made this copy's own.
   std::string Instance = "p" + std::to_string(Index);
@@ -776,21 +870,37 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   };
   OS << Spliced(P.Body);
   OS << Spliced(P.ReturnLabel) << ":\n";
+
   OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
+  VaLuWroteSgpr = false;
   if (!VgprSave.empty()) {
     OS << "\ts_mov_b64 exec, -1\n";
     for (auto [V, From] : VgprSave)
       OS << "\tv_mov_b32_e32 " << vreg(V) << ", " << vreg(From) << "\n";
   }
-  OS << "\ts_mov_b64 exec, " << spair(*Exec) << "\n";
-  for (auto [S, From] : SgprSave)
-    OS << "\ts_mov_b32 " << sreg(S) << ", " << sreg(From) << "\n";
-  if (VccSave)
-    OS << "\ts_mov_b64 vcc, " << spair(*VccSave) << "\n";
-  if (M0Save)
-    OS << "\ts_mov_b32 m0, " << sreg(*M0Save) << "\n";
-  if (SccSave)
-    OS << "\ts_cmp_lg_u32 " << sreg(*SccSave) << ", 0\n";
+  RestoreExec();
+  if (SaveVcc) {
+    RestoreFrom("vcc_lo", VccHome[0], true);
+    RestoreFrom("vcc_hi", VccHome[1], true);
+  }
+  if (M0Home)
+    RestoreFrom("m0", *M0Home, true);
+  for (auto &[S, H] : SgprHome)
+    if (!Temp || S != *Temp)
+      RestoreFrom(sreg(S), H, false);
+  // SCC last of what sets it; Temp (a VALU read, which leaves SCC) after.
+  if (SccHome) {
+    if (SccHome->InLane) {
+      RestoreFrom(sreg(*Temp), *SccHome, false);
+      OS << "\ts_cmp_lg_u32 " << sreg(*Temp) << ", 0\n";
+    } else {
+      OS << "\ts_cmp_lg_u32 " << sreg(SccHome->Reg) << ", 0\n";
+    }
+  }
+  if (Temp)
+    RestoreFrom(sreg(*Temp), SgprHome[*Temp], false);
+  if (VaLuWroteSgpr)
+    OS << "\ts_nop 4\n";
   return Error::success();
 }
 
@@ -822,7 +932,44 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
       return fail("branch at +0x" + utohexstr(I.address() - F.address(), true) +
                   " leaves the function");
     StringRef Mnemonic = StringRef(I.Info.Text).split(' ').first;
-    OS << "\t" << Mnemonic << " " << *L << "\n";
+    if (!LongBranches.count({&F, I.address()})) {
+      BranchLines[OS.tell()] = {&F, I.address()};
+      OS << "\t" << Mnemonic << " " << *L << "\n";
+      return Error::success();
+    }
+    // A long branch: a conditional one skips over it on the inverse
+    // condition.
+    std::string Skip = ".Lloom_long" + std::to_string(LongLabels++);
+    if (Mnemonic != "s_branch") {
+      static const std::pair<StringRef, StringRef> Inverse[] = {
+          {"s_cbranch_scc0", "s_cbranch_scc1"},
+          {"s_cbranch_scc1", "s_cbranch_scc0"},
+          {"s_cbranch_vccz", "s_cbranch_vccnz"},
+          {"s_cbranch_vccnz", "s_cbranch_vccz"},
+          {"s_cbranch_execz", "s_cbranch_execnz"},
+          {"s_cbranch_execnz", "s_cbranch_execz"}};
+      auto It = find_if(Inverse, [&](auto &P) { return P.first == Mnemonic; });
+      if (It == std::end(Inverse))
+        return fail(Mnemonic + " at +0x" +
+                    utohexstr(I.address() - F.address(), true) +
+                    " is out of range and has no inverse to branch around "
+                    "a long branch");
+      OS << "\t" << It->second << " " << Skip << "_skip\n";
+    }
+    unsigned Pair = *LongBranchRegs, SccReg = *LongBranchRegs + 2;
+    std::string To = *L;
+    if (SccPads.count({&F, *I.Info.Target})) {
+      OS << "\ts_cselect_b32 " << sreg(SccReg) << ", 1, 0\n";
+      To += "_pad";
+    }
+    OS << "\ts_getpc_b64 " << spair(Pair) << "\n" << Skip << ":\n";
+    OS << "\ts_add_u32 " << sreg(Pair) << ", " << sreg(Pair) << ", (" << To
+       << "-" << Skip << ")&4294967295\n";
+    OS << "\ts_addc_u32 " << sreg(Pair + 1) << ", " << sreg(Pair + 1) << ", ("
+       << To << "-" << Skip << ")>>32\n";
+    OS << "\ts_setpc_b64 " << spair(Pair) << "\n";
+    if (Mnemonic != "s_branch")
+      OS << Skip << "_skip:\n";
     return Error::success();
   }
 
@@ -892,6 +1039,13 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   };
   for (unsigned B = 0; B < F.blocks().size(); ++B) {
     const BinaryBasicBlock &Block = F.blocks()[B];
+    if (SccPads.count({&F, Block.Address})) {
+      // Long branches arrive at the pad, which gives SCC back; the code
+      // before falls through past it.
+      std::string L = blockLabel(F, Block.Address);
+      OS << "\ts_branch " << L << "\n" << L << "_pad:\n";
+      OS << "\ts_cmp_lg_u32 " << sreg(*LongBranchRegs + 2) << ", 0\n";
+    }
     OS << blockLabel(F, Block.Address) << ":\n";
     if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B)))
       return E;
@@ -1102,6 +1256,8 @@ Expected<InstrumentedCodeObject> Emitter::run() {
        << "\n\t.text\n";
     AddressMapLabels.clear();
     PcLabels = 0;
+    LongLabels = 0;
+    BranchLines.clear();
     const BinaryFunction *Failed = nullptr;
     std::string Why;
     // Where each function's text starts, to map assembler errors back.
@@ -1148,11 +1304,61 @@ Expected<InstrumentedCodeObject> Emitter::run() {
       Obj = std::move(*O);
       break;
     }
-    // A branch the inserted code put out of reach (simm16 words): its
-    // function is left out. Other errors are Loom's own.
+    // A branch the inserted code put out of reach (simm16 words) becomes a
+    // long branch; if there are no registers for those, its function is
+    // left out. Other errors are Loom's own.
     std::string Err = toString(O.takeError());
     StringRef Rest = Err;
     std::string Marker = Name + ":";
+    std::vector<size_t> LineStarts = {0};
+    for (size_t At = Text.find('\n'); At != std::string::npos;
+         At = Text.find('\n', At + 1))
+      LineStarts.push_back(At + 1);
+    bool NewLong = false;
+    for (;;) {
+      size_t At = Rest.find(Marker);
+      if (At == StringRef::npos)
+        break;
+      Rest = Rest.drop_front(At + Marker.size());
+      unsigned Line = 0;
+      if (Rest.take_while(isDigit).getAsInteger(10, Line) || Line == 0 ||
+          Line > LineStarts.size() ||
+          !Rest.take_until([](char C) { return C == '\n'; })
+               .contains("branch size exceeds simm16"))
+        continue;
+      auto It = BranchLines.find(LineStarts[Line - 1]);
+      if (It == BranchLines.end())
+        continue;
+      auto [F, Address] = It->second;
+      if (!LongBranches.insert(It->second).second)
+        continue;
+      NewLong = true;
+      // SCC given back at the target if it is live there.
+      const BinaryInstruction *I = F->instructionAt(Address);
+      if (std::optional<unsigned> B = F->blockStartingAt(*I->Info.Target))
+        if (Live->of(*F)->liveIn(*B).has(SpecialReg::Scc))
+          SccPads.insert({F, *I->Info.Target});
+    }
+    if (NewLong && !LongBranchRegs) {
+      // Three SGPRs (an aligned pair and one) no point writes, above what
+      // the code and the saves use.
+      RegisterSet Clobbered;
+      for (const CompiledPoint &P : Compiled)
+        Clobbered |= P.Clobbers;
+      unsigned N = alignTo(Budget.FirstFreeSgpr, 2);
+      while (N + 3 <= MaxSgpr &&
+             (Clobbered.hasSgpr(N) || Clobbered.hasSgpr(N + 1) ||
+              Clobbered.hasSgpr(N + 2)))
+        N += 2;
+      if (N + 3 <= MaxSgpr) {
+        LongBranchRegs = N;
+        Budget.FirstFreeSgpr = N + 3;
+        BaseSgpr = std::max<int>(BaseSgpr, N + 2);
+      }
+    }
+    if (NewLong && LongBranchRegs)
+      continue;
+    Rest = Err;
     while (!Failed) {
       size_t At = Rest.find(Marker);
       if (At == StringRef::npos)
@@ -1173,9 +1379,10 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     }
     if (!Failed)
       return createStringError(Err);
-    if (!Drop(Failed, "a branch is out of range once hooks are inserted "
-                      "(long branches are not implemented yet)"))
+    if (!Drop(Failed, "a branch is out of range once hooks are inserted, "
+                      "and no registers are left for a long branch"))
       return createStringError(Err);
+    Result.Kernels.clear();
     if (Kernels.empty())
       return std::move(Result);
   }
