@@ -40,11 +40,12 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
   for (const codeobj::LoadSegment &S : CO.loadSegments())
     if ((S.Flags & ELF::PF_X) && S.FileSize)
       Exec.push_back(&S);
-  if (Exec.empty())
-    return createStringError(inconvertibleErrorCode(),
-                             Name + ": no executable segment");
-  R->Begin = LoadBase + Exec.front()->VAddr;
-  R->End = LoadBase + Exec.back()->VAddr + Exec.back()->FileSize;
+  // A code object of data alone (a tool's globals) has an empty region.
+  R->Begin = R->End = LoadBase;
+  if (!Exec.empty()) {
+    R->Begin = LoadBase + Exec.front()->VAddr;
+    R->End = LoadBase + Exec.back()->VAddr + Exec.back()->FileSize;
+  }
   for (const codeobj::LoadSegment *S : Exec) {
     R->Begin = std::min(R->Begin, LoadBase + S->VAddr);
     R->End = std::max(R->End, LoadBase + S->VAddr + S->FileSize);

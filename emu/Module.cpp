@@ -275,6 +275,13 @@ Expected<DispatchResult> Module::launch(StringRef Kernel,
   if (Explicit != Args.args().size())
     return fail(formatv("{0}: kernel '{1}' takes {2} arguments, {3} given",
                         Name, Kernel, Explicit, Args.args().size()));
+  for (const auto &[Offset, Bytes] : Args.raw()) {
+    if (uint64_t(Offset) + Bytes.size() > KernargSize)
+      return fail(formatv("{0}: {1} bytes at offset {2} of the {3}-byte "
+                          "kernarg segment of '{4}'",
+                          Name, Bytes.size(), Offset, KernargSize, Kernel));
+    std::memcpy(KA + Offset, Bytes.data(), Bytes.size());
+  }
 
   DispatchParams P;
   P.KernelObject = Base + K->Descriptor.Address;

@@ -14,6 +14,7 @@
 #include "PointCompiler.h"
 
 #include "loom/instrument/DispatchAbi.h"
+#include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Liveness.h"
 #include "loom/isa/McContext.h"
 #include "loom/jit/Pipeline.h"
@@ -60,6 +61,10 @@ std::string HookArg::str() const {
   case Kind::InstrIndex: return "instruction index";
   case Kind::MemoryAddress: return "memory address";
   case Kind::MemoryBytes: return "memory bytes";
+  case Kind::LaneId: return "lane id";
+  case Kind::WaveId: return "wave id";
+  case Kind::WorkgroupId: return "work-group id " + std::string(1, "xyz"[V % 3]);
+  case Kind::DispatchId: return "dispatch id";
   }
   return "?";
 }
@@ -166,6 +171,8 @@ Error InstrumentationPlan::add(HookRequest R) {
 namespace {
 
 using detail::CompiledPoint;
+using detail::LaunchState;
+using detail::NumLaunchStates;
 using detail::PointSpec;
 using detail::RawInput;
 
@@ -230,6 +237,11 @@ private:
   /// Index of the instruction at \p Address in F's blocks, in order.
   unsigned instructionIndex(const BinaryFunction &F, uint64_t Address);
   void computeBudget();
+  Error planLaunchState();
+  bool usesState(LaunchState S) const {
+    return StatesUsed & 1u << unsigned(S);
+  }
+  Error emitPreamble(const BinaryFunction &K);
   Error emitFunction(const BinaryFunction &F);
   Error emitPoint(unsigned Index, const RegisterSet &Live);
   Error emitInstruction(const BinaryFunction &F, unsigned B, unsigned I);
@@ -270,6 +282,20 @@ private:
   std::vector<PointSpec> Specs;
   std::vector<CompiledPoint> Compiled;
   RegisterBudget Budget;
+  /// The launch state the points read (1 << LaunchState), and the SGPR
+  /// each lives in for the whole kernel.
+  unsigned StatesUsed = 0;
+  unsigned StateReg[NumLaunchStates] = {};
+  /// How a kernel's preamble gets the launch state: the initial SGPRs as
+  /// the original descriptor lays them out and as the copy's does (which
+  /// enables what the state needs), and where the launch header goes.
+  struct KernelLaunch {
+    codeobj::KernelDescriptor NewKD;
+    SgprLayout Old, New;
+    uint32_t HeaderOffset = 0;
+    unsigned OldWorkitemId = 0;
+  };
+  DenseMap<const BinaryFunction *, KernelLaunch> Launch;
   /// Highest register any emitted code writes or reads, for the
   /// descriptors.
   int HighestSgpr = -1, HighestVgpr = -1;
@@ -508,6 +534,102 @@ private:
   unsigned NextS, NextV;
 };
 
+Error Emitter::planLaunchState() {
+  for (const CompiledPoint &P : Compiled)
+    for (const RawInput &R : P.SgprInputs)
+      if (R.K == RawInput::Kind::State)
+        StatesUsed |= 1u << R.N;
+  if (!StatesUsed)
+    return Error::success();
+  bool Header = usesState(LaunchState::HeaderLo);
+  unsigned FirstFree = Budget.FirstFreeSgpr;
+  for (const BinaryFunction *K : Kernels) {
+    const codeobj::Kernel *CK = BC.codeObject().findKernel(K->name());
+    KernelLaunch L;
+    L.NewKD = CK->KD;
+    L.Old = SgprLayout::of(CK->KD);
+    L.OldWorkitemId = CK->KD.Rsrc2.EnableVgprWorkitemId;
+    codeobj::KernelDescriptor &KD = L.NewKD;
+    if (Header && !KD.Properties.EnableSgprKernargSegmentPtr) {
+      KD.Properties.EnableSgprKernargSegmentPtr = true;
+      KD.Rsrc2.UserSgprCount = L.Old.UserSgprs + 2;
+    }
+    bool Wg[3] = {usesState(LaunchState::WorkgroupIdX),
+                  usesState(LaunchState::WorkgroupIdY),
+                  usesState(LaunchState::WorkgroupIdZ)};
+    KD.Rsrc2.EnableSgprWorkgroupIdX |= Wg[0];
+    KD.Rsrc2.EnableSgprWorkgroupIdY |= Wg[1];
+    KD.Rsrc2.EnableSgprWorkgroupIdZ |= Wg[2];
+    if (usesState(LaunchState::WaveTid))
+      KD.Rsrc2.EnableVgprWorkitemId = 2;
+    L.New = SgprLayout::of(KD);
+    uint64_t Kernarg = CK->KD.KernargSize;
+    if (const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(*CK))
+      Kernarg = std::max<uint64_t>(Kernarg, MD->KernargSegmentSize);
+    L.HeaderOffset = alignTo(Kernarg, 16);
+    FirstFree = std::max(FirstFree, L.New.Total);
+    Launch[K] = L;
+  }
+  // The state lives where no point writes, above everything the original
+  // code and the new initial state use.
+  RegisterSet Clobbered;
+  for (const CompiledPoint &P : Compiled)
+    Clobbered |= P.Clobbers;
+  unsigned N = FirstFree;
+  for (unsigned S = 0; S < NumLaunchStates; ++S) {
+    if (!usesState(LaunchState(S)))
+      continue;
+    while (N < MaxSgpr && Clobbered.hasSgpr(N))
+      ++N;
+    if (N >= MaxSgpr)
+      return fail("no free scalar registers for the hooks' launch state (the "
+                  "kernels use s0..s" + Twine(FirstFree - 1) +
+                  ", the hooks " + Clobbered.str() + ")");
+    StateReg[S] = N++;
+  }
+  Budget.FirstFreeSgpr = N;
+  HighestSgpr = std::max<int>(HighestSgpr, N - 1);
+  return Error::success();
+}
+
+Error Emitter::emitPreamble(const BinaryFunction &K) {
+  const KernelLaunch &L = Launch.find(&K)->second;
+  if (L.New.UserSgprs > 16)
+    return fail("the hooks need the kernarg segment pointer, and the kernel "
+                "has no user SGPR left for it");
+  OS << "\t; loom: preamble (launch state)\n";
+  auto Reg = [&](LaunchState S) { return sreg(StateReg[unsigned(S)]); };
+  if (usesState(LaunchState::HeaderLo)) {
+    unsigned Kernarg = L.New.KernargSegmentPtr;
+    OS << "\ts_add_u32 " << Reg(LaunchState::HeaderLo) << ", " << sreg(Kernarg)
+       << ", " << L.HeaderOffset << "\n";
+    OS << "\ts_addc_u32 " << Reg(LaunchState::HeaderHi) << ", "
+       << sreg(Kernarg + 1) << ", 0\n";
+  }
+  for (unsigned D = 0; D < 3; ++D) {
+    LaunchState S = LaunchState(unsigned(LaunchState::WorkgroupIdX) + D);
+    if (usesState(S))
+      OS << "\ts_mov_b32 " << Reg(S) << ", " << sreg(L.New.WorkgroupId[D])
+         << "\n";
+  }
+  if (usesState(LaunchState::WaveTid)) {
+    // Lane 0 is active at a wave's start: its work-items come first.
+    OS << "\tv_readfirstlane_b32 " << Reg(LaunchState::WaveTid) << ", v0\n";
+    if (L.OldWorkitemId < 2)
+      OS << "\tv_and_b32_e32 v0, " << (L.OldWorkitemId == 0 ? 0x3ff : 0xfffff)
+         << ", v0\n";
+  }
+  // The original initial SGPRs back where the original code expects them.
+  // Each moves down (or stays): in increasing order no source is
+  // overwritten before it is read.
+  auto Moves = SgprLayout::moves(L.Old, L.New);
+  llvm::sort(Moves);
+  for (auto [To, From] : Moves)
+    if (To != From)
+      OS << "\ts_mov_b32 " << sreg(To) << ", " << sreg(From) << "\n";
+  return Error::success();
+}
+
 Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   const CompiledPoint &P = Compiled[Index];
   const RegisterSet &Clob = P.Clobbers;
@@ -622,6 +744,9 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
     case RawInput::Kind::M0:
       OS << "\ts_mov_b32 " << Dst << ", " << (M0Save ? sreg(*M0Save) : "m0")
          << "\n";
+      break;
+    case RawInput::Kind::State:
+      OS << "\ts_mov_b32 " << Dst << ", " << sreg(StateReg[R.N]) << "\n";
       break;
     default:
       break;
@@ -741,6 +866,9 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   OS << "\t.type " << Sym << ",@function\n" << Sym << ":\n";
   const FunctionLiveness *FL = Live->of(F);
   FunctionPoints &FP = Points[&F];
+  if (F.isKernel() && StatesUsed)
+    if (Error E = emitPreamble(F))
+      return E;
   if (!FP.KernelEntry.empty())
     if (Error E = emitPoint(FP.KernelEntry[0], FL->entryLiveIn()))
       return E;
@@ -806,6 +934,29 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
   support::endian::write32le(&D[44], Rsrc3);
   support::endian::write32le(&D[48], Rsrc1);
 
+  // The inputs the launch state needs (AMDGPUUsage, "Kernel Descriptor":
+  // COMPUTE_PGM_RSRC2 and KERNEL_CODE_PROPERTIES).
+  Out.KernargSize = KD.KernargSize;
+  if (auto It = Launch.find(&K); It != Launch.end()) {
+    const codeobj::KernelDescriptor &New = It->second.NewKD;
+    uint32_t Rsrc2 = KD.ComputePgmRsrc2;
+    Rsrc2 = (Rsrc2 & ~(0x1fu << 1)) | (New.Rsrc2.UserSgprCount & 0x1f) << 1;
+    Rsrc2 |= uint32_t(New.Rsrc2.EnableSgprWorkgroupIdX) << 7 |
+             uint32_t(New.Rsrc2.EnableSgprWorkgroupIdY) << 8 |
+             uint32_t(New.Rsrc2.EnableSgprWorkgroupIdZ) << 9;
+    Rsrc2 = (Rsrc2 & ~(0x3u << 11)) | (New.Rsrc2.EnableVgprWorkitemId & 3) << 11;
+    support::endian::write32le(&D[52], Rsrc2);
+    uint16_t Props = support::endian::read16le(&D[56]);
+    Props |= uint16_t(New.Properties.EnableSgprKernargSegmentPtr) << 3;
+    support::endian::write16le(&D[56], Props);
+    if (usesState(LaunchState::HeaderLo)) {
+      Out.UsesLaunchHeader = true;
+      Out.LaunchHeaderOffset = It->second.HeaderOffset;
+      Out.KernargSize = Out.LaunchHeaderOffset + sizeof(LoomLaunchHeader);
+      support::endian::write32le(&D[8], Out.KernargSize);
+    }
+  }
+
   std::string Sym = copyName(K);
   OS << "\n\t.rodata\n\t.p2align 6\n\t.globl " << Sym << ".kd\n\t.protected "
      << Sym << ".kd\n\t.type " << Sym << ".kd,@object\n" << Sym << ".kd:\n";
@@ -824,7 +975,6 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
   Out.Symbol = Sym;
   Out.PrivateSegmentSize = KD.PrivateSegmentFixedSize;
   Out.GroupSegmentSize = KD.GroupSegmentFixedSize;
-  Out.KernargSize = KD.KernargSize;
   return Error::success();
 }
 
@@ -855,6 +1005,8 @@ Expected<std::string> Emitter::metadataYaml() {
       if (Copy[".sgpr_count"].isEmpty() ||
           Copy[".sgpr_count"].getUInt() < Sgprs)
         Copy[".sgpr_count"] = Doc.getNode(uint64_t(Sgprs));
+      if (K.UsesLaunchHeader)
+        Copy[".kernarg_segment_size"] = Doc.getNode(uint64_t(K.KernargSize));
       New.push_back(Copy);
       break;
     }
@@ -889,6 +1041,15 @@ Expected<InstrumentedCodeObject> Emitter::run() {
   if (!C)
     return C.takeError();
   Compiled = std::move(*C);
+  if (Error E = planLaunchState()) {
+    // The state's registers serve every copied function: no kernel here
+    // can have it.
+    std::string Why = toString(std::move(E));
+    for (const BinaryFunction *K : Kernels)
+      Result.Warnings.push_back("kernel " + K->name().str() +
+                                " runs uninstrumented: " + Why);
+    return std::move(Result);
+  }
   BaseSgpr = HighestSgpr;
   BaseVgpr = HighestVgpr;
 

@@ -4,18 +4,24 @@
 
 #include "loom/codeobj/CodeObject.h"
 #include "loom/instrument/BinaryContext.h"
+#include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Liveness.h"
 #include "loom/isa/McContext.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicsAMDGPU.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCInst.h"
 #include "llvm/MC/MCInstrDesc.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <cstddef>
 
 using namespace llvm;
 
@@ -115,18 +121,64 @@ Expected<AddressParts> addressParts(const BinaryInstruction &I,
   return P;
 }
 
+/// The functions Hooks.h declares and each point defines, from the
+/// launch state (__loom_tool_slot is a constant per tool, set in loadHooks).
+enum class HookIntrinsic : uint8_t { LaunchHeader, WorkgroupIdX, WorkgroupIdY,
+                                 WorkgroupIdZ, WaveId };
+constexpr std::pair<const char *, HookIntrinsic> Intrinsics[] = {
+    {"__loom_launch_header", HookIntrinsic::LaunchHeader},
+    {"__loom_workgroup_id_x", HookIntrinsic::WorkgroupIdX},
+    {"__loom_workgroup_id_y", HookIntrinsic::WorkgroupIdY},
+    {"__loom_workgroup_id_z", HookIntrinsic::WorkgroupIdZ},
+    {"__loom_wave_id", HookIntrinsic::WaveId},
+};
+
+/// The intrinsics each function of the hook module reaches through calls,
+/// as a mask of 1 << HookIntrinsic.
+class IntrinsicUses {
+public:
+  explicit IntrinsicUses(Module &M) {
+    for (auto [Name, I] : Intrinsics)
+      if (Function *F = M.getFunction(Name))
+        Known[F] = 1u << unsigned(I);
+  }
+  unsigned of(Function *F) {
+    auto [It, New] = Known.try_emplace(F, 0);
+    if (!New || F->isDeclaration())
+      return It->second;
+    unsigned Mask = 0;
+    for (Instruction &I : instructions(*F))
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (Function *Callee = CB->getCalledFunction())
+          Mask |= of(Callee);
+    Known[F] = Mask;
+    return Mask;
+  }
+
+private:
+  DenseMap<Function *, unsigned> Known;
+};
+
 /// Builds one point function in \p M.
 class PointBuilder {
 public:
-  PointBuilder(Module &M, const InstrAnalyzer &A) : M(M), A(A), Ctx(M.getContext()) {}
+  PointBuilder(Module &M, const InstrAnalyzer &A)
+      : M(M), A(A), Ctx(M.getContext()), Uses(M) {}
 
   Error build(const PointSpec &P, unsigned Index, CompiledPoint &Out) {
     // First pass: the raw inputs every argument needs, so the parameter
     // list is known before the function is created.
-    for (const HookCall &C : P.Calls)
+    unsigned Needs = 0;
+    for (const HookCall &C : P.Calls) {
       for (const HookArg &Arg : C.Args)
         if (Error E = collect(P, Arg, Out))
           return E;
+      if (Function *Hook = M.getFunction(C.Hook))
+        Needs |= Uses.of(Hook);
+    }
+    for (auto [Name, I] : Intrinsics)
+      if (Needs & 1u << unsigned(I))
+        useIntrinsic(Out, I);
     if (Out.SgprInputs.size() > MaxSgprParams ||
         Out.VgprInputs.size() > MaxVgprParams)
       return fail(P.Where + ": too many register values passed to hooks (" +
@@ -159,6 +211,7 @@ public:
     Fn = F;
     Sgprs = &Out.SgprInputs;
     Vgprs = &Out.VgprInputs;
+    Defined.clear();
 
     for (const HookCall &C : P.Calls) {
       Function *Hook = M.getFunction(C.Hook);
@@ -183,10 +236,147 @@ public:
       B.CreateCall(Hook, Args);
     }
     B.CreateRetVoid();
+    // The intrinsics' values, computed at the entry, where they dominate
+    // every use the inlined hooks will have.
+    B.SetInsertPoint(&F->getEntryBlock(), F->getEntryBlock().begin());
+    for (auto [Name, I] : Intrinsics)
+      if (Needs & 1u << unsigned(I))
+        Defined[Name] = intrinsic(B, I);
     return Error::success();
   }
 
+  /// Inlines every call of point \p F, then replaces the intrinsics' calls
+  /// with their values.
+  Error finish(Function &F, const PointSpec &P) {
+    for (unsigned Budget = 100000;;) {
+      SmallVector<CallBase *, 16> Calls;
+      for (Instruction &I : instructions(F))
+        if (auto *CB = dyn_cast<CallBase>(&I))
+          if (Function *Callee = CB->getCalledFunction())
+            if (!Callee->isDeclaration())
+              Calls.push_back(CB);
+      if (Calls.empty())
+        break;
+      for (CallBase *CB : Calls) {
+        if (Budget-- == 0)
+          return fail(P.Where + ": the hooks do not inline (recursion?)");
+        InlineFunctionInfo IFI;
+        InlineResult R = InlineFunction(*CB, IFI);
+        if (!R.isSuccess())
+          return fail(P.Where + ": cannot inline " +
+                      CB->getCalledFunction()->getName() + ": " +
+                      R.getFailureReason());
+      }
+    }
+    SmallVector<CallBase *, 8> Dead;
+    for (Instruction &I : instructions(F))
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (Function *Callee = CB->getCalledFunction()) {
+          auto It = Defined.find(Callee->getName());
+          if (It == Defined.end())
+            continue;
+          CB->replaceAllUsesWith(It->second);
+          Dead.push_back(CB);
+        }
+    for (CallBase *CB : Dead)
+      CB->eraseFromParent();
+    return Error::success();
+  }
+
+  /// The values of the intrinsics of the point built last.
+  StringMap<Value *> Defined;
+
 private:
+  void useIntrinsic(CompiledPoint &Out, HookIntrinsic I) {
+    auto State = [&](LaunchState S) {
+      use(Out, {RawInput::Kind::State, unsigned(S)});
+    };
+    switch (I) {
+    case HookIntrinsic::LaunchHeader:
+      State(LaunchState::HeaderLo);
+      State(LaunchState::HeaderHi);
+      return;
+    case HookIntrinsic::WorkgroupIdX:
+      State(LaunchState::WorkgroupIdX);
+      return;
+    case HookIntrinsic::WorkgroupIdY:
+      State(LaunchState::WorkgroupIdY);
+      return;
+    case HookIntrinsic::WorkgroupIdZ:
+      State(LaunchState::WorkgroupIdZ);
+      return;
+    case HookIntrinsic::WaveId:
+      // From the first lane's work-item id and the work-group's size,
+      // which is smaller than asked at the grid's edge.
+      State(LaunchState::HeaderLo);
+      State(LaunchState::HeaderHi);
+      State(LaunchState::WorkgroupIdX);
+      State(LaunchState::WorkgroupIdY);
+      State(LaunchState::WorkgroupIdZ);
+      State(LaunchState::WaveTid);
+      return;
+    }
+  }
+
+  Value *state(LaunchState S) { return raw({RawInput::Kind::State, unsigned(S)}); }
+
+  Value *header(IRBuilder<> &B) {
+    return B.CreateIntToPtr(
+        pair(B, {RawInput::Kind::State, unsigned(LaunchState::HeaderLo)},
+             {RawInput::Kind::State, unsigned(LaunchState::HeaderHi)}),
+        B.getPtrTy());
+  }
+  /// A field of the launch header, read as \p Ty.
+  Value *headerField(IRBuilder<> &B, size_t Offset, Type *Ty) {
+    Value *Addr = B.CreateConstGEP1_64(B.getInt8Ty(), header(B), Offset);
+    LoadInst *L = B.CreateAlignedLoad(Ty, Addr, Align(2));
+    L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+    return L;
+  }
+
+  Value *intrinsic(IRBuilder<> &B, HookIntrinsic I) {
+    switch (I) {
+    case HookIntrinsic::LaunchHeader:
+      return header(B);
+    case HookIntrinsic::WorkgroupIdX:
+      return state(LaunchState::WorkgroupIdX);
+    case HookIntrinsic::WorkgroupIdY:
+      return state(LaunchState::WorkgroupIdY);
+    case HookIntrinsic::WorkgroupIdZ:
+      return state(LaunchState::WorkgroupIdZ);
+    case HookIntrinsic::WaveId:
+      return waveId(B);
+    }
+    return nullptr;
+  }
+
+  /// The wave's index in its work-group: its first lane's flat work-item
+  /// id over 64. At the grid's edge a work-group is cut short, and its
+  /// work-items are numbered within the size it has.
+  Value *waveId(IRBuilder<> &B) {
+    Value *Tid = state(LaunchState::WaveTid);
+    auto Field = [&](unsigned Shift) {
+      return B.CreateAnd(B.CreateLShr(Tid, Shift), 1023);
+    };
+    auto Size = [&](unsigned Dim, LaunchState Id) {
+      Value *Grid = headerField(B, offsetof(LoomLaunchHeader, GridSize) + 4 * Dim,
+                                B.getInt32Ty());
+      Value *Group = B.CreateZExt(
+          headerField(B, offsetof(LoomLaunchHeader, WorkgroupSize) + 2 * Dim,
+                      B.getInt16Ty()),
+          B.getInt32Ty());
+      Value *Left = B.CreateSub(Grid, B.CreateMul(state(Id), Group));
+      return B.CreateSelect(B.CreateICmpULT(Left, Group), Left, Group);
+    };
+    Value *SizeX = Size(0, LaunchState::WorkgroupIdX);
+    Value *SizeY = Size(1, LaunchState::WorkgroupIdY);
+    Value *Flat = B.CreateAdd(
+        Field(0),
+        B.CreateMul(SizeX, B.CreateAdd(Field(10),
+                                       B.CreateMul(SizeY, Field(20)))));
+    return B.CreateLShr(Flat, 6);
+  }
+
   unsigned input(std::vector<RawInput> &List, RawInput R) {
     for (unsigned I = 0; I < List.size(); ++I)
       if (List[I] == R)
@@ -255,6 +445,20 @@ private:
       return Error::success();
     }
     case K::Constant:
+    case K::LaneId:
+      return Error::success();
+    case K::WaveId:
+      useIntrinsic(Out, HookIntrinsic::WaveId);
+      return Error::success();
+    case K::WorkgroupId:
+      if (Arg.value() > 2)
+        return fail(P.Where + ": no work-group id dimension " +
+                    Twine(Arg.value()));
+      useIntrinsic(Out, HookIntrinsic(unsigned(HookIntrinsic::WorkgroupIdX) +
+                                  Arg.value()));
+      return Error::success();
+    case K::DispatchId:
+      useIntrinsic(Out, HookIntrinsic::LaunchHeader);
       return Error::success();
     }
     return Error::success();
@@ -300,6 +504,17 @@ private:
       return B.getInt32(P.InstrIndex);
     case K::MemoryBytes:
       return B.getInt32(P.Instr->Props.AccessBytes);
+    case K::LaneId:
+      return B.CreateIntrinsic(
+          llvm::Intrinsic::amdgcn_mbcnt_hi, {},
+          {B.getInt32(~0u), B.CreateIntrinsic(llvm::Intrinsic::amdgcn_mbcnt_lo, {},
+                                              {B.getInt32(~0u), B.getInt32(0)})});
+    case K::WaveId:
+      return waveId(B);
+    case K::WorkgroupId:
+      return state(LaunchState(unsigned(LaunchState::WorkgroupIdX) + Arg.value()));
+    case K::DispatchId:
+      return headerField(B, offsetof(LoomLaunchHeader, DispatchId), B.getInt64Ty());
     case K::MemoryAddress: {
       AddressParts Parts = cantFail(addressParts(*P.Instr, A));
       Type *I64 = B.getInt64Ty();
@@ -343,6 +558,7 @@ private:
   Module &M;
   const InstrAnalyzer &A;
   LLVMContext &Ctx;
+  IntrinsicUses Uses;
   Function *Fn = nullptr;
   std::vector<RawInput> *Sgprs = nullptr, *Vgprs = nullptr;
 };
@@ -353,10 +569,21 @@ private:
 Expected<std::unique_ptr<Module>> loadHooks(ArrayRef<HookLibrary> Hooks,
                                             LLVMContext &Ctx) {
   auto Merged = std::make_unique<Module>("loom-hooks", Ctx);
-  for (const HookLibrary &L : Hooks) {
+  for (unsigned Slot = 0; Slot < Hooks.size(); ++Slot) {
+    const HookLibrary &L = Hooks[Slot];
     auto M = jit::parseIR(MemoryBufferRef(L.Bitcode, L.Name), Ctx);
     if (!M)
       return fail("hooks of tool '" + L.Name + "': " + toString(M.takeError()));
+    // The tool's slot in the launch header is the library's place here.
+    if (Function *SlotFn = (*M)->getFunction("__loom_tool_slot")) {
+      for (User *U : make_early_inc_range(SlotFn->users()))
+        if (auto *CB = dyn_cast<CallBase>(U)) {
+          CB->replaceAllUsesWith(ConstantInt::get(CB->getType(), Slot));
+          CB->eraseFromParent();
+        }
+      if (SlotFn->use_empty())
+        SlotFn->eraseFromParent();
+    }
     for (GlobalVariable &GV : make_early_inc_range((*M)->globals())) {
       if (GV.getName().starts_with("llvm."))
         continue;
@@ -477,6 +704,34 @@ Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index, Compi
   return Error::success();
 }
 
+Expected<std::vector<char>> compileGlobals(StringRef Bitcode, StringRef Name,
+                                           StringRef Processor) {
+  LLVMContext Ctx;
+  auto M = jit::parseIR(MemoryBufferRef(Bitcode, Name), Ctx);
+  if (!M)
+    return fail("hooks of tool '" + Name + "': " + toString(M.takeError()));
+  // Code goes into the instrumented copies, where it is inlined; here a
+  // hook's body would only reference what the copies define.
+  for (Function &F : **M)
+    F.deleteBody();
+  for (GlobalVariable &GV : (*M)->globals())
+    if (GV.hasInitializer() && !GV.getName().starts_with("llvm.") &&
+        !llvm::isa<ConstantData>(GV.getInitializer()) &&
+        !llvm::isa<ConstantAggregate>(GV.getInitializer()))
+      return fail("hooks of tool '" + Name + "': global '" + GV.getName() +
+                  "' is initialised with an address; tool globals hold data");
+  if (GlobalVariable *U = (*M)->getGlobalVariable("llvm.used"))
+    U->eraseFromParent();
+  if (GlobalVariable *U = (*M)->getGlobalVariable("llvm.compiler.used"))
+    U->eraseFromParent();
+  for (Function &F : make_early_inc_range(**M))
+    if (F.use_empty())
+      F.eraseFromParent();
+  jit::CompileOptions CO;
+  CO.Target.Processor = Processor.str();
+  return jit::compileAndLink(**M, CO);
+}
+
 } // namespace
 
 Expected<std::vector<CompiledPoint>>
@@ -492,11 +747,31 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     return M.takeError();
   InstrAnalyzer A(MC);
   PointBuilder Builder(**M, A);
+  if (Points.size() > 0 && Hooks.size() > LOOM_LAUNCH_MAX_TOOLS)
+    return fail("hooks of " + Twine(Hooks.size()) + " tools in one copy; at "
+                "most " + Twine(LOOM_LAUNCH_MAX_TOOLS));
   for (unsigned I = 0; I < Points.size(); ++I) {
     if (Error E = Builder.build(Points[I], I, Out[I]))
       return std::move(E);
+    if (Error E = Builder.finish(*M->get()->getFunction("__loom_point_" +
+                                                         std::to_string(I)),
+                                 Points[I]))
+      return std::move(E);
     Out[I].ReturnLabel = ".Lloom_point" + std::to_string(I) + "_done";
     Out[I].FirstSgpr = firstSgprParam(Target.Processor);
+  }
+  // A hook calling a function nothing defines (or an intrinsic Loom does
+  // not provide): an error naming it now, not an undefined symbol at link.
+  for (Function &F : **M) {
+    if (!F.isDeclaration() || F.isIntrinsic())
+      continue;
+    for (User *U : F.users())
+      if (auto *CB = dyn_cast<CallBase>(U))
+        if (CB->getFunction()->getName().starts_with("__loom_point_"))
+          return fail("the hooks call " + F.getName() + ", which " +
+                      (F.getName().starts_with("__loom_")
+                           ? "Loom does not provide"
+                           : "no tool's hooks define"));
   }
   for (Function &F : **M)
     if (!F.isDeclaration() && !F.getName().starts_with("__loom_point_"))
@@ -542,3 +817,10 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
 }
 
 } // namespace loom::instrument::detail
+
+llvm::Expected<std::vector<char>>
+loom::instrument::compileHookGlobals(llvm::StringRef Bitcode,
+                                     llvm::StringRef Name,
+                                     llvm::StringRef Processor) {
+  return detail::compileGlobals(Bitcode, Name, Processor);
+}

@@ -22,12 +22,25 @@
 
 namespace loom::instrument::detail {
 
+/// What an instrumented kernel's preamble keeps, for the whole kernel, in
+/// SGPRs of its own: the values hooks cannot otherwise reach once the
+/// original code has reused the registers they came in.
+enum class LaunchState : uint8_t {
+  HeaderLo,    ///< the LoomLaunchHeader's address (kernarg + offset)
+  HeaderHi,
+  WorkgroupIdX,
+  WorkgroupIdY,
+  WorkgroupIdZ,
+  WaveTid,     ///< v0 of the wave's first lane: its packed work-item id
+};
+inline constexpr unsigned NumLaunchStates = 6;
+
 /// One 32-bit value the glue before a point moves into a parameter register.
 struct RawInput {
   enum class Kind : uint8_t { Sgpr, Vgpr, Agpr, ExecLo, ExecHi, VccLo, VccHi,
-                              Scc, M0 };
+                              Scc, M0, State };
   Kind K = Kind::Sgpr;
-  unsigned N = 0; ///< register number for Sgpr/Vgpr/Agpr
+  unsigned N = 0; ///< register number for Sgpr/Vgpr/Agpr, LaunchState
   bool isUniform() const { return K != Kind::Vgpr && K != Kind::Agpr; }
   friend bool operator==(const RawInput &A, const RawInput &B) {
     return A.K == B.K && A.N == B.N;

@@ -93,12 +93,8 @@ Error ToolHost::loadHooks(hsa_agent_t Agent, AgentHooks &H) {
   if (!Bitcode)
     return Bitcode.takeError();
 
-  LLVMContext Ctx;
-  auto M = jit::parseIR(MemoryBufferRef(*Bitcode, Name + " hooks"), Ctx);
-  if (!M)
-    return M.takeError();
-  Expected<jit::ObjectBytes> Elf =
-      jit::compileAndLink(**M, {*Target, /*OptLevel=*/2});
+  Expected<std::vector<char>> Elf =
+      instrument::compileHookGlobals(*Bitcode, Name, Target->Processor);
   if (!Elf)
     return Elf.takeError();
   Expected<hsa_executable_t> Exec = loadExecutable(Agent, *Elf);

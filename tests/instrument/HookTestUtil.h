@@ -14,11 +14,13 @@
 #include "loom/instrument/Instrumenter.h"
 #include "loom/jit/Pipeline.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 
 namespace loom::instrument::testutil {
@@ -59,17 +61,7 @@ loadHooks(emu::Device &Dev, llvm::StringRef BitcodePath,
                                    Buf.getError().message());
   auto H = std::make_unique<LoadedHooks>();
   H->Bitcode = (*Buf)->getBuffer().str();
-  llvm::LLVMContext Ctx;
-  auto IR = jit::parseIR(llvm::MemoryBufferRef(H->Bitcode, "hooks"), Ctx);
-  if (!IR)
-    return IR.takeError();
-  for (llvm::Function &F : **IR) {
-    F.removeFnAttr("target-cpu");
-    F.removeFnAttr("target-features");
-  }
-  jit::CompileOptions CO;
-  CO.Target.Processor = Processor.str();
-  auto Elf = jit::compileAndLink(**IR, CO);
+  auto Elf = compileHookGlobals(H->Bitcode, "test", Processor);
   if (!Elf)
     return Elf.takeError();
   auto M = loadElf(Dev, *Elf, "hooks");
@@ -81,6 +73,51 @@ loadHooks(emu::Device &Dev, llvm::StringRef BitcodePath,
   for (const codeobj::Variable &V : H->Module->codeObject().variables())
     H->Library.GlobalAddresses[V.name()] = *H->Module->symbolAddress(V.name());
   return std::move(H);
+}
+
+/// The waves of a launch as test_hooks.hip's wave_info records them:
+/// (work-group x, y, z, wave id, active lanes), work-groups cut short at
+/// the grid's edge.
+inline std::multiset<std::array<uint64_t, 5>>
+expectedWaves(const uint32_t Grid[3], const uint16_t Group[3]) {
+  std::multiset<std::array<uint64_t, 5>> W;
+  uint32_t Groups[3];
+  for (int D = 0; D < 3; ++D)
+    Groups[D] = (Grid[D] + Group[D] - 1) / Group[D];
+  for (uint32_t Z = 0; Z < Groups[2]; ++Z)
+    for (uint32_t Y = 0; Y < Groups[1]; ++Y)
+      for (uint32_t X = 0; X < Groups[0]; ++X) {
+        uint32_t Items = std::min<uint32_t>(Group[0], Grid[0] - X * Group[0]) *
+                         std::min<uint32_t>(Group[1], Grid[1] - Y * Group[1]) *
+                         std::min<uint32_t>(Group[2], Grid[2] - Z * Group[2]);
+        for (uint32_t Wave = 0; Wave * 64 < Items; ++Wave)
+          W.insert({X, Y, Z, Wave, std::min<uint32_t>(64, Items - Wave * 64)});
+      }
+  return W;
+}
+
+/// What wave_info recorded, and the checks every record passes: the
+/// dispatch id and launch data given, and lane ids matching EXEC's lanes.
+inline std::multiset<std::array<uint64_t, 5>>
+recordedWaves(const LoadedHooks &H, uint64_t DispatchId, uint64_t LaunchData,
+              unsigned &Bad) {
+  std::multiset<std::array<uint64_t, 5>> W;
+  uint64_t Count = std::min<uint64_t>(*H.global("loom_test_wavecount"), 16384);
+  const uint64_t *Info = H.global("loom_test_waveinfo");
+  for (uint64_t I = 0; I < Count; ++I) {
+    const uint64_t *Rec = Info + I * 8;
+    W.insert({Rec[0], Rec[1], Rec[2], Rec[3], Rec[4]});
+    Bad += Rec[5] != DispatchId || Rec[6] != LaunchData ||
+           Rec[7] != (Rec[4] >= 64 ? ~0ull : (1ull << Rec[4]) - 1);
+  }
+  Bad += *H.global("loom_test_mismatch") != 0;
+  return W;
+}
+
+inline void resetWaves(const LoadedHooks &H) {
+  std::memset(H.global("loom_test_waveinfo"), 0, 16384 * 8 * 8);
+  *H.global("loom_test_wavecount") = 0;
+  *H.global("loom_test_mismatch") = 0;
 }
 
 } // namespace loom::instrument::testutil

@@ -5,8 +5,10 @@
 // of an instrumented copy of its kernel: a hook before every instruction of
 // the kernel and of the functions it calls, one that clobbers every scratch
 // register of the calling convention, VCC, M0 and SCC and does an atomic
-// add (test_hooks.hip, `clobber`), plus hooks at kernel entry and at every
-// exit. So:
+// add (test_hooks.hip, `clobber`), plus hooks at every exit and at kernel
+// entry, where `wave_info` reads the launch state (work-group and wave id,
+// lane id, the dispatch id and launch data of a launch header the oracle
+// fills). So:
 //
 //  1. transparency: the corpus tests' own checks of results (against host
 //     references) now check the instrumented code;
@@ -14,7 +16,9 @@
 //     counted equal the lanes the emulator counted running its copy
 //     (mapped back through the address map), and the waves it counted are
 //     the emulator's less those that ran it with EXEC empty (a hook runs in
-//     active lanes only); kernel entries equal the waves.
+//     active lanes only); kernel entries equal the waves;
+//  3. launch state: each wave saw its work-group, wave id, lanes and the
+//     launch header's values, as the launch configuration implies.
 //
 // A kernel Loom leaves uninstrumented (a warning) runs its original code
 // and is counted; the totals are printed at the end.
@@ -25,6 +29,7 @@
 
 #include "loom/instrument/BinaryContext.h"
 #include "loom/instrument/Instrumenter.h"
+#include "loom/instrument/LaunchHeader.h"
 
 #include <chrono>
 #include <cstdio>
@@ -46,6 +51,7 @@ struct InstrumentedKernelCopy {
   std::vector<std::pair<uint64_t, uint64_t>> AddressMap;
   /// Hook index of each original instruction address.
   std::map<uint64_t, unsigned> IndexOf;
+  uint32_t LaunchHeaderOffset = 0;
 };
 
 struct Totals {
@@ -97,11 +103,32 @@ public:
     std::memset(Waves, 0, MaxIndex * 8);
     std::memset(Lanes, 0, MaxIndex * 8);
     std::memset(Events, 0, 4 * 8);
-    auto R = Copy->M->launch(Copy->Symbol, Config, Args);
+    testutil::resetWaves(*Hooks);
+    if (!LaunchData)
+      LaunchData = std::make_unique<DeviceBuffer>(*sharedDevice(), 8);
+    uint64_t Data = 0x5eed0000 + T.Dispatches;
+    *LaunchData->data<uint64_t>() = Data;
+    LoomLaunchHeader H{};
+    H.DispatchId = T.Dispatches;
+    std::copy(Config.Grid, Config.Grid + 3, H.GridSize);
+    std::copy(Config.Workgroup, Config.Workgroup + 3, H.WorkgroupSize);
+    H.ToolCount = 1;
+    H.Tools[0].Data = LaunchData->address();
+    KernelArgs WithHeader = Args;
+    WithHeader.addRaw(Copy->LaunchHeaderOffset,
+                      llvm::ArrayRef(reinterpret_cast<const uint8_t *>(&H),
+                                     sizeof(H)));
+    auto R = Copy->M->launch(Copy->Symbol, Config, WithHeader);
     if (!R || !R->ok())
       return R;
-    ++T.Dispatches;
     check(*Copy, *R, Waves, Lanes, Events, Kernel);
+    unsigned Bad = 0;
+    auto Seen = testutil::recordedWaves(*Hooks, T.Dispatches, Data, Bad);
+    if (*Hooks->global("loom_test_wavecount") <= 16384)
+      EXPECT_EQ(Seen, testutil::expectedWaves(Config.Grid, Config.Workgroup))
+          << Kernel.str() << ": the waves' launch state";
+    EXPECT_EQ(Bad, 0u) << Kernel.str() << ": the waves' launch state";
+    ++T.Dispatches;
     return R;
   }
 
@@ -135,6 +162,11 @@ private:
         }
     if (llvm::Error E = Plan.atKernelEntry(*K, "event", {HookArg::constant(0)}))
       return std::move(E);
+    if (llvm::Error E = Plan.atKernelEntry(
+            *K, "wave_info",
+            {HookArg::exec(), HookArg::laneId(), HookArg::waveId(),
+             HookArg::workgroupId(0), HookArg::dispatchId()}))
+      return std::move(E);
     if (llvm::Error E = Plan.atKernelExit(*K, "event", {HookArg::constant(1)}))
       return std::move(E);
     InstrumentOptions O;
@@ -161,6 +193,7 @@ private:
       return Loaded.takeError();
     Copy->M = std::move(*Loaded);
     Copy->Symbol = IK->Symbol;
+    Copy->LaunchHeaderOffset = IK->LaunchHeaderOffset;
     Copy->AddressMap = std::move(R->AddressMap);
     return std::move(Copy);
   }
@@ -199,6 +232,7 @@ private:
   }
 
   std::unique_ptr<testutil::LoadedHooks> Hooks;
+  std::unique_ptr<DeviceBuffer> LaunchData; // the tool's, per launch
   std::map<std::pair<std::string, std::string>,
            std::unique_ptr<InstrumentedKernelCopy>>
       Copies;

@@ -13,6 +13,7 @@
 #include "loom/emu/Module.h"
 #include "loom/instrument/BinaryContext.h"
 #include "loom/instrument/Instrumenter.h"
+#include "loom/instrument/LaunchHeader.h"
 #include "loom/jit/Pipeline.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -215,6 +216,78 @@ TEST_F(InstrumenterTest, ClobberingHooksChangeNothing) {
   ScaleAddRun Got = runScaleAdd(*Dev, *M, "scale_add.loom");
   EXPECT_EQ(Got.Out, Truth.Out);
   expectCountsEqual(Truth.Counters);
+}
+
+// The launch state at kernel entry: work-group ids, wave ids (partial
+// work-groups at the grid's edge included), lane ids, the dispatch id and
+// the tool's launch data, on a 3-D grid of a kernel whose descriptor
+// enables none of Y, Z or the work-item ids beyond X (the preamble enables
+// them and moves the original inputs back).
+TEST_F(InstrumenterTest, HooksSeeTheLaunchState) {
+  InstrumentationPlan Plan(*Lifted);
+  const BinaryFunction *K = Lifted->function("scale_add");
+  ASSERT_NE(K, nullptr);
+  ASSERT_OK(Plan.atKernelEntry(
+      *K, "wave_info",
+      {HookArg::exec(), HookArg::laneId(), HookArg::waveId(),
+       HookArg::workgroupId(0), HookArg::dispatchId()}));
+  InstrumentOptions O;
+  O.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  for (const std::string &W : R->Warnings)
+    ADD_FAILURE() << "warning: " << W;
+  const InstrumentedKernel *IK = R->kernel("scale_add");
+  ASSERT_NE(IK, nullptr);
+  ASSERT_TRUE(IK->UsesLaunchHeader);
+  EXPECT_EQ(IK->LaunchHeaderOffset % 16, 0u);
+  EXPECT_EQ(IK->KernargSize, IK->LaunchHeaderOffset + sizeof(LoomLaunchHeader));
+  auto M = loadElf(R->Elf, "instrumented");
+  ASSERT_TRUE(M) << R->Assembly;
+  if (getenv("LOOM_TEST_DUMP"))
+    fprintf(stderr, "%s", R->Assembly.c_str());
+
+  constexpr int N = 200;
+  emu::LaunchConfig C;
+  C.Dimensions = 3;
+  uint32_t Grid[3] = {N, 5, 2};
+  uint16_t Group[3] = {48, 2, 1};
+  std::copy(Grid, Grid + 3, C.Grid);
+  std::copy(Group, Group + 3, C.Workgroup);
+  auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel, bool Header) {
+    emu::DeviceBuffer In(*Dev, N * 4), Out(*Dev, N * 4), Data(*Dev, 8);
+    for (int I = 0; I < N; ++I) {
+      In.data<float>()[I] = float(I) * 0.25f - 3;
+      Out.data<float>()[I] = -1;
+    }
+    *Data.data<uint64_t>() = 0x1234567890abcdefull;
+    emu::KernelArgs Args;
+    Args.add(Out.data()).add(In.data()).add(int32_t(N));
+    if (Header) {
+      LoomLaunchHeader H{};
+      H.DispatchId = 77;
+      std::copy(Grid, Grid + 3, H.GridSize);
+      std::copy(Group, Group + 3, H.WorkgroupSize);
+      H.ToolCount = 1;
+      H.Tools[0].Data = reinterpret_cast<uint64_t>(Data.data());
+      Args.addRaw(IK->LaunchHeaderOffset,
+                  llvm::ArrayRef(reinterpret_cast<const uint8_t *>(&H),
+                                 sizeof(H)));
+    }
+    auto Res = Mod.launch(Kernel, C, Args);
+    EXPECT_TRUE(Res && Res->ok());
+    if (!Res)
+      ADD_FAILURE() << llvm::toString(Res.takeError());
+    return std::vector<float>(Out.data<float>(), Out.data<float>() + N);
+  };
+  std::vector<float> Truth = Run(*Orig, "scale_add", false);
+  testutil::resetWaves(*Hooks);
+  EXPECT_EQ(Run(*M, "scale_add.loom", true), Truth);
+  unsigned Bad = 0;
+  auto Seen = testutil::recordedWaves(*Hooks, 77, 0x1234567890abcdefull, Bad);
+  EXPECT_EQ(Seen, testutil::expectedWaves(Grid, Group));
+  EXPECT_EQ(Seen.size(), 46u); // 5 x 3 x 2 work-groups, 16 of two waves
+  EXPECT_EQ(Bad, 0u);
 }
 
 } // namespace

@@ -66,3 +66,38 @@ HOOK void record(u32 A, u64 B, u32 V, u64 Addr) {
     loom_test_args[5] = Addr;
   }
 }
+
+// The launch state: one record per wave at kernel entry (its work-group,
+// wave id, active lanes, dispatch id, launch data, and which lanes saw
+// which lane id), through the HookArgs and through Hooks.h's functions.
+#include "loom/instrument/Hooks.h"
+
+extern "C" {
+DEVICE_GLOBAL u64 loom_test_waveinfo[16384 * 8]; // beyond: counted only
+DEVICE_GLOBAL u64 loom_test_wavecount;
+DEVICE_GLOBAL u64 loom_test_mismatch; // HookArg and Hooks.h disagree
+}
+
+HOOK void wave_info(u64 Exec, u32 Lane, u32 Wave, u32 GroupX, u64 Dispatch) {
+  u64 Slot = 0;
+  if (loom::isFirstActiveLane())
+    Slot = loom::atomicAdd(&loom_test_wavecount, 1ull);
+  Slot = __builtin_amdgcn_readfirstlane((u32)Slot);
+  if (Slot >= 16384)
+    return;
+  u64 *R = &loom_test_waveinfo[Slot * 8];
+  if (loom::isFirstActiveLane()) {
+    R[0] = GroupX;
+    R[1] = loom::workgroupId(1);
+    R[2] = loom::workgroupId(2);
+    R[3] = Wave;
+    R[4] = __builtin_popcountll(Exec);
+    R[5] = Dispatch;
+    const u64 *Data = loom::launchData<u64>();
+    R[6] = Data ? *Data : ~0ull;
+    if (loom::waveId() != Wave || loom::workgroupId(0) != GroupX ||
+        loom::dispatchId() != Dispatch)
+      loom::atomicAdd(&loom_test_mismatch, 1ull);
+  }
+  loom::atomicOr(&R[7], 1ull << Lane);
+}

@@ -234,10 +234,10 @@ TEST_F(ToolRuntimeTest, HooksThatDoNotCompileLeaveTheOriginalCode) {
   std::vector<std::string> Errors = lines(R.Err, "loom-tool:");
   ASSERT_EQ(Errors.size(), 2u) << R.Err;
   EXPECT_TRUE(StringRef(Errors[0]).starts_with(
-      "loom-tool: bad_hook: _Z5scalePffi: hooks: "))
+      "loom-tool: bad_hook: _Z5scalePffi: the hooks call "))
       << Errors[0];
   EXPECT_TRUE(StringRef(Errors[1]).starts_with(
-      "loom-tool: bad_hook: _Z5stepsPKiPii: hooks: "))
+      "loom-tool: bad_hook: _Z5stepsPKiPii: the hooks call "))
       << Errors[1];
   for (const std::string &E : Errors) {
     EXPECT_NE(E.find("loom_test_undefined_function"), std::string::npos) << E;

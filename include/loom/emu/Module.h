@@ -51,10 +51,20 @@ public:
     Args.emplace_back(Bytes.begin(), Bytes.end());
     return *this;
   }
+  /// Bytes at \p Offset of the kernarg segment, outside the arguments the
+  /// metadata describes (an instrumented kernel's launch header).
+  KernelArgs &addRaw(uint32_t Offset, llvm::ArrayRef<uint8_t> Bytes) {
+    Raw.emplace_back(Offset, std::vector<uint8_t>(Bytes.begin(), Bytes.end()));
+    return *this;
+  }
   const std::vector<std::vector<uint8_t>> &args() const { return Args; }
+  const std::vector<std::pair<uint32_t, std::vector<uint8_t>>> &raw() const {
+    return Raw;
+  }
 
 private:
   std::vector<std::vector<uint8_t>> Args;
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> Raw;
 };
 
 struct LaunchConfig {

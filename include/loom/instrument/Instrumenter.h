@@ -74,6 +74,10 @@ public:
     MemoryAddress, ///< the lane's address of a global, flat or scratch
                    ///< access (64 bits), or of an LDS access (32 bits)
     MemoryBytes,   ///< bytes the instruction accesses per lane (32 bits)
+    LaneId,        ///< the lane's index in its wave, 0-63 (32 bits)
+    WaveId,        ///< the wave's index in its work-group (32 bits)
+    WorkgroupId,   ///< the work-group's id in dimension value() (32 bits)
+    DispatchId,    ///< the launch header's dispatch id (64 bits)
   };
 
   static HookArg constant(uint32_t V) { return {Kind::Constant, V, 32}; }
@@ -90,6 +94,12 @@ public:
   static HookArg instrIndex() { return {Kind::InstrIndex, 0, 32}; }
   static HookArg memoryAddress() { return {Kind::MemoryAddress, 0, 64}; }
   static HookArg memoryBytes() { return {Kind::MemoryBytes, 0, 32}; }
+  static HookArg laneId() { return {Kind::LaneId, 0, 32}; }
+  static HookArg waveId() { return {Kind::WaveId, 0, 32}; }
+  static HookArg workgroupId(unsigned Dim) {
+    return {Kind::WorkgroupId, Dim, 32};
+  }
+  static HookArg dispatchId() { return {Kind::DispatchId, 0, 64}; }
 
   Kind kind() const { return K; }
   /// The constant, or the register number.
@@ -98,7 +108,8 @@ public:
   unsigned bits() const { return Bits; }
   /// True if every lane gets the same value (passed in SGPRs).
   bool isUniform() const {
-    return K != Kind::Vgpr && K != Kind::Agpr && K != Kind::MemoryAddress;
+    return K != Kind::Vgpr && K != Kind::Agpr && K != Kind::MemoryAddress &&
+           K != Kind::LaneId;
   }
   std::string str() const;
 
@@ -215,6 +226,15 @@ struct InstrumentedCodeObject {
 
   const InstrumentedKernel *kernel(llvm::StringRef Original) const;
 };
+
+/// The code object a tool's hooks keep their data in: the global variables
+/// of hook bitcode \p Bitcode alone, compiled for \p Processor. Loaded once
+/// per agent, it is where the hooks' LOOM_DEVICE globals live
+/// (HookLibrary::GlobalAddresses); the hooks' code goes into the
+/// instrumented copies only.
+llvm::Expected<std::vector<char>> compileHookGlobals(llvm::StringRef Bitcode,
+                                                     llvm::StringRef Name,
+                                                     llvm::StringRef Processor);
 
 /// Instruments the code object \p BC lifted (its CFGs built) as \p Plan
 /// asks. An error only if nothing usable comes out (bad hooks, a hook that

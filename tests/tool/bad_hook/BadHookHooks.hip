@@ -1,4 +1,4 @@
-// A hook that cannot be compiled into the tool's executable: it calls a
+// A hook that cannot be compiled into instrumented code: it calls a
 // function nothing defines.
 #include "loom/instrument/Hooks.h"
 
