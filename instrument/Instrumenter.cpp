@@ -748,6 +748,9 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
     case RawInput::Kind::State:
       OS << "\ts_mov_b32 " << Dst << ", " << sreg(StateReg[R.N]) << "\n";
       break;
+    case RawInput::Kind::Immediate:
+      OS << "\ts_mov_b32 " << Dst << ", " << format_hex(R.Imm, 10) << "\n";
+      break;
     default:
       break;
     }
@@ -761,8 +764,18 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
          << vreg(VgprSave.count(R.N) ? VgprSave[R.N] : R.N) << "\n";
   }
 
-  OS << P.Body;
-  OS << P.ReturnLabel << ":\n";
+  // The shared body, its labels made this copy's own.
+  std::string Instance = "p" + std::to_string(Index);
+  auto Spliced = [&](StringRef Text) {
+    std::string S = Text.str();
+    StringRef Marker = CompiledPoint::InstanceMarker;
+    for (size_t At = S.find(Marker); At != std::string::npos;
+         At = S.find(Marker, At + Instance.size()))
+      S.replace(At, Marker.size(), Instance);
+    return S;
+  };
+  OS << Spliced(P.Body);
+  OS << Spliced(P.ReturnLabel) << ":\n";
   OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
   if (!VgprSave.empty()) {
     OS << "\ts_mov_b64 exec, -1\n";
@@ -1056,7 +1069,28 @@ Expected<InstrumentedCodeObject> Emitter::run() {
   // A kernel whose code cannot be emitted (no free registers to save
   // into, a branch out of range) is left out with a warning, and the rest
   // emitted again without it.
-  for (;;) {
+  // Drops every kernel that reaches \p Failed (with a warning) and what
+  // only they reach; false if none does.
+  auto Drop = [&](const BinaryFunction *Failed, StringRef Why) {
+    auto IsCopied = [&](const BinaryFunction *G) { return Emitted.count(G); };
+    SmallVector<const BinaryFunction *, 4> Dropped;
+    for (const BinaryFunction *K : Kernels)
+      if (is_contained(BC.callGraph().reachableFrom(*K, IsCopied), Failed))
+        Dropped.push_back(K);
+    for (const BinaryFunction *K : Dropped) {
+      Result.Warnings.push_back("kernel " + K->name().str() +
+                                " runs uninstrumented: " + Failed->name().str() +
+                                ": " + Why.str());
+      Kernels.remove(K);
+    }
+    SetVector<const BinaryFunction *> Keep;
+    for (const BinaryFunction *K : Kernels)
+      Keep.insert_range(BC.callGraph().reachableFrom(*K, IsCopied));
+    Emitted = std::move(Keep);
+    return !Dropped.empty();
+  };
+  std::optional<jit::ObjectBytes> Obj;
+  while (!Obj) {
     Text.clear();
     HighestSgpr = BaseSgpr;
     HighestVgpr = BaseVgpr;
@@ -1070,59 +1104,82 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     PcLabels = 0;
     const BinaryFunction *Failed = nullptr;
     std::string Why;
-    for (const BinaryFunction *F : Emitted)
+    // Where each function's text starts, to map assembler errors back.
+    std::vector<std::pair<size_t, const BinaryFunction *>> Starts;
+    for (const BinaryFunction *F : Emitted) {
+      OS.flush();
+      Starts.emplace_back(Text.size(), F);
       if (Error E = emitFunction(*F)) {
         Failed = F;
         Why = toString(std::move(E));
         break;
       }
-    if (!Failed)
-      break;
-    // Drop every kernel that reaches the function.
-    auto IsCopied = [&](const BinaryFunction *G) { return Emitted.count(G); };
-    SmallVector<const BinaryFunction *, 4> Drop;
-    for (const BinaryFunction *K : Kernels)
-      if (is_contained(BC.callGraph().reachableFrom(*K, IsCopied), Failed))
-        Drop.push_back(K);
-    for (const BinaryFunction *K : Drop) {
-      Result.Warnings.push_back("kernel " + K->name().str() +
-                                " runs uninstrumented: " + Failed->name().str() +
-                                ": " + Why);
-      Kernels.remove(K);
     }
-    if (Drop.empty())
-      return fail(Failed->name() + ": " + Why);
-    // Keep only what the remaining kernels reach.
-    SetVector<const BinaryFunction *> Keep;
-    for (const BinaryFunction *K : Kernels)
-      Keep.insert_range(BC.callGraph().reachableFrom(*K, IsCopied));
-    Emitted = std::move(Keep);
+    if (Failed) {
+      if (!Drop(Failed, Why))
+        return fail(Failed->name() + ": " + Why);
+      if (Kernels.empty())
+        return std::move(Result);
+      continue;
+    }
+    Result.Kernels.clear();
+    for (const BinaryFunction *K : Kernels) {
+      InstrumentedKernel IK;
+      if (Error E = emitKernelDescriptor(*K, IK))
+        return std::move(E);
+      Result.Kernels.push_back(std::move(IK));
+    }
+    auto Yaml = metadataYaml();
+    if (!Yaml)
+      return Yaml.takeError();
+    OS << "\t.amdgpu_metadata\n" << *Yaml << "\t.end_amdgpu_metadata\n";
+    // Where each original instruction went: (new address, original
+    // address) pairs in a section the loader ignores.
+    OS << "\t.section .loom.addrmap,\"\",@progbits\n";
+    for (size_t I = 0; I < AddressMapLabels.size(); ++I)
+      OS << "\t.quad .Lloom_o" << I << ", "
+         << format_hex(AddressMapLabels[I], 18) << "\n";
+    OS.flush();
+    Result.Assembly = Text;
+
+    std::string Name = BC.codeObject().name().str() + ".loom";
+    auto O = jit::assembleObject(Text, Name, *Target);
+    if (O) {
+      Obj = std::move(*O);
+      break;
+    }
+    // A branch the inserted code put out of reach (simm16 words): its
+    // function is left out. Other errors are Loom's own.
+    std::string Err = toString(O.takeError());
+    StringRef Rest = Err;
+    std::string Marker = Name + ":";
+    while (!Failed) {
+      size_t At = Rest.find(Marker);
+      if (At == StringRef::npos)
+        break;
+      Rest = Rest.drop_front(At + Marker.size());
+      unsigned Line = 0;
+      StringRef Digits = Rest.take_while(isDigit);
+      if (Digits.getAsInteger(10, Line) ||
+          !Rest.take_until([](char C) { return C == '\n'; })
+               .contains("branch size exceeds simm16"))
+        continue;
+      size_t Offset = 0;
+      for (unsigned L = 1; L < Line && Offset != std::string::npos; ++L)
+        Offset = Text.find('\n', Offset) + 1;
+      for (auto [Start, F] : Starts)
+        if (Start <= Offset)
+          Failed = F;
+    }
+    if (!Failed)
+      return createStringError(Err);
+    if (!Drop(Failed, "a branch is out of range once hooks are inserted "
+                      "(long branches are not implemented yet)"))
+      return createStringError(Err);
     if (Kernels.empty())
       return std::move(Result);
   }
-  for (const BinaryFunction *K : Kernels) {
-    InstrumentedKernel IK;
-    if (Error E = emitKernelDescriptor(*K, IK))
-      return std::move(E);
-    Result.Kernels.push_back(std::move(IK));
-  }
-  auto Yaml = metadataYaml();
-  if (!Yaml)
-    return Yaml.takeError();
-  OS << "\t.amdgpu_metadata\n" << *Yaml << "\t.end_amdgpu_metadata\n";
-  // Where each original instruction went: (new address, original address)
-  // pairs in a section the loader ignores.
-  OS << "\t.section .loom.addrmap,\"\",@progbits\n";
-  for (size_t I = 0; I < AddressMapLabels.size(); ++I)
-    OS << "\t.quad .Lloom_o" << I << ", " << format_hex(AddressMapLabels[I], 18)
-       << "\n";
-  OS.flush();
-  Result.Assembly = Text;
 
-  auto Obj = jit::assembleObject(Text, BC.codeObject().name().str() + ".loom",
-                                 *Target);
-  if (!Obj)
-    return Obj.takeError();
   jit::LinkOptions LO;
   LO.AllowUndefined = false;
   auto Linked = jit::linkObjects(ArrayRef(&*Obj, 1), LO);

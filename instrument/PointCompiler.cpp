@@ -165,20 +165,42 @@ public:
   PointBuilder(Module &M, const InstrAnalyzer &A)
       : M(M), A(A), Ctx(M.getContext()), Uses(M) {}
 
-  Error build(const PointSpec &P, unsigned Index, CompiledPoint &Out) {
-    // First pass: the raw inputs every argument needs, so the parameter
-    // list is known before the function is created.
-    unsigned Needs = 0;
+  /// The raw inputs every argument of \p P needs, into \p Out; returns
+  /// the point's shape: points of one shape compile to the same code.
+  Expected<std::string> prepare(const PointSpec &P, CompiledPoint &Out) {
+    NextImm = 0;
+    Key.clear();
+    Needs = 0;
     for (const HookCall &C : P.Calls) {
-      for (const HookArg &Arg : C.Args)
+      Key += C.Hook + "(";
+      for (const HookArg &Arg : C.Args) {
+        Key += std::to_string(unsigned(Arg.kind())) + "/" +
+               std::to_string(Arg.bits()) + ":";
         if (Error E = collect(P, Arg, Out))
-          return E;
+          return std::move(E);
+        Key += ";";
+      }
+      Key += ")";
       if (Function *Hook = M.getFunction(C.Hook))
         Needs |= Uses.of(Hook);
     }
     for (auto [Name, I] : Intrinsics)
       if (Needs & 1u << unsigned(I))
         useIntrinsic(Out, I);
+    Key += "|";
+    for (const RawInput &R : Out.SgprInputs)
+      Key += std::to_string(unsigned(R.K)) +
+             (R.K == RawInput::Kind::State ? "." + std::to_string(R.N) : "") +
+             ",";
+    Key += "|";
+    for (const RawInput &R : Out.VgprInputs)
+      Key += std::to_string(unsigned(R.K)) + ",";
+    return Key;
+  }
+
+  /// Builds __loom_point_<Index> for \p P, prepared into \p Out.
+  Error build(const PointSpec &P, unsigned Index, CompiledPoint &Out) {
+    ValueImm = 0;
     if (Out.SgprInputs.size() > MaxSgprParams ||
         Out.VgprInputs.size() > MaxVgprParams)
       return fail(P.Where + ": too many register values passed to hooks (" +
@@ -385,7 +407,23 @@ private:
     return List.size() - 1;
   }
   void use(CompiledPoint &Out, RawInput R) {
-    input(R.isUniform() ? Out.SgprInputs : Out.VgprInputs, R);
+    Key += std::to_string(
+               input(R.isUniform() ? Out.SgprInputs : Out.VgprInputs, R)) +
+           ",";
+  }
+  /// A value known at instrumentation time, which the glue sets: points
+  /// that differ in such values only share their code.
+  void useImm(CompiledPoint &Out, uint32_t V) {
+    use(Out, {RawInput::Kind::Immediate, NextImm++, V});
+  }
+  /// The next immediate, in the order useImm gave them.
+  Value *imm() { return raw({RawInput::Kind::Immediate, ValueImm++}); }
+  Value *imm64(IRBuilder<> &B) {
+    Value *Lo = imm();
+    Value *Hi = imm();
+    Type *I64 = B.getInt64Ty();
+    return B.CreateOr(B.CreateZExt(Lo, I64),
+                      B.CreateShl(B.CreateZExt(Hi, I64), 32));
   }
 
   Error collect(const PointSpec &P, const HookArg &Arg, CompiledPoint &Out) {
@@ -428,6 +466,21 @@ private:
       if (Arg.kind() == K::MemoryBytes && !P.Instr->Props.isMemory())
         return fail(P.Where + ": " + Arg.str() + " of an instruction that "
                     "accesses no memory");
+      switch (Arg.kind()) {
+      case K::Pc:
+        useImm(Out, uint32_t(P.Pc));
+        useImm(Out, uint32_t(P.Pc >> 32));
+        break;
+      case K::InstrOffset:
+        useImm(Out, P.InstrOffset);
+        break;
+      case K::InstrIndex:
+        useImm(Out, P.InstrIndex);
+        break;
+      default:
+        useImm(Out, P.Instr->Props.AccessBytes);
+        break;
+      }
       return Error::success();
     case K::MemoryAddress: {
       if (!P.Instr || !P.Instr->Props.isMemory())
@@ -442,9 +495,18 @@ private:
         use(Out, {R::Sgpr, Parts->Saddr.First + I});
       for (unsigned I = 0; I < Parts->Soffset.Count; ++I)
         use(Out, {R::Sgpr, Parts->Soffset.First + I});
+      useImm(Out, uint32_t(Parts->Offset));
+      Key += "a" + std::to_string(Parts->Vaddr.Count) +
+             std::to_string(Parts->Saddr.Count) +
+             std::to_string(Parts->Soffset.Count) +
+             std::to_string(Parts->Is32Bit);
       return Error::success();
     }
     case K::Constant:
+      useImm(Out, uint32_t(Arg.value()));
+      if (Arg.bits() == 64)
+        useImm(Out, uint32_t(Arg.value() >> 32));
+      return Error::success();
     case K::LaneId:
       return Error::success();
     case K::WaveId:
@@ -480,8 +542,7 @@ private:
     using R = RawInput::Kind;
     switch (Arg.kind()) {
     case K::Constant:
-      return Arg.bits() == 64 ? B.getInt64(Arg.value())
-                              : B.getInt32(uint32_t(Arg.value()));
+      return Arg.bits() == 64 ? imm64(B) : imm();
     case K::Sgpr:
       return raw({R::Sgpr, unsigned(Arg.value())});
     case K::Vgpr:
@@ -497,13 +558,11 @@ private:
     case K::M0:
       return raw({R::M0, 0});
     case K::Pc:
-      return B.getInt64(P.Pc);
+      return imm64(B);
     case K::InstrOffset:
-      return B.getInt32(P.InstrOffset);
     case K::InstrIndex:
-      return B.getInt32(P.InstrIndex);
     case K::MemoryBytes:
-      return B.getInt32(P.Instr->Props.AccessBytes);
+      return imm();
     case K::LaneId:
       return B.CreateIntrinsic(
           llvm::Intrinsic::amdgcn_mbcnt_hi, {},
@@ -518,19 +577,21 @@ private:
     case K::MemoryAddress: {
       AddressParts Parts = cantFail(addressParts(*P.Instr, A));
       Type *I64 = B.getInt64Ty();
-      Value *Addr = B.getInt64(uint64_t(Parts.Offset));
+      // The operands' registers, then the offset's immediate, as collect
+      // asked for them.
+      Value *Addr = nullptr;
+      auto Add = [&](Value *V) { Addr = Addr ? B.CreateAdd(Addr, V) : V; };
       if (Parts.Vaddr.Count == 2)
-        Addr = B.CreateAdd(Addr, pair(B, {R::Vgpr, Parts.Vaddr.First},
-                                      {R::Vgpr, Parts.Vaddr.First + 1}));
+        Add(pair(B, {R::Vgpr, Parts.Vaddr.First},
+                 {R::Vgpr, Parts.Vaddr.First + 1}));
       else if (Parts.Vaddr.Count == 1)
-        Addr = B.CreateAdd(
-            Addr, B.CreateZExt(raw({R::Vgpr, Parts.Vaddr.First}), I64));
+        Add(B.CreateZExt(raw({R::Vgpr, Parts.Vaddr.First}), I64));
       if (Parts.Saddr.Count == 2)
-        Addr = B.CreateAdd(Addr, pair(B, {R::Sgpr, Parts.Saddr.First},
-                                      {R::Sgpr, Parts.Saddr.First + 1}));
+        Add(pair(B, {R::Sgpr, Parts.Saddr.First},
+                 {R::Sgpr, Parts.Saddr.First + 1}));
       if (Parts.Soffset.Count == 1)
-        Addr = B.CreateAdd(
-            Addr, B.CreateZExt(raw({R::Sgpr, Parts.Soffset.First}), I64));
+        Add(B.CreateZExt(raw({R::Sgpr, Parts.Soffset.First}), I64));
+      Add(B.CreateSExt(imm(), I64));
       if (Parts.Is32Bit)
         Addr = B.CreateAnd(Addr, B.getInt64(0xffffffff));
       return Addr;
@@ -559,6 +620,9 @@ private:
   const InstrAnalyzer &A;
   LLVMContext &Ctx;
   IntrinsicUses Uses;
+  std::string Key;
+  unsigned Needs = 0;
+  unsigned NextImm = 0, ValueImm = 0;
   Function *Fn = nullptr;
   std::vector<RawInput> *Sgprs = nullptr, *Vgprs = nullptr;
 };
@@ -639,16 +703,41 @@ Expected<std::string> functionBody(StringRef Asm, StringRef Name,
   size_t End = Asm.find("\n.Lfunc_end", Start);
   if (End == StringRef::npos)
     return fail("no end of function " + Name + " in the compiled hooks");
-  std::string Body;
   SmallVector<StringRef, 64> Lines;
   Asm.slice(Start + 1, End).split(Lines, '\n');
+  // Labels the body defines get the instance marker, so each copy of a
+  // shared body has its own.
+  std::vector<std::string> Labels;
+  for (StringRef L : Lines) {
+    StringRef T = L.trim();
+    if (T.starts_with(".L") && T.ends_with(":"))
+      Labels.push_back(T.drop_back().str());
+  }
+  auto IsNameChar = [](char C) {
+    return isAlnum(C) || C == '_' || C == '.' || C == '$';
+  };
+  std::string Body;
   for (StringRef L : Lines) {
     StringRef T = L.trim();
     if (T.starts_with("s_setpc_b64 s[30:31]")) {
       Body += "\ts_branch " + ReturnLabel.str() + "\n";
       continue;
     }
-    Body += L.str() + "\n";
+    std::string Line = L.str();
+    for (const std::string &Label : Labels) {
+      std::string New = ".Lloom_" + std::string(CompiledPoint::InstanceMarker) +
+                        "_" + Label.substr(2);
+      for (size_t At = Line.find(Label); At != std::string::npos;
+           At = Line.find(Label, At + 1)) {
+        size_t After = At + Label.size();
+        if ((At > 0 && IsNameChar(Line[At - 1])) ||
+            (After < Line.size() && IsNameChar(Line[After])))
+          continue;
+        Line.replace(At, Label.size(), New);
+        At += New.size() - 1;
+      }
+    }
+    Body += Line + "\n";
   }
   return Body;
 }
@@ -750,15 +839,29 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
   if (Points.size() > 0 && Hooks.size() > LOOM_LAUNCH_MAX_TOOLS)
     return fail("hooks of " + Twine(Hooks.size()) + " tools in one copy; at "
                 "most " + Twine(LOOM_LAUNCH_MAX_TOOLS));
+  // One function per shape, built from the shape's first point.
+  StringMap<unsigned> ShapeOfKey;
+  std::vector<unsigned> ShapeOf(Points.size()), FirstOfShape;
+  std::string ReturnLabel =
+      ".Lloom_" + std::string(CompiledPoint::InstanceMarker) + "_done";
   for (unsigned I = 0; I < Points.size(); ++I) {
-    if (Error E = Builder.build(Points[I], I, Out[I]))
-      return std::move(E);
-    if (Error E = Builder.finish(*M->get()->getFunction("__loom_point_" +
-                                                         std::to_string(I)),
-                                 Points[I]))
-      return std::move(E);
-    Out[I].ReturnLabel = ".Lloom_point" + std::to_string(I) + "_done";
+    Expected<std::string> Key = Builder.prepare(Points[I], Out[I]);
+    if (!Key)
+      return Key.takeError();
+    Out[I].ReturnLabel = ReturnLabel;
     Out[I].FirstSgpr = firstSgprParam(Target.Processor);
+    auto [It, New] = ShapeOfKey.try_emplace(*Key, FirstOfShape.size());
+    ShapeOf[I] = It->second;
+    if (!New)
+      continue;
+    FirstOfShape.push_back(I);
+    unsigned S = ShapeOf[I];
+    if (Error E = Builder.build(Points[I], S, Out[I]))
+      return std::move(E);
+    if (Error E = Builder.finish(
+            *M->get()->getFunction("__loom_point_" + std::to_string(S)),
+            Points[I]))
+      return std::move(E);
   }
   // A hook calling a function nothing defines (or an intrinsic Loom does
   // not provide): an error naming it now, not an undefined symbol at link.
@@ -804,14 +907,22 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     return BC.takeError();
   if (Error E = (*BC)->buildCFGs())
     return std::move(E);
-  for (unsigned I = 0; I < Points.size(); ++I) {
-    if (Error E = analyze(**BC, Points[I], I, Out[I]))
+  for (unsigned S = 0; S < FirstOfShape.size(); ++S) {
+    unsigned I = FirstOfShape[S];
+    if (Error E = analyze(**BC, Points[I], S, Out[I]))
       return std::move(E);
-    auto Body = functionBody(AsmText, "__loom_point_" + std::to_string(I),
-                             Out[I].ReturnLabel);
+    auto Body = functionBody(AsmText, "__loom_point_" + std::to_string(S),
+                             ReturnLabel);
     if (!Body)
       return Body.takeError();
     Out[I].Body = std::move(*Body);
+  }
+  for (unsigned I = 0; I < Points.size(); ++I) {
+    const CompiledPoint &First = Out[FirstOfShape[ShapeOf[I]]];
+    if (&First == &Out[I])
+      continue;
+    Out[I].Body = First.Body;
+    Out[I].Clobbers = First.Clobbers;
   }
   return Out;
 }

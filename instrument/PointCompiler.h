@@ -38,9 +38,12 @@ inline constexpr unsigned NumLaunchStates = 6;
 /// One 32-bit value the glue before a point moves into a parameter register.
 struct RawInput {
   enum class Kind : uint8_t { Sgpr, Vgpr, Agpr, ExecLo, ExecHi, VccLo, VccHi,
-                              Scc, M0, State };
+                              Scc, M0, State, Immediate };
   Kind K = Kind::Sgpr;
-  unsigned N = 0; ///< register number for Sgpr/Vgpr/Agpr, LaunchState
+  /// Register number for Sgpr/Vgpr/Agpr, LaunchState, or for an
+  /// Immediate its ordinal among the point's immediates.
+  unsigned N = 0;
+  uint32_t Imm = 0; ///< an Immediate's value, set by the glue
   bool isUniform() const { return K != Kind::Vgpr && K != Kind::Agpr; }
   friend bool operator==(const RawInput &A, const RawInput &B) {
     return A.K == B.K && A.N == B.N;
@@ -65,9 +68,12 @@ struct CompiledPoint {
   std::vector<RawInput> VgprInputs;
   unsigned FirstSgpr = 4;
   /// The point function's body as assembly lines, its returns rewritten to
-  /// branch to ReturnLabel.
+  /// branch to ReturnLabel. Points of one shape (the same hooks, arguments
+  /// of the same kinds) share a body: its labels hold InstanceMarker, which
+  /// each copy spliced in replaces with a name of its own.
   std::string Body;
   std::string ReturnLabel;
+  static constexpr const char *InstanceMarker = "%%";
   /// Every register unit the body writes, its parameter registers included.
   RegisterSet Clobbers;
 };

@@ -59,13 +59,19 @@ struct Totals {
   double Seconds = 0, WorstSeconds = 0;
   size_t WorstSize = 0;
   std::vector<std::string> Warnings;
+  std::vector<std::pair<double, size_t>> PerKernel; // seconds, instructions
   ~Totals() {
+    llvm::sort(PerKernel);
+    double Median = PerKernel.empty() ? 0 : PerKernel[PerKernel.size() / 2].first;
+    size_t MedianSize =
+        PerKernel.empty() ? 0 : PerKernel[PerKernel.size() / 2].second;
     fprintf(stderr,
             "instrument oracle: %u dispatches instrumented, %u left "
             "uninstrumented; %u instruction hooks checked; instrumentation "
-            "%.1f s in all, worst %.2f s (%zu instructions)\n",
-            Dispatches, Uninstrumented, Instructions, Seconds, WorstSeconds,
-            WorstSize);
+            "of %zu kernels %.1f s in all, median %.1f ms (%zu instructions), "
+            "worst %.2f s (%zu instructions)\n",
+            Dispatches, Uninstrumented, Instructions, PerKernel.size(), Seconds,
+            Median * 1000, MedianSize, WorstSeconds, WorstSize);
     for (const std::string &W : Warnings)
       fprintf(stderr, "  %s\n", W.c_str());
   }
@@ -178,6 +184,7 @@ private:
                          std::chrono::steady_clock::now() - Start)
                          .count();
     T.Seconds += Seconds;
+    T.PerKernel.emplace_back(Seconds, Next);
     if (Seconds > T.WorstSeconds) {
       T.WorstSeconds = Seconds;
       T.WorstSize = Next;
