@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Hsa.h"
+#include "Launch.h"
 #include "ToolRuntime.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -63,6 +64,9 @@ struct Completion {
   hsa_signal_t Done{}, Gate{};
   Dispatch D;
   std::vector<bool> Instrumented; ///< per tool: ran with its hooks
+  /// The kernarg segment and channel rings, if the copy reads the launch
+  /// header.
+  std::unique_ptr<Launch> Args;
   ~Completion() {
     if (Done.handle)
       hsa().Core.hsa_signal_destroy_fn(Done);
@@ -77,9 +81,14 @@ bool dispatchCompleted(hsa_signal_value_t, void *Arg) {
   for (size_t I = 0; I < R.Tools.size() && I < C->Instrumented.size(); ++I) {
     Dispatch D = C->D;
     D.Instrumented = C->Instrumented[I];
+    // The rest of the tool's records come before its dispatchComplete.
+    if (ChannelRing *Ring = C->Args ? C->Args->ringOf(R.Tools[I].get())
+                                    : nullptr)
+      D.ChannelDropped = R.Channels.finish(*Ring);
     R.Tools[I]->call(
         [&](Tool &T, ToolContext &Ctx) { T.dispatchComplete(Ctx, D); });
   }
+  C->Args.reset(); // the kernel is done with its arguments and rings
   hsa().Core.hsa_signal_store_screlease_fn(C->Gate, 0);
   // Retired, C no longer holds its queue (that would be a cycle): the
   // queue, if destroyed meanwhile, may go with this last reference.
@@ -153,11 +162,14 @@ void ToolRuntime::dispatch(QueueState &Q, const void *Packet,
   }
 
   std::vector<ToolChoice> Choices;
+  std::vector<std::vector<uint8_t>> LaunchData; ///< by choice
   for (auto &T : Tools) {
     DispatchChoice Choice = T->call(
         [&](Tool &Tl, ToolContext &Ctx) { return Tl.dispatch(Ctx, D); });
-    if (Choice.Instrument)
+    if (Choice.Instrument) {
       Choices.push_back({T.get(), Choice.Configuration});
+      LaunchData.push_back(std::move(Choice.LaunchData));
+    }
   }
   C->Instrumented.assign(Tools.size(), false);
   if (!Choices.empty() && !Info) {
@@ -168,7 +180,22 @@ void ToolRuntime::dispatch(QueueState &Q, const void *Packet,
                        "original code)\n",
                        (unsigned long long)K.kernel_object);
   } else if (!Choices.empty()) {
-    if (const KernelCopy *Copy = Copies->get(*Info, K.kernel_object, Choices)) {
+    const KernelCopy *Copy = Copies->get(*Info, K.kernel_object, Choices);
+    if (Copy && Copy->UsesLaunchHeader) {
+      // Slot i of the header is Choices[i], the copy's i-th tool.
+      Expected<std::unique_ptr<Launch>> L =
+          Launch::make(Memory, Channels, *Copy, K, LaunchData, D);
+      if (L) {
+        C->Args = std::move(*L);
+        K.kernarg_address = C->Args->kernarg();
+      } else {
+        errs() << "loom-tool: " << D.Kernel << " dispatch " << D.Index
+               << ": cannot pass the launch header: "
+               << toString(L.takeError()) << " (running the original code)\n";
+        Copy = nullptr;
+      }
+    }
+    if (Copy) {
       K.kernel_object = Copy->KernelObject;
       K.private_segment_size =
           std::max(K.private_segment_size, Copy->PrivateSegmentSize);
@@ -188,7 +215,8 @@ void ToolRuntime::dispatch(QueueState &Q, const void *Packet,
           HSA_STATUS_SUCCESS) {
     errs() << "loom-tool: cannot create the signals of dispatch " << D.Index
            << " (" << D.Kernel << "): the tools do not see it complete\n";
-    Writer(&K, 1);
+    // Nothing would drain its channels: the original code.
+    Writer(Packet, 1);
     return;
   }
 
@@ -220,12 +248,14 @@ void ToolRuntime::dispatch(QueueState &Q, const void *Packet,
     errs() << "loom-tool: "
            << toString(check(S, "hsa_amd_signal_async_handler"))
            << ": the tools do not see dispatch " << D.Index << " complete\n";
-    K.completion_signal = B.completion_signal;
     delete Raw;
     dispatchDone();
-    Writer(&K, 1);
+    Writer(Packet, 1);
     return;
   }
+  // From here the kernel may run: its rings are drained.
+  if (Raw->Args)
+    Raw->Args->start();
   struct {
     hsa_kernel_dispatch_packet_t Dispatch;
     hsa_barrier_and_packet_t Barrier;

@@ -11,6 +11,8 @@
 #include "KernelCopies.h"
 #include "Hsa.h"
 
+#include "loom/instrument/LaunchHeader.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -121,6 +123,34 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   KernelCopy Copy;
   Copy.PrivateSegmentSize = IK->PrivateSegmentSize;
   Copy.GroupSegmentSize = IK->GroupSegmentSize;
+  Copy.UsesLaunchHeader = IK->UsesLaunchHeader;
+  Copy.LaunchHeaderOffset = IK->LaunchHeaderOffset;
+  Copy.KernargSize = IK->KernargSize;
+  for (const ToolChoice &Choice : Choices)
+    Copy.Tools.push_back(Choice.Tool);
+  if (Copy.UsesLaunchHeader) {
+    if (Choices.size() > LOOM_LAUNCH_MAX_TOOLS)
+      return createStringError(
+          inconvertibleErrorCode(),
+          "its hooks read the launch header, which has slots for %d tools, "
+          "not %zu",
+          LOOM_LAUNCH_MAX_TOOLS, Choices.size());
+    // The metadata's size, else the descriptor's; either way not past the
+    // header.
+    uint64_t Size = 0;
+    if (const codeobj::Kernel *Kd = C.Code->findKernel(K.Name)) {
+      const codeobj::KernelMetadata *MD = C.Code->metadataOf(*Kd);
+      Size = MD ? MD->KernargSegmentSize : Kd->KD.KernargSize;
+    }
+    if (Size > Copy.LaunchHeaderOffset ||
+        Copy.KernargSize < Copy.LaunchHeaderOffset + sizeof(LoomLaunchHeader))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "the launch header at kernarg offset %u (of %u bytes) overlaps the "
+          "kernel's %llu bytes of arguments",
+          Copy.LaunchHeaderOffset, Copy.KernargSize, (unsigned long long)Size);
+    Copy.OriginalKernargSize = uint32_t(Size);
+  }
   Error E = forEachSymbol(
       Exec, C.Agent,
       [&](hsa_executable_symbol_t Sym, StringRef Name,

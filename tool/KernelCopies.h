@@ -24,6 +24,17 @@ struct KernelCopy {
   uint64_t KernelObject = 0;
   uint32_t PrivateSegmentSize = 0;
   uint32_t GroupSegmentSize = 0;
+  /// The copy's hooks read the launch header: its dispatches need a
+  /// kernarg segment of KernargSize bytes with the header at
+  /// LaunchHeaderOffset (Launch.h).
+  bool UsesLaunchHeader = false;
+  uint32_t LaunchHeaderOffset = 0;
+  uint32_t KernargSize = 0;
+  /// The original kernel's kernarg segment (its metadata's size): what is
+  /// copied from the program's, which may be no bigger.
+  uint32_t OriginalKernargSize = 0;
+  /// The tools whose hooks the copy carries, by launch header slot.
+  std::vector<ToolHost *> Tools;
 };
 
 class KernelCopies {

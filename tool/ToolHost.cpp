@@ -6,6 +6,8 @@
 #include "loom/jit/Pipeline.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/MathExtras.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -197,9 +199,30 @@ Error ToolHost::writeGlobal(hsa_agent_t Agent, StringRef Global, const void *In,
                "hsa_memory_copy");
 }
 
-Error ToolHost::openChannel(const instrument::ChannelOptions &) {
-  return createStringError("tool " + Name +
-                           ": channels are not implemented yet");
+Error ToolHost::openChannel(const instrument::ChannelOptions &Options) {
+  auto Refuse = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(),
+                             "openChannel: " + Why.str());
+  };
+  // Every dispatch's rings are laid out alike, from the options of init.
+  if (Initialized)
+    return Refuse("a tool opens its channel in init, not later");
+  if (Channel)
+    return Refuse("the tool's channel is already open (one per tool)");
+  if (Options.RecordBytes == 0 || Options.RecordBytes % 4)
+    return Refuse("RecordBytes is " + Twine(Options.RecordBytes) +
+                  ": records are whole 4-byte words, at least one");
+  // A wave claims a slot per active lane at once; each lane then waits
+  // for its own slot to be free, so the ring must hold a whole wave.
+  if (Options.Capacity < 64 || !isPowerOf2_32(Options.Capacity))
+    return Refuse("Capacity is " + Twine(Options.Capacity) +
+                  ": it must be a power of two, at least 64 (a wave)");
+  if (uint64_t(Options.Capacity) * Options.RecordBytes > (1ull << 32))
+    return Refuse("a ring of " + Twine(Options.Capacity) + " records of " +
+                  Twine(Options.RecordBytes) +
+                  " bytes is more than 4 GiB a dispatch");
+  Channel = Options;
+  return Error::success();
 }
 
 } // namespace loom::tool

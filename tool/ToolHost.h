@@ -9,6 +9,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace loom::tool {
 
@@ -54,6 +55,13 @@ public:
   /// Destroys the executables of the hooks (at the runtime's end).
   void unloadHooks();
 
+  /// The channel the tool opened in init, if it did.
+  const std::optional<instrument::ChannelOptions> &channel() const {
+    return Channel;
+  }
+  /// init has returned: the tool's channel is settled.
+  void initialized() { Initialized = true; }
+
   // ToolContext.
   std::optional<std::string> option(llvm::StringRef Name) const override;
   using ToolContext::option;
@@ -88,6 +96,8 @@ private:
   std::recursive_mutex CallLock;
   std::mutex Lock; ///< PerAgent
   std::map<uint64_t, AgentHooks> PerAgent;
+  std::optional<instrument::ChannelOptions> Channel;
+  bool Initialized = false;
 };
 
 } // namespace loom::tool

@@ -174,6 +174,7 @@ void ToolRuntime::startTools() {
              << " (the tool is not used)\n";
       continue;
     }
+    Host->initialized();
     Tools.push_back(std::move(Host));
   }
 }
@@ -227,11 +228,14 @@ void ToolRuntime::unload() {
   if (!Active.exchange(false))
     return;
   drain();
+  // Before fini: the thread calls into the tools.
+  Channels.stop();
   for (auto &T : Tools)
     T->call([](Tool &Tl, ToolContext &Ctx) { Tl.fini(Ctx); });
   Copies->clear();
   for (auto &T : Tools)
     T->unloadHooks();
+  Memory.clear();
   // Queues stay: the runtime may still pass their packets (through).
   Tools.clear();
   Started = 0;

@@ -11,7 +11,9 @@
 #ifndef LOOM_TOOL_TOOLRUNTIME_H
 #define LOOM_TOOL_TOOLRUNTIME_H
 
+#include "Channel.h"
 #include "CodeObjects.h"
+#include "HostMemory.h"
 #include "KernelCopies.h"
 #include "ToolHost.h"
 
@@ -41,6 +43,9 @@ public:
   /// In load order. Changed only by load and unload, which the HSA runtime
   /// calls while no dispatch is in flight (in hsa_init / hsa_shut_down).
   std::vector<std::unique_ptr<ToolHost>> Tools;
+  /// Kernarg segments and channel rings of instrumented dispatches.
+  HostMemory Memory;
+  ChannelDrain Channels{Memory};
 
   // Queues (Dispatches.cpp).
   hsa_status_t

@@ -1,0 +1,223 @@
+//===- tool/Channel.cpp - Records from the hooks to the tools' host code --===//
+
+#include "Channel.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <pthread.h>
+
+using namespace llvm;
+using namespace loom::instrument;
+
+namespace loom::tool {
+
+namespace {
+
+/// Rounds with nothing to drain, after records came, before the thread
+/// sleeps (some tens of microseconds): a kernel that pushes in bursts finds
+/// it awake.
+constexpr unsigned SpinRounds = 64;
+/// Then it polls this often (a full lossless ring waits at most about this
+/// long for the host), and not at all while no dispatch with a ring runs.
+constexpr std::chrono::microseconds Nap(100);
+
+/// A short busy wait. Not sched_yield: next to the emulator's workers (or
+/// any busy thread) a yielding thread gets the CPU back a time slice later,
+/// which made a ring of 64 records 30 times slower; a sleeping one is
+/// woken promptly.
+void spinAWhile() {
+  for (int I = 0; I < 64; ++I) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+}
+
+/// Where the Sequence words and the records lie in a ring's memory: the
+/// header, then Capacity words, then the records (each part 64-byte
+/// aligned, as Capacity >= 64).
+constexpr size_t SequenceOffset = 64;
+size_t recordsOffset(uint32_t Capacity) {
+  return SequenceOffset + sizeof(uint64_t) * size_t(Capacity);
+}
+
+// The device writes these while the host reads them: atomics (the host is
+// the only writer of Consumed).
+uint64_t loadAcquire(uint64_t &Word) {
+  return std::atomic_ref<uint64_t>(Word).load(std::memory_order_acquire);
+}
+void storeRelease(uint64_t &Word, uint64_t V) {
+  std::atomic_ref<uint64_t>(Word).store(V, std::memory_order_release);
+}
+
+} // namespace
+
+Expected<std::shared_ptr<ChannelRing>>
+ChannelDrain::open(ToolHost &Tool, const ChannelOptions &Options,
+                   const Dispatch &D) {
+  size_t Records = recordsOffset(Options.Capacity);
+  Expected<HostMemory::Block> B =
+      Memory.get(HostMemory::Use::Channel,
+                 Records + size_t(Options.Capacity) * Options.RecordBytes,
+                 D.Agent);
+  if (!B)
+    return B.takeError();
+  auto R = std::make_shared<ChannelRing>();
+  R->Tool = &Tool;
+  R->D = D;
+  R->D.Instrumented = true;
+  R->Memory = *B;
+  // The counters and every Sequence word start at 0 (a reused block holds
+  // the last dispatch's, which could pass for published records); the
+  // records need not: only published ones are read.
+  auto *Base = static_cast<char *>(B->Ptr);
+  std::memset(Base, 0, Records);
+  R->Ring = reinterpret_cast<LoomChannelRing *>(Base);
+  R->Ring->Capacity = Options.Capacity;
+  R->Ring->RecordBytes = Options.RecordBytes;
+  R->Ring->Lossy = Options.Lossy;
+  R->Ring->Sequence = reinterpret_cast<uint64_t>(Base + SequenceOffset);
+  R->Ring->Records = reinterpret_cast<uint64_t>(Base + Records);
+  return R;
+}
+
+void ChannelDrain::start(std::shared_ptr<ChannelRing> R) {
+  std::lock_guard<std::mutex> L(Lock);
+  Active.push_back(std::move(R));
+  if (!Thread.joinable()) {
+    Stopping = false;
+    Thread = std::thread([this] { run(); });
+  }
+  Wake.notify_one();
+}
+
+uint64_t ChannelDrain::drain(ChannelRing &R) {
+  LoomChannelRing &H = *R.Ring;
+  uint64_t Mask = H.Capacity - 1;
+  auto *Sequence = reinterpret_cast<uint64_t *>(H.Sequence);
+  auto *Records = reinterpret_cast<const char *>(H.Records);
+  uint64_t Consumed = H.Consumed; // written by the host only
+  uint64_t Start = Consumed;
+  for (;;) {
+    // The published run from Consumed, up to the ring's end at most: a
+    // record is published once its slot's Sequence word is its index + 1.
+    uint64_t Slot = Consumed & Mask;
+    uint64_t End = Consumed;
+    while (End - Consumed < H.Capacity - Slot &&
+           loadAcquire(Sequence[End & Mask]) == End + 1)
+      ++End;
+    if (End == Consumed)
+      break;
+    R.Tool->call([&](Tool &T, ToolContext &Ctx) {
+      T.channelRecords(Ctx, R.D, Records + Slot * H.RecordBytes,
+                       size_t(End - Consumed));
+    });
+    Consumed = End;
+    // The tool is done with the slots: producers may reuse them.
+    storeRelease(H.Consumed, Consumed);
+  }
+  return Consumed - Start;
+}
+
+void ChannelDrain::run() {
+  pthread_setname_np(pthread_self(), "loom-channel");
+  unsigned Idle = 0;
+  std::unique_lock<std::mutex> L(Lock);
+  while (!Stopping) {
+    if (Active.empty()) {
+      Wake.wait(L, [&] { return Stopping || !Active.empty(); });
+      Idle = 0;
+      continue;
+    }
+    std::vector<std::shared_ptr<ChannelRing>> Rings = Active;
+    L.unlock();
+    uint64_t Got = 0;
+    for (const std::shared_ptr<ChannelRing> &R : Rings) {
+      // A ring being finished is the completion handler's.
+      std::unique_lock<std::mutex> RL(R->Lock, std::try_to_lock);
+      if (RL.owns_lock() && !R->Finished)
+        Got += drain(*R);
+    }
+    Rings.clear();
+    L.lock();
+    if (Got) {
+      Idle = 0;
+    } else if (++Idle < SpinRounds) {
+      L.unlock();
+      spinAWhile();
+      L.lock();
+    } else {
+      Wake.wait_for(L, Nap); // a new ring or stop wakes it sooner
+    }
+  }
+}
+
+uint64_t ChannelDrain::finish(ChannelRing &R) {
+  uint64_t Claimed, Consumed, Dropped;
+  {
+    std::lock_guard<std::mutex> RL(R.Lock);
+    if (R.Finished)
+      return 0;
+    drain(R);
+    Claimed = loadAcquire(R.Ring->Claimed);
+    Consumed = R.Ring->Consumed;
+    Dropped = loadAcquire(R.Ring->Dropped);
+    R.Finished = true;
+    Memory.put(R.Memory);
+    R.Ring = nullptr;
+  }
+  forget(R);
+  std::string Where = R.Tool->name().str() + ": " + R.D.Kernel + " dispatch " +
+                      std::to_string(R.D.Index);
+  if (Dropped)
+    errs() << "loom-tool: " << Where << ": the channel dropped " << Dropped
+           << " of " << Dropped + Consumed
+           << " records (its lossy ring was full)\n";
+  // Only if the dispatch ended before its hooks wrote what they claimed.
+  if (Claimed != Consumed)
+    errs() << "loom-tool: " << Where << ": " << Claimed - Consumed
+           << " channel records were claimed but never written\n";
+  return Dropped;
+}
+
+void ChannelDrain::discard(ChannelRing &R) {
+  {
+    std::lock_guard<std::mutex> RL(R.Lock);
+    if (R.Finished)
+      return;
+    R.Finished = true;
+    Memory.put(R.Memory);
+    R.Ring = nullptr;
+  }
+  forget(R);
+}
+
+void ChannelDrain::forget(ChannelRing &R) {
+  std::lock_guard<std::mutex> L(Lock);
+  auto It = std::find_if(Active.begin(), Active.end(),
+                         [&](const auto &A) { return A.get() == &R; });
+  if (It != Active.end())
+    Active.erase(It);
+}
+
+void ChannelDrain::stop() {
+  std::thread T;
+  {
+    std::lock_guard<std::mutex> L(Lock);
+    Stopping = true;
+    T.swap(Thread);
+  }
+  Wake.notify_all();
+  if (T.joinable())
+    T.join();
+  std::lock_guard<std::mutex> L(Lock);
+  Active.clear(); // dispatches that never completed: their rings stay lost
+}
+
+} // namespace loom::tool
