@@ -770,23 +770,47 @@ Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index, Compi
     return fail(P.Where + ": the hooks write " + (RegisterSet(Writes) &= Bad).str() +
                 ", which instrumentation cannot save yet");
   // Caller-saved registers that are not parameters hold nothing on entry: a
-  // read of one before any write (in layout order, which is the compiler's
-  // block order) reads garbage.
+  // read of one that no path from the entry has written reads garbage (a
+  // kernel input an intrinsic wanted). A dataflow over the point's CFG, not
+  // layout order: the structurizer lays loops out latch first. Registers
+  // written on some paths only are LLVM's undefined values (a loop's exit
+  // mask), which it reads harmlessly.
   RegisterSet Unset;
   Unset.addSgprs(0, 30).addVgprs(0, 32).addVcc().add(SpecialReg::Scc)
       .add(SpecialReg::M0);
   Unset.subtract(RegisterSet().addSgprs(Out.FirstSgpr, Out.SgprInputs.size())
                      .addVgprs(0, Out.VgprInputs.size()));
-  for (const BinaryBasicBlock &B : F->blocks())
-    for (const BinaryInstruction &I : B.Instructions) {
-      if (I.Props.Reads.intersects(Unset))
-        return fail(P.Where + ": the hooks read " +
-                    (RegisterSet(I.Props.Reads) &= Unset).str() +
-                    " before writing them, in " + I.Info.Text +
-                    " (an intrinsic that needs a kernel input, such as the "
-                    "work-group id, is not available to hooks yet)");
-      Unset.subtract(I.Props.Writes);
+  ArrayRef<BinaryBasicBlock> Blocks = F->blocks();
+  std::vector<RegisterSet> UnsetIn(Blocks.size(), Unset),
+      UnsetOut(Blocks.size(), Unset);
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (size_t B = 0; B < Blocks.size(); ++B) {
+      RegisterSet In = Unset;
+      if (B != 0)
+        for (unsigned P : Blocks[B].Predecessors)
+          In &= UnsetOut[P];
+      RegisterSet O = In;
+      for (const BinaryInstruction &I : Blocks[B].Instructions)
+        O.subtract(I.Props.Writes);
+      Changed |= In != UnsetIn[B] || O != UnsetOut[B];
+      UnsetIn[B] = In;
+      UnsetOut[B] = O;
     }
+  }
+  for (size_t B = 0; B < Blocks.size(); ++B) {
+    RegisterSet Now = UnsetIn[B];
+    for (const BinaryInstruction &I : Blocks[B].Instructions) {
+      if (I.Props.Reads.intersects(Now))
+        return fail(P.Where + ": the hooks read " +
+                    (RegisterSet(I.Props.Reads) &= Now).str() +
+                    " before writing them, in " + I.Info.Text +
+                    " (a builtin that reads a kernel input, such as HIP's "
+                    "work-group id: use loom::workgroupId and the other "
+                    "functions of Hooks.h)");
+      Now.subtract(I.Props.Writes);
+    }
+  }
   Out.Clobbers = Writes;
   Out.Clobbers.addSgprs(Out.FirstSgpr, Out.SgprInputs.size());
   Out.Clobbers.addVgprs(0, Out.VgprInputs.size());

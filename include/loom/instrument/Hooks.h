@@ -179,8 +179,10 @@ template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
   const uint32_t *In = reinterpret_cast<const uint32_t *>(&Record);
   uint32_t Words = sizeof(T) / 4 < R->RecordBytes / 4 ? sizeof(T) / 4
                                                       : R->RecordBytes / 4;
-  for (uint32_t W = 0; W < Words; ++W)
-    Out[W] = In[W];
+#pragma unroll
+  for (uint32_t W = 0; W < sizeof(T) / 4; ++W)
+    if (W < Words)
+      Out[W] = In[W];
   __hip_atomic_store(reinterpret_cast<uint64_t *>(R->Sequence) + Slot,
                      Index + 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
   return true;
