@@ -256,7 +256,8 @@ Error CodeObject::parse() {
         continue;
       }
       if (Type != ELF::STT_FUNC && Type != ELF::STT_OBJECT &&
-          Type != ELF::STT_AMDGPU_HSA_KERNEL)
+          Type != ELF::STT_AMDGPU_HSA_KERNEL &&
+          !(Type == ELF::STT_NOTYPE && S.st_size))
         continue;
       SymbolInfo Info;
       Info.Name = SymName->str();
@@ -335,6 +336,8 @@ Error CodeObject::parse() {
     } else if (Type == ELF::STT_OBJECT &&
                !StringRef(Info.Name).ends_with(".kd")) {
       Variables.push_back({Info});
+    } else if (Type == ELF::STT_NOTYPE) {
+      Labels.push_back(Info);
     }
   }
   auto ByAddress = [](const auto &A, const auto &B) {
@@ -346,6 +349,7 @@ Error CodeObject::parse() {
   llvm::sort(Functions, [&](const Function &A, const Function &B) {
     return ByAddress(A.Sym, B.Sym);
   });
+  llvm::sort(Labels, ByAddress);
   llvm::sort(Variables, [&](const Variable &A, const Variable &B) {
     return ByAddress(A.Sym, B.Sym);
   });

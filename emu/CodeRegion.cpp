@@ -102,6 +102,9 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
   llvm::sort(R->Symbols, [](const Symbol &A, const Symbol &B) {
     return A.Address < B.Address;
   });
+  for (const codeobj::SymbolInfo &L : CO.labels())
+    if (StringRef(L.Name).starts_with("hook "))
+      R->Hooks.push_back({L.Name, LoadBase + L.Address, L.Size, false});
 
   DecodedInst Sentinel;
   Sentinel.Fn = ranOffTheEnd;
@@ -124,6 +127,16 @@ uint32_t CodeRegion::indexOf(uint64_t Addr) const {
     return NoInstruction;
   uint32_t Idx = IndexOfWord[(Addr - Begin) / 4];
   return Idx;
+}
+
+const CodeRegion::Symbol *CodeRegion::hookAt(uint64_t Addr) const {
+  auto It = std::upper_bound(
+      Hooks.begin(), Hooks.end(), Addr,
+      [](uint64_t A, const Symbol &S) { return A < S.Address; });
+  if (It == Hooks.begin())
+    return nullptr;
+  --It;
+  return Addr < It->Address + It->Size ? &*It : nullptr;
 }
 
 const CodeRegion::Symbol *CodeRegion::symbolAt(uint64_t Addr) const {

@@ -64,6 +64,9 @@ public:
   uint32_t indexOf(uint64_t Addr) const;
   /// The kernel or function containing \p Addr.
   const Symbol *symbolAt(uint64_t Addr) const;
+  /// The instrumentation hook whose inserted code holds \p Addr (a label
+  /// "hook NAME (WHERE)" of the code object), if any.
+  const Symbol *hookAt(uint64_t Addr) const;
 
   /// The region's traces (see TraceCache.h), or null with the trace
   /// compiler off.
@@ -79,6 +82,7 @@ private:
   std::vector<std::string> Texts;
   std::vector<uint32_t> IndexOfWord; // (Addr - Begin) / 4 -> index
   std::vector<Symbol> Symbols;       // by address
+  std::vector<Symbol> Hooks;         // by address, disjoint
   std::unique_ptr<TraceCache> Traces;
 };
 

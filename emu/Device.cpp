@@ -84,6 +84,10 @@ void raiseFault(Wave &W, DispatchStatus Status, uint64_t Address, bool IsWrite,
       F.Function.empty()
           ? formatv("pc {0:x}", F.Pc).str()
           : formatv("{0}+{1:x}", F.Function, F.Offset).str();
+  if (const CodeRegion::Symbol *H = R->hookAt(F.Pc)) {
+    F.Hook = H->Name;
+    Where += ", in " + F.Hook;
+  }
   // Which wave: with a lane in What, the work-item is wave * 64 + lane.
   F.Message = formatv("{0} in kernel '{1}' at {2} ({3}: {4}); work-group "
                       "({5}, {6}, {7}), wave {8}",

@@ -88,8 +88,8 @@ Error fail(const Twine &Msg) { return createStringError(Msg.str()); }
 std::string where(const BinaryFunction &F, HookPoint P, uint64_t Address) {
   std::string S = (F.isKernel() ? "kernel " : "function ") + F.name().str() +
                   ", " + hookPointName(P).str();
-  if (P == HookPoint::Before || P == HookPoint::After ||
-      P == HookPoint::BlockEntry)
+  // A kernel exit is an s_endpgm: there may be several.
+  if (P != HookPoint::KernelEntry)
     S += " +0x" + utohexstr(Address - F.address(), true);
   return S;
 }
@@ -777,7 +777,15 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
     RestoreFrom("exec_hi", ExecHome[1], true);
   };
 
-  OS << "\t; loom: " << Specs[Index].Where << "\n";
+  // A sized label over the inserted code names the hooks in faults.
+  SmallVector<StringRef, 4> Names;
+  for (const HookCall &C : Specs[Index].Calls)
+    if (!is_contained(Names, C.Hook))
+      Names.push_back(C.Hook);
+  std::string Hooks = join(Names, ", ");
+  std::string Label =
+      "\"hook " + Hooks + " (" + Specs[Index].Where + ")\"";
+  OS << "\t; loom: " << Specs[Index].Where << "\n" << Label << ":\n";
   OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
   if (Temp)
     SaveTo(sreg(*Temp), SgprHome[*Temp]);
@@ -901,6 +909,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
     RestoreFrom(sreg(*Temp), SgprHome[*Temp], false);
   if (VaLuWroteSgpr)
     OS << "\ts_nop 4\n";
+  std::string End = ".Lloom_" + Instance + "_end";
+  OS << End << ":\n\t.size " << Label << ", " << End << "-" << Label << "\n";
   return Error::success();
 }
 

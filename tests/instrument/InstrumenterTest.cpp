@@ -16,6 +16,7 @@
 #include "loom/instrument/LaunchHeader.h"
 #include "loom/jit/Pipeline.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -288,6 +289,41 @@ TEST_F(InstrumenterTest, HooksSeeTheLaunchState) {
   EXPECT_EQ(Seen, testutil::expectedWaves(Grid, Group));
   EXPECT_EQ(Seen.size(), 46u); // 5 x 3 x 2 work-groups, 16 of two waves
   EXPECT_EQ(Bad, 0u);
+}
+
+// A hook that faults is reported as a fault in that hook, by name and
+// place; the device goes on running kernels.
+TEST_F(InstrumenterTest, AFaultInAHookNamesTheHook) {
+  InstrumentationPlan Plan(*Lifted);
+  const BinaryFunction *K = Lifted->function("scale_add");
+  ASSERT_NE(K, nullptr);
+  const BinaryInstruction &Third = K->blocks()[0].Instructions[2];
+  ASSERT_OK(Plan.before(*K, Third, "fault_hook",
+                        {HookArg::constant64(0x10)}));
+  InstrumentOptions O;
+  O.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  auto M = loadElf(R->Elf, "instrumented");
+  ASSERT_TRUE(M);
+  emu::DeviceBuffer In(*Dev, 64 * 4), Out(*Dev, 64 * 4);
+  emu::KernelArgs Args;
+  Args.add(Out.data()).add(In.data()).add(int32_t(64));
+  auto Res = M->launch("scale_add.loom", emu::LaunchConfig::linear(64, 64), Args);
+  ASSERT_TRUE(bool(Res)) << llvm::toString(Res.takeError());
+  ASSERT_FALSE(Res->ok());
+  std::string Where = "hook fault_hook (kernel scale_add, before +0x" +
+                      llvm::utohexstr(Third.address() - K->address(), true) +
+                      ")";
+  EXPECT_EQ(Res->FirstFault.Hook, Where);
+  EXPECT_NE(Res->FirstFault.Message.find(", in " + Where), std::string::npos)
+      << Res->FirstFault.Message;
+  EXPECT_EQ(Res->FirstFault.Function, "scale_add.loom");
+  if (getenv("LOOM_TEST_DUMP"))
+    fprintf(stderr, "%s\n", Res->FirstFault.Message.c_str());
+  // The device lives on.
+  ScaleAddRun Again = runScaleAdd(*Dev, *Orig, "scale_add");
+  EXPECT_EQ(Again.Out.size(), 200u);
 }
 
 } // namespace

@@ -101,3 +101,8 @@ HOOK void wave_info(u64 Exec, u32 Lane, u32 Wave, u32 GroupX, u64 Dispatch) {
   }
   loom::atomicOr(&R[7], 1ull << Lane);
 }
+
+// A hook that faults: a store to an address nothing maps.
+HOOK void fault_hook(u64 Address) {
+  *reinterpret_cast<volatile u32 *>(Address) = 1;
+}

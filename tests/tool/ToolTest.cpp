@@ -276,7 +276,8 @@ TEST_P(HipProgramUnderClobber, ResultsUnchanged) {
   CommandResult Plain = runCommand({LOOM_BIN, "exec", "--", Program});
   CommandResult R = runCommand(
       {LOOM_BIN, "instrument", "--tool", LOOM_CLOBBER_TOOL, "--", Program});
-  EXPECT_EQ(R.ExitCode, Plain.ExitCode) << R.Out << R.Err;
+  ASSERT_EQ(Plain.ExitCode, 0) << Plain.Out << Plain.Err;
+  EXPECT_EQ(R.ExitCode, 0) << R.Out << R.Err;
   // Timings ("round 1: 13.303 ms") differ from run to run.
   auto Results = [](StringRef Out) {
     SmallVector<StringRef, 16> Lines;
@@ -310,13 +311,16 @@ TEST_P(HipProgramUnderClobber, ResultsUnchanged) {
 // Not here: device_props and module (no kernel of their own to run),
 // fault (faults on purpose), hardening (misuse on purpose), device_malloc
 // (__ockl_dm_alloc computes an address from s_getpc_b64 in a way Loom
-// cannot move yet: it runs uninstrumented, with a warning).
+// cannot move yet: it runs uninstrumented, with a warning), streams_events
+// (it checks that a long kernel takes longer than a short one, which a
+// loaded machine can make fail uninstrumented; it runs under instr_count
+// above).
 INSTANTIATE_TEST_SUITE_P(
     ToolRuntime, HipProgramUnderClobber,
     ::testing::Values("clang22_launch", "clang22_symbols", "clang22_wave",
                       "cooperative_groups", "device_printf", "kernel_ref",
-                      "launch", "memory", "shared_atomics", "streams_events",
-                      "symbols", "wave_intrinsics"));
+                      "launch", "memory", "shared_atomics", "symbols",
+                      "wave_intrinsics"));
 
 TEST(ToolCli, BadToolsAndArguments) {
   CommandResult R = runCommand(

@@ -114,6 +114,9 @@ public:
   llvm::ArrayRef<Kernel> kernels() const { return Kernels; }
   llvm::ArrayRef<Function> functions() const { return Functions; }
   llvm::ArrayRef<Variable> variables() const { return Variables; }
+  /// Sized symbols of no type (STT_NOTYPE with st_size): ranges of code a
+  /// producer named, such as the hooks instrumentation inserts.
+  llvm::ArrayRef<SymbolInfo> labels() const { return Labels; }
   llvm::ArrayRef<DynamicRelocation> dynamicRelocations() const {
     return DynRelocs;
   }
@@ -149,6 +152,7 @@ private:
   std::vector<Kernel> Kernels;
   std::vector<Function> Functions;
   std::vector<Variable> Variables;
+  std::vector<SymbolInfo> Labels;
   std::vector<DynamicRelocation> DynRelocs;
   std::vector<UndefinedSymbol> Undefs;
   std::vector<LoadSegment> Segments;

@@ -105,6 +105,8 @@ struct Fault {
   std::string Function; ///< Kernel or device function holding the pc.
   uint64_t Offset = 0;  ///< pc - start of Function.
   std::string Instruction; ///< Its text, when the pc decodes.
+  /// In instrumented code, the hook the pc is in: "hook NAME (WHERE)".
+  std::string Hook;
   std::string Message;  ///< One line: what happened, where.
 };
 
