@@ -11,6 +11,10 @@
 #include "llvm/MC/MCInstrDesc.h"
 #include "llvm/MC/MCRegisterInfo.h"
 
+#include <map>
+
+#include <mutex>
+
 using namespace llvm;
 
 namespace loom::instrument {
@@ -87,16 +91,28 @@ static std::optional<unsigned> unitOfName(StringRef Name) {
 
 InstrAnalyzer::InstrAnalyzer(isa::McContext &MC) : MC(MC) {
   const MCRegisterInfo &MRI = MC.registerInfo();
-  Units.resize(MRI.getNumRegs());
-  for (unsigned R = 1, E = MRI.getNumRegs(); R != E; ++R)
-    for (MCPhysReg Sub : MRI.subregs_inclusive(R))
-      if (std::optional<unsigned> U = unitOfName(MRI.getName(Sub)))
-        Units[R].setUnit(*U);
+  // The register names are TableGen'd static data: their address names
+  // the target. Building the table walks every register tuple (tens of
+  // milliseconds), so it is done once.
+  static std::mutex Lock;
+  static std::map<const char *, std::shared_ptr<const std::vector<RegisterSet>>>
+      Built;
+  std::lock_guard<std::mutex> L(Lock);
+  auto &Slot = Built[MRI.getName(1)];
+  if (!Slot) {
+    auto T = std::make_shared<std::vector<RegisterSet>>(MRI.getNumRegs());
+    for (unsigned R = 1, E = MRI.getNumRegs(); R != E; ++R)
+      for (MCPhysReg Sub : MRI.subregs_inclusive(R))
+        if (std::optional<unsigned> U = unitOfName(MRI.getName(Sub)))
+          (*T)[R].setUnit(*U);
+    Slot = std::move(T);
+  }
+  Units = Slot;
 }
 
 const RegisterSet &InstrAnalyzer::unitsOf(unsigned Reg) const {
   static const RegisterSet None;
-  return Reg < Units.size() ? Units[Reg] : None;
+  return Reg < Units->size() ? (*Units)[Reg] : None;
 }
 
 unsigned accessBytesFromName(StringRef Name) {

@@ -19,9 +19,13 @@
 #include "llvm/MC/MCInst.h"
 #include "llvm/MC/MCInstrDesc.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstddef>
+#include <mutex>
 
 using namespace llvm;
 
@@ -847,49 +851,50 @@ Expected<std::vector<char>> compileGlobals(StringRef Bitcode, StringRef Name,
 
 } // namespace
 
-Expected<std::vector<CompiledPoint>>
-compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
-              const jit::TargetSpec &Target, unsigned OptLevel,
-              isa::McContext &MC) {
-  std::vector<CompiledPoint> Out(Points.size());
-  if (Points.empty())
-    return Out;
-  LLVMContext Ctx;
-  auto M = loadHooks(Hooks, Ctx);
-  if (!M)
-    return M.takeError();
-  InstrAnalyzer A(MC);
-  PointBuilder Builder(**M, A);
-  if (Points.size() > 0 && Hooks.size() > LOOM_LAUNCH_MAX_TOOLS)
-    return fail("hooks of " + Twine(Hooks.size()) + " tools in one copy; at "
-                "most " + Twine(LOOM_LAUNCH_MAX_TOOLS));
-  // One function per shape, built from the shape's first point.
-  StringMap<unsigned> ShapeOfKey;
-  std::vector<unsigned> ShapeOf(Points.size()), FirstOfShape;
-  std::string ReturnLabel =
-      ".Lloom_" + std::string(CompiledPoint::InstanceMarker) + "_done";
-  for (unsigned I = 0; I < Points.size(); ++I) {
-    Expected<std::string> Key = Builder.prepare(Points[I], Out[I]);
-    if (!Key)
-      return Key.takeError();
-    Out[I].ReturnLabel = ReturnLabel;
-    Out[I].FirstSgpr = firstSgprParam(Target.Processor);
-    auto [It, New] = ShapeOfKey.try_emplace(*Key, FirstOfShape.size());
-    ShapeOf[I] = It->second;
-    if (!New)
-      continue;
-    FirstOfShape.push_back(I);
-    unsigned S = ShapeOf[I];
-    if (Error E = Builder.build(Points[I], S, Out[I]))
-      return std::move(E);
-    if (Error E = Builder.finish(
-            *M->get()->getFunction("__loom_point_" + std::to_string(S)),
-            Points[I]))
-      return std::move(E);
+/// The machine code of point \p F as .long words, which MC reads much
+/// faster than instructions: position-independent as long as its one
+/// return is its last instruction (dropped: the code after the point
+/// follows) and it reads no PC. None otherwise.
+static std::optional<std::string> bodyWords(const BinaryFunction &F,
+                                            StringRef ReturnLabel) {
+  std::vector<const BinaryInstruction *> Insts;
+  for (const BinaryBasicBlock &B : F.blocks())
+    for (const BinaryInstruction &I : B.Instructions)
+      Insts.push_back(&I);
+  llvm::sort(Insts, [](auto *A, auto *B) { return A->address() < B->address(); });
+  if (Insts.empty() || !Insts.back()->Props.isReturn())
+    return std::nullopt;
+  std::string Words;
+  raw_string_ostream OS(Words);
+  uint64_t Next = F.address();
+  for (size_t K = 0; K + 1 < Insts.size(); ++K) {
+    const BinaryInstruction &I = *Insts[K];
+    if (I.address() != Next || I.Props.isReturn() ||
+        StringRef(I.Info.Text).starts_with("s_getpc"))
+      return std::nullopt;
+    Next = I.Info.endAddress();
+    OS << "\t.long ";
+    for (size_t W = 0; W + 4 <= I.Info.Bytes.size(); W += 4)
+      OS << (W ? ", " : "")
+         << format_hex(support::endian::read32le(I.Info.Bytes.data() + W), 10);
+    OS << "\t; " << I.Info.Text << "\n";
   }
+  // Branches to the return go on to the label, right after the words.
+  (void)ReturnLabel;
+  return Words;
+}
+
+/// Compiles the shapes of \p M (__loom_point_S, for each S not Cached) and
+/// lifts them: their bodies and clobbers into the shapes' first points.
+static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
+                           ArrayRef<unsigned> FirstOfShape,
+                           const std::vector<bool> &Cached,
+                           const jit::TargetSpec &Target, unsigned OptLevel,
+                           isa::McContext &MC, StringRef ReturnLabel,
+                           std::vector<CompiledPoint> &Out) {
   // A hook calling a function nothing defines (or an intrinsic Loom does
   // not provide): an error naming it now, not an undefined symbol at link.
-  for (Function &F : **M) {
+  for (Function &F : M) {
     if (!F.isDeclaration() || F.isIntrinsic())
       continue;
     for (User *U : F.users())
@@ -900,15 +905,20 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
                            ? "Loom does not provide"
                            : "no tool's hooks define"));
   }
-  for (Function &F : **M)
+  // Every hook is inlined into the points by now: the rest of the hook
+  // library is not compiled (nor lifted).
+  for (Function &F : M)
     if (!F.isDeclaration() && !F.getName().starts_with("__loom_point_"))
-      F.setLinkage(GlobalValue::InternalLinkage);
+      F.deleteBody();
+  for (Function &F : make_early_inc_range(M))
+    if (F.isDeclaration() && F.use_empty())
+      F.eraseFromParent();
 
   jit::CompileOptions CO;
   CO.Target = Target;
   CO.OptLevel = OptLevel;
   CO.Assembly = true;
-  auto Asm = jit::compileModule(**M, CO);
+  auto Asm = jit::compileModule(M, CO);
   if (!Asm)
     return Asm.takeError();
   StringRef AsmText(Asm->data(), Asm->size());
@@ -930,16 +940,115 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
   if (!BC)
     return BC.takeError();
   if (Error E = (*BC)->buildCFGs())
-    return std::move(E);
+    return E;
   for (unsigned S = 0; S < FirstOfShape.size(); ++S) {
+    if (Cached[S])
+      continue;
     unsigned I = FirstOfShape[S];
     if (Error E = analyze(**BC, Points[I], S, Out[I]))
-      return std::move(E);
-    auto Body = functionBody(AsmText, "__loom_point_" + std::to_string(S),
-                             ReturnLabel);
+      return E;
+    std::string Name = "__loom_point_" + std::to_string(S);
+    if (std::optional<std::string> Words =
+            bodyWords(*(*BC)->function(Name), ReturnLabel)) {
+      Out[I].Body = std::move(*Words);
+      continue;
+    }
+    auto Body = functionBody(AsmText, Name, ReturnLabel);
     if (!Body)
       return Body.takeError();
     Out[I].Body = std::move(*Body);
+  }
+  return Error::success();
+}
+
+Expected<std::vector<CompiledPoint>>
+compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
+              const jit::TargetSpec &Target, unsigned OptLevel,
+              isa::McContext &MC) {
+  std::vector<CompiledPoint> Out(Points.size());
+  if (Points.empty())
+    return Out;
+  LLVMContext Ctx;
+  auto M = loadHooks(Hooks, Ctx);
+  if (!M)
+    return M.takeError();
+  InstrAnalyzer A(MC);
+  PointBuilder Builder(**M, A);
+  if (Hooks.size() > LOOM_LAUNCH_MAX_TOOLS)
+    return fail("hooks of " + Twine(Hooks.size()) + " tools in one copy; at "
+                "most " + Twine(LOOM_LAUNCH_MAX_TOOLS));
+
+  // A shape compiled once stays compiled for the process: a tool asks for
+  // the same shapes in kernel after kernel. Its code depends on the hooks
+  // (their bitcode and the addresses their globals were given), the target
+  // and the optimisation level, and the shape.
+  std::string Context = Target.Processor + "|" + Target.Features + "|" +
+                        std::to_string(OptLevel);
+  for (const HookLibrary &L : Hooks) {
+    Context += "|" + utohexstr(xxh3_64bits(L.Bitcode));
+    std::vector<std::pair<StringRef, uint64_t>> Globals;
+    for (const auto &G : L.GlobalAddresses)
+      Globals.emplace_back(G.getKey(), G.getValue());
+    llvm::sort(Globals);
+    for (auto [Name, Address] : Globals)
+      Context += "," + Name.str() + "=" + utohexstr(Address);
+  }
+  struct CachedShape {
+    std::string Body;
+    RegisterSet Clobbers;
+  };
+  static std::mutex CacheLock;
+  static StringMap<CachedShape> Cache;
+
+  // One function per shape not compiled yet, built from the shape's first
+  // point.
+  StringMap<unsigned> ShapeOfKey;
+  std::vector<unsigned> ShapeOf(Points.size()), FirstOfShape;
+  std::vector<std::string> ShapeKey;
+  std::vector<bool> Cached;
+  std::string ReturnLabel =
+      ".Lloom_" + std::string(CompiledPoint::InstanceMarker) + "_done";
+  unsigned ToCompile = 0;
+  for (unsigned I = 0; I < Points.size(); ++I) {
+    Expected<std::string> Key = Builder.prepare(Points[I], Out[I]);
+    if (!Key)
+      return Key.takeError();
+    Out[I].ReturnLabel = ReturnLabel;
+    Out[I].FirstSgpr = firstSgprParam(Target.Processor);
+    auto [It, New] = ShapeOfKey.try_emplace(*Key, FirstOfShape.size());
+    ShapeOf[I] = It->second;
+    if (!New)
+      continue;
+    unsigned S = FirstOfShape.size();
+    FirstOfShape.push_back(I);
+    ShapeKey.push_back(Context + "|" + *Key);
+    {
+      std::lock_guard<std::mutex> L(CacheLock);
+      auto C = Cache.find(ShapeKey.back());
+      Cached.push_back(C != Cache.end());
+      if (Cached.back()) {
+        Out[I].Body = C->second.Body;
+        Out[I].Clobbers = C->second.Clobbers;
+        continue;
+      }
+    }
+    ++ToCompile;
+    if (Error E = Builder.build(Points[I], S, Out[I]))
+      return std::move(E);
+    if (Error E = Builder.finish(
+            *M->get()->getFunction("__loom_point_" + std::to_string(S)),
+            Points[I]))
+      return std::move(E);
+  }
+  if (ToCompile) {
+    if (Error E = compileShapes(**M, Points, FirstOfShape, Cached, Target,
+                                OptLevel, MC, ReturnLabel, Out))
+      return std::move(E);
+    std::lock_guard<std::mutex> L(CacheLock);
+    for (unsigned S = 0; S < FirstOfShape.size(); ++S)
+      if (!Cached[S])
+        Cache[ShapeKey[S]] = {Out[FirstOfShape[S]].Body,
+                              Out[FirstOfShape[S]].Clobbers};
   }
   for (unsigned I = 0; I < Points.size(); ++I) {
     const CompiledPoint &First = Out[FirstOfShape[ShapeOf[I]]];

@@ -26,6 +26,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace llvm {
@@ -122,7 +123,9 @@ public:
 
 private:
   isa::McContext &MC;
-  std::vector<RegisterSet> Units; // by MC register number
+  /// By MC register number; built once per target (the MC register
+  /// tables are static), shared by every analyzer of it.
+  std::shared_ptr<const std::vector<RegisterSet>> Units;
 };
 
 /// Adjusts \p P for an instruction that runs in GPR index mode
