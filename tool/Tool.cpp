@@ -5,7 +5,6 @@
 #include "loom/instrument/Tool.h"
 
 #include <mutex>
-#include <set>
 
 using namespace llvm;
 
@@ -13,12 +12,9 @@ namespace loom::instrument {
 
 std::vector<BinaryFunction *> KernelInstrumentation::functions() const {
   // The kernel, then its callees breadth first, each once.
-  std::vector<BinaryFunction *> Order{&Kernel};
-  std::set<const BinaryFunction *> Seen{&Kernel};
-  for (size_t I = 0; I != Order.size(); ++I)
-    for (const CallSite *S : BC.callGraph().callsFrom(*Order[I]))
-      if (S->Callee && Seen.insert(S->Callee).second)
-        Order.push_back(S->Callee);
+  std::vector<BinaryFunction *> Order;
+  for (const BinaryFunction *F : BC.callGraph().reachableFrom(Kernel))
+    Order.push_back(BC.function(F->name()));
   return Order;
 }
 
