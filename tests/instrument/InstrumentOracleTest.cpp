@@ -5,10 +5,11 @@
 // of an instrumented copy of its kernel: a hook before every instruction of
 // the kernel and of the functions it calls, one that clobbers every scratch
 // register of the calling convention, VCC, M0 and SCC and does an atomic
-// add (test_hooks.hip, `clobber`), plus hooks at every exit and at kernel
-// entry, where `wave_info` reads the launch state (work-group and wave id,
-// lane id, the dispatch id and launch data of a launch header the oracle
-// fills). So:
+// add (test_hooks.hip, `clobber`), one that clobbers too after every
+// instruction and at every block entry (`clobber_only`), plus hooks at
+// every exit and at kernel entry, where `wave_info` reads the launch state
+// (work-group and wave id, lane id, the dispatch id and launch data of a
+// launch header the oracle fills). So:
 //
 //  1. transparency: the corpus tests' own checks of results (against host
 //     references) now check the instrumented code;
@@ -156,7 +157,9 @@ private:
     Plan.addKernel(Kernel);
     unsigned Next = 0;
     for (const BinaryFunction *F : (*BC)->callGraph().reachableFrom(*K))
-      for (const BinaryBasicBlock &B : F->blocks())
+      for (const BinaryBasicBlock &B : F->blocks()) {
+        if (llvm::Error E = Plan.atBlockEntry(*F, B, "clobber_only"))
+          return std::move(E);
         for (const BinaryInstruction &I : B.Instructions) {
           if (Next == MaxIndex)
             return llvm::createStringError("too many instructions");
@@ -165,7 +168,10 @@ private:
                   *F, I, "clobber",
                   {HookArg::constant(Next++), HookArg::exec()}))
             return std::move(E);
+          // Refused where nothing runs after (branches, s_endpgm).
+          llvm::consumeError(Plan.after(*F, I, "clobber_only"));
         }
+      }
     if (llvm::Error E = Plan.atKernelEntry(*K, "event", {HookArg::constant(0)}))
       return std::move(E);
     if (llvm::Error E = Plan.atKernelEntry(

@@ -53,6 +53,18 @@ HOOK void clobber(u32 Index, u64 Exec) {
   count(Index, Exec);
 }
 
+// Clobbers as `clobber` does, and counts nothing (after instructions and
+// at block entries, where the oracle checks transparency only).
+HOOK void clobber_only() {
+  asm volatile(
+      "v_mov_b32 v0, -1\n v_mov_b32 v1, -2\n v_mov_b32 v7, -8\n"
+      "v_mov_b32 v31, -9\n s_mov_b32 s4, -1\n s_mov_b32 s5, -2\n"
+      "s_mov_b32 s11, -8\n s_mov_b32 s29, -9\n"
+      "s_mov_b64 vcc, -1\n s_mov_b32 m0, -1\n s_cmp_eq_u32 0, 1\n" ::
+          : "v0", "v1", "v7", "v31", "s4", "s5", "s11", "s29", "vcc", "m0",
+            "scc");
+}
+
 // Records its arguments (last writer wins; tests run one wave).
 HOOK void record(u32 A, u64 B, u32 V, u64 Addr) {
   if (laneId() == 0) {
