@@ -486,6 +486,18 @@ void Emitter::computeBudget() {
     for (const CallSite *C : BC.callGraph().callsFrom(*F))
       UnknownCalls |= C->isUnknown() || !Emitted.count(C->Callee);
   }
+  // An instruction that indexes VGPRs (s_set_gpr_idx_on, v_movrel*) may
+  // touch any of them, as its properties say; but none beyond what the
+  // kernels were given (metadata .vgpr_count), which bounds the budget.
+  int Allocated = -1;
+  for (const BinaryFunction *F : Kernels) {
+    const codeobj::Kernel *K = BC.codeObject().findKernel(F->name());
+    const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(*K);
+    Allocated = MD && MD->VgprCount ? std::max<int>(Allocated, MD->VgprCount)
+                                    : int(MaxVgpr);
+  }
+  if (Allocated > 0)
+    V = std::min(V, Allocated - 1);
   for (const BinaryFunction *F : Kernels) {
     const codeobj::Kernel *K = BC.codeObject().findKernel(F->name());
     noteHighest(initialRegisters(K->KD, BC.codeObject().target().Processor), S,
@@ -1059,8 +1071,22 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     OS << blockLabel(F, Block.Address) << ":\n";
     if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B)))
       return E;
+    // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
+    // VGPR operands by an index: inserted code would not touch the
+    // registers it names.
+    bool Indexing = false;
+    auto NoPointWhileIndexing = [&](std::map<uint64_t, unsigned> &Map,
+                                    uint64_t Addr) -> Error {
+      if (Indexing && Map.count(Addr))
+        return fail("a hook is inside an s_set_gpr_idx_on region, where "
+                    "the hardware offsets VGPR operands (at +0x" +
+                    utohexstr(Addr - F.address(), true) + ")");
+      return Error::success();
+    };
     for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
       uint64_t Addr = Block.Instructions[I].address();
+      if (Error E = NoPointWhileIndexing(FP.Before, Addr))
+        return E;
       if (Error E = At(FP.Before, Addr, FL->liveBefore(B, I)))
         return E;
       if (Error E = At(FP.KernelExit, Addr, FL->liveBefore(B, I)))
@@ -1069,9 +1095,20 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       AddressMapLabels.push_back(Addr);
       if (Error E = emitInstruction(F, B, I))
         return E;
+      StringRef Name =
+          BC.mc().opcodeBaseName(Block.Instructions[I].Inst.getOpcode());
+      if (Name.starts_with("S_SET_GPR_IDX_ON"))
+        Indexing = true;
+      else if (Name.starts_with("S_SET_GPR_IDX_OFF"))
+        Indexing = false;
+      if (Error E = NoPointWhileIndexing(FP.After, Addr))
+        return E;
       if (Error E = At(FP.After, Addr, FL->liveAfter(B, I)))
         return E;
     }
+    if (Indexing)
+      return fail("VGPR indexing (s_set_gpr_idx_on) goes on past the block at "
+                  "+0x" + utohexstr(Block.Address - F.address(), true));
   }
   OS << "\t.size " << Sym << ", .-" << Sym << "\n";
   return Error::success();
