@@ -179,23 +179,24 @@ Expected<uint64_t> ToolHost::globalAddress(hsa_agent_t Agent,
   return sizedGlobal(Agent, Global, 0);
 }
 
-Error ToolHost::readGlobal(hsa_agent_t Agent, StringRef Global, void *Out,
-                           size_t Bytes) {
-  Expected<uint64_t> Address = sizedGlobal(Agent, Global, Bytes);
+Error ToolHost::readGlobal(hsa_agent_t Agent, StringRef Global,
+                           uint64_t Offset, void *Out, size_t Bytes) {
+  Expected<uint64_t> Address = sizedGlobal(Agent, Global, Offset + Bytes);
   if (!Address)
     return Address.takeError();
   return check(hsa().Core.hsa_memory_copy_fn(
-                   Out, reinterpret_cast<const void *>(*Address), Bytes),
+                   Out, reinterpret_cast<const void *>(*Address + Offset),
+                   Bytes),
                "hsa_memory_copy");
 }
 
-Error ToolHost::writeGlobal(hsa_agent_t Agent, StringRef Global, const void *In,
-                            size_t Bytes) {
-  Expected<uint64_t> Address = sizedGlobal(Agent, Global, Bytes);
+Error ToolHost::writeGlobal(hsa_agent_t Agent, StringRef Global,
+                            uint64_t Offset, const void *In, size_t Bytes) {
+  Expected<uint64_t> Address = sizedGlobal(Agent, Global, Offset + Bytes);
   if (!Address)
     return Address.takeError();
-  return check(hsa().Core.hsa_memory_copy_fn(reinterpret_cast<void *>(*Address),
-                                             In, Bytes),
+  return check(hsa().Core.hsa_memory_copy_fn(
+                   reinterpret_cast<void *>(*Address + Offset), In, Bytes),
                "hsa_memory_copy");
 }
 

@@ -67,10 +67,13 @@ public:
   using ToolContext::option;
   llvm::Expected<uint64_t> globalAddress(hsa_agent_t Agent,
                                          llvm::StringRef Global) override;
-  llvm::Error readGlobal(hsa_agent_t Agent, llvm::StringRef Global, void *Out,
-                         size_t Bytes) override;
+  llvm::Error readGlobal(hsa_agent_t Agent, llvm::StringRef Global,
+                         uint64_t Offset, void *Out, size_t Bytes) override;
   llvm::Error writeGlobal(hsa_agent_t Agent, llvm::StringRef Global,
-                          const void *In, size_t Bytes) override;
+                          uint64_t Offset, const void *In,
+                          size_t Bytes) override;
+  using ToolContext::readGlobal;
+  using ToolContext::writeGlobal;
   llvm::Error openChannel(const instrument::ChannelOptions &Options) override;
 
 private:

@@ -1,10 +1,13 @@
 //===- tests/tool/ToolTest.cpp - Tools on a real HIP program --------------===//
 //
 // tool_program (three dispatches of two kernels, built by hipcc) runs under
-// `loom instrument` and under HSA_TOOLS_LIB with the example instr_count,
-// the probe (every callback, options, globals) and bad_hook (hooks that
-// cannot be compiled). The program's stdout must never change; instr_count's
-// counts must equal what the virtual GPU counted (`loom exec --counters`).
+// `loom instrument` and under HSA_TOOLS_LIB with the shipped instr_count
+// (tools/instr_count) and the example one (examples/tools/instr_count,
+// registered as example_instr_count), the probe (every callback, options,
+// globals) and bad_hook (hooks that cannot be compiled). The program's
+// stdout must never change; instr_count's counts must equal what the
+// virtual GPU counted (`loom exec --counters`). The shipped tools' own
+// checks are in ToolsTest.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,13 +43,16 @@ std::vector<std::string> lines(StringRef Text, StringRef Prefix) {
   return Out;
 }
 
-/// instr_count's lines ("instr_count: dispatch 1 _Z5...: 7 wave-instructions,
-/// 9 lane-instructions").
-std::vector<Counted> instrCounts(StringRef Err) {
+/// instr_count's dispatch lines ("instr_count: dispatch 1 _Z5...: 7
+/// wave-instructions, 9 lane-instructions"), or those of the tool \p Tool
+/// printing the same (the example).
+std::vector<Counted> instrCounts(StringRef Err,
+                                 StringRef Tool = "instr_count") {
   std::vector<Counted> Out;
-  Regex Line("^instr_count: dispatch ([0-9]+) ([^:]+): ([0-9]+) "
-             "wave-instructions, ([0-9]+) lane-instructions$");
-  for (const std::string &L : lines(Err, "instr_count:")) {
+  Regex Line(("^" + Tool + ": dispatch ([0-9]+) ([^:]+): ([0-9]+) "
+              "wave-instructions, ([0-9]+) lane-instructions$")
+                 .str());
+  for (const std::string &L : lines(Err, (Tool + ": dispatch ").str())) {
     SmallVector<StringRef, 5> M;
     if (!Line.match(L, &M)) {
       ADD_FAILURE() << "unexpected line: " << L;
@@ -144,7 +150,7 @@ TEST_F(ToolRuntimeTest, HsaToolsLibWithoutLoomInstrument) {
                   "LOOM_TOOL_ARGS=dispatch=2"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, *Baseline);
-  std::vector<Counted> Counts = instrCounts(R.Err);
+  std::vector<Counted> Counts = instrCounts(R.Err, "example_instr_count");
   ASSERT_EQ(Counts.size(), 1u) << R.Err;
   EXPECT_EQ(Counts[0].Dispatch, 2u);
   expectTruth(Counts);
@@ -337,7 +343,7 @@ TEST(ToolCli, BadToolsAndArguments) {
                   "dispatch=x", "--", LOOM_TOOL_PROGRAM});
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_NE(R.Err.find("loom-tool: instr_count: init failed: dispatch=x: not "
-                       "a number (the tool is not used)"),
+                       "a number N or a range N-M (the tool is not used)"),
             std::string::npos)
       << R.Err;
 }
@@ -358,10 +364,10 @@ TEST_F(ToolRuntimeTest, OutOfTreeToolAgainstAnInstall) {
   ASSERT_EQ(R.ExitCode, 0) << R.Out << R.Err;
   R = runCommand({LOOM_CMAKE, "--build", Build});
   ASSERT_EQ(R.ExitCode, 0) << R.Out << R.Err;
-  R = instrument({"--tool", Build + "/libinstr_count.so"});
+  R = instrument({"--tool", Build + "/libexample_instr_count.so"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, *Baseline);
-  std::vector<Counted> Counts = instrCounts(R.Err);
+  std::vector<Counted> Counts = instrCounts(R.Err, "example_instr_count");
   ASSERT_EQ(Counts.size(), 3u) << R.Err;
   expectTruth(Counts);
   sys::fs::remove_directories(Dir);

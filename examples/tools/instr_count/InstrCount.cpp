@@ -1,11 +1,11 @@
-//===- instr_count - Counts the instructions each dispatch runs -----------===//
+//===- example_instr_count - Counts the instructions each dispatch runs ---===//
 //
 // A hook before every instruction of the kernel and of the functions it
 // calls adds 1 per wave, and EXEC's lanes for a vector instruction, to two
 // device counters; after each instrumented dispatch the tool prints them
 // (on stderr, so the program's own output is left alone) and zeroes them.
 //
-//   loom instrument --tool instr_count [--tool-arg dispatch=N] -- ./app
+//   loom instrument --tool example_instr_count [--tool-arg dispatch=N] -- ./app
 //
 // dispatch=N instruments only the N-th dispatch of the process (from 0).
 //
@@ -64,11 +64,11 @@ public:
       if (!E)
         E = Ctx.writeGlobal(D.Agent, Names[I], &Zero, 8);
       if (E) {
-        errs() << "instr_count: " << toString(std::move(E)) << "\n";
+        errs() << "example_instr_count: " << toString(std::move(E)) << "\n";
         return;
       }
     }
-    errs() << "instr_count: dispatch " << D.Index << " " << D.Kernel << ": "
+    errs() << "example_instr_count: dispatch " << D.Index << " " << D.Kernel << ": "
            << Counts[0] << " wave-instructions, " << Counts[1]
            << " lane-instructions\n";
   }
@@ -80,4 +80,4 @@ private:
 
 } // namespace
 
-LOOM_TOOL(InstrCount, "instr_count")
+LOOM_TOOL(InstrCount, "example_instr_count")

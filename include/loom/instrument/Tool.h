@@ -153,11 +153,23 @@ public:
   /// agent compiles the hooks and loads them there.
   virtual llvm::Expected<uint64_t> globalAddress(hsa_agent_t Agent,
                                                  llvm::StringRef Name) = 0;
-  /// Copies between the tool's global and host memory (hsa_memory_copy).
+  /// Copies between the tool's global and host memory (hsa_memory_copy):
+  /// \p Bytes from byte \p Offset of the global (a part of an array); an
+  /// error if they are not all inside it.
   virtual llvm::Error readGlobal(hsa_agent_t Agent, llvm::StringRef Name,
-                                 void *Out, size_t Bytes) = 0;
+                                 uint64_t Offset, void *Out, size_t Bytes) = 0;
   virtual llvm::Error writeGlobal(hsa_agent_t Agent, llvm::StringRef Name,
-                                  const void *In, size_t Bytes) = 0;
+                                  uint64_t Offset, const void *In,
+                                  size_t Bytes) = 0;
+  /// The same from the global's start.
+  llvm::Error readGlobal(hsa_agent_t Agent, llvm::StringRef Name, void *Out,
+                         size_t Bytes) {
+    return readGlobal(Agent, Name, 0, Out, Bytes);
+  }
+  llvm::Error writeGlobal(hsa_agent_t Agent, llvm::StringRef Name,
+                          const void *In, size_t Bytes) {
+    return writeGlobal(Agent, Name, 0, In, Bytes);
+  }
   /// Opens the tool's channel (once, in init): each instrumented dispatch
   /// gets a ring, drained by a host thread into Tool::channelRecords while
   /// the kernel runs.

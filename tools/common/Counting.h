@@ -1,0 +1,194 @@
+//===- tools/common/Counting.h - Executed instructions and blocks ---------===//
+//
+// The counting engine of instr_count, opcode_hist and bb_count. Each
+// instrumented kernel gets counter slots in the device array LoomCounts
+// (CountHooks.hip); the hook loom_count adds, per wave reaching it, 1 and
+// EXEC's active lanes to its slot. Two ways to place the hooks:
+//
+//   Instruction  a slot and a hook before every instruction;
+//   Block        a slot and a hook per run of instructions EXEC stays the
+//                same over: at every block's entry, and before the
+//                instruction after each instruction that writes EXEC
+//                (v_cmpx, s_and_saveexec, s_mov_b64 exec, ...) in the
+//                same block. Every instruction of a run executes once per
+//                wave entering it, under the same EXEC, so the run's
+//                (waves, lanes) count each of its instructions exactly as a
+//                hook before it would.
+//
+// After a dispatch, the kernel's slots are read and zeroed, and turned into
+// counts per instruction, per opcode (the names `loom exec --counters`
+// uses) and per block entry.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_TOOLS_COMMON_COUNTING_H
+#define LOOM_TOOLS_COMMON_COUNTING_H
+
+#include "CountSlots.h"
+#include "ToolOptions.h"
+
+#include "loom/instrument/Tool.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::tools {
+
+enum class CountMode {
+  Instruction, ///< a hook before every instruction
+  Block,       ///< a hook per block and after each EXEC write in it
+  BlockEntry,  ///< a hook per block: block entries only (no lane counts)
+};
+
+/// (wave-instructions, lane-instructions).
+using WavesLanes = std::pair<uint64_t, uint64_t>;
+
+/// What one dispatch of an instrumented kernel ran.
+struct DispatchCounts {
+  uint64_t WaveInstructions = 0;
+  uint64_t LaneInstructions = 0;
+  std::map<std::string, WavesLanes> Opcodes;
+  /// Every block of the kernel and its callees ("function+0xoffset"), with
+  /// the waves that entered it (0 for blocks never entered).
+  std::map<std::string, uint64_t> Blocks;
+};
+
+class Counter {
+public:
+  Counter() : Slots("LoomCounts", LOOM_COUNT_SLOTS, 2) {}
+
+  /// Adds the hooks to \p K.
+  llvm::Error instrument(instrument::KernelInstrumentation &K, CountMode M) {
+    using namespace instrument;
+    Kernel Plan;
+    std::vector<std::pair<const BinaryFunction *, const BinaryInstruction *>>
+        Points;
+    const isa::McContext &MC = K.context().mc();
+    for (BinaryFunction *F : K.functions())
+      for (const BinaryBasicBlock &B : F->blocks()) {
+        Plan.Blocks.push_back({blockName(*F, B), 0});
+        for (size_t I = 0; I < B.Instructions.size(); ++I) {
+          const BinaryInstruction &Inst = B.Instructions[I];
+          bool Starts = M == CountMode::Instruction || I == 0 ||
+                        (M == CountMode::Block &&
+                         B.Instructions[I - 1].Props.writesExec());
+          if (Starts) {
+            if (I == 0)
+              Plan.Blocks.back().second = Plan.Slots.size();
+            Plan.Slots.emplace_back();
+            Points.push_back({F, &Inst});
+          }
+          Plan.Slots.back().push_back(Plan.Instructions.size());
+          Plan.Instructions.push_back(
+              {operationName(MC, Inst.Inst.getOpcode()), Inst.Props.IsVector});
+        }
+      }
+    llvm::Expected<uint64_t> Base =
+        Slots.allocate(K.kernel().name(), Plan.Slots.size());
+    if (!Base)
+      return Base.takeError();
+    Plan.Base = *Base;
+    for (size_t S = 0; S < Points.size(); ++S) {
+      auto [F, Inst] = Points[S];
+      std::vector<HookArg> Args{HookArg::constant(uint32_t(Plan.Base + S)),
+                                HookArg::exec()};
+      const BinaryBasicBlock &B = F->blocks()[*F->blockContaining(
+          Inst->address())];
+      llvm::Error E = Inst->address() == B.Address && M != CountMode::Instruction
+                          ? K.plan().atBlockEntry(*F, B, "loom_count", Args)
+                          : K.plan().before(*F, *Inst, "loom_count", Args);
+      if (E)
+        return E;
+    }
+    Kernels[K.kernel().name()] = std::move(Plan);
+    return llvm::Error::success();
+  }
+
+  /// The counts of dispatch \p D (an instrumented one), read from the
+  /// device and zeroed there.
+  llvm::Expected<DispatchCounts> take(instrument::ToolContext &Ctx,
+                                      const instrument::Dispatch &D) {
+    auto It = Kernels.find(D.Kernel);
+    if (It == Kernels.end())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "%s was not instrumented by this tool",
+                                     D.Kernel.c_str());
+    const Kernel &Plan = It->second;
+    std::vector<uint64_t> Raw;
+    if (llvm::Error E =
+            Slots.take(Ctx, D.Agent, Plan.Base, Plan.Slots.size(), Raw))
+      return std::move(E);
+    DispatchCounts C;
+    for (size_t S = 0; S < Plan.Slots.size(); ++S) {
+      uint64_t Waves = Raw[2 * S], Lanes = Raw[2 * S + 1];
+      if (!Waves) // as the counters, only what ran
+        continue;
+      for (uint32_t I : Plan.Slots[S]) {
+        const auto &[Name, Vector] = Plan.Instructions[I];
+        WavesLanes &O = C.Opcodes[Name];
+        O.first += Waves;
+        C.WaveInstructions += Waves;
+        if (Vector) {
+          O.second += Lanes;
+          C.LaneInstructions += Lanes;
+        }
+      }
+    }
+    for (const auto &[Name, Slot] : Plan.Blocks)
+      C.Blocks[Name] += Raw[2 * Slot];
+    return C;
+  }
+
+private:
+  struct Kernel {
+    uint64_t Base = 0;
+    /// Per slot: the instructions it counts (indices into Instructions).
+    std::vector<std::vector<uint32_t>> Slots;
+    /// (opcode, whether it counts lanes).
+    std::vector<std::pair<std::string, bool>> Instructions;
+    /// Every block, with the slot counting its entries.
+    std::vector<std::pair<std::string, size_t>> Blocks;
+  };
+  SlotAllocator Slots;
+  llvm::StringMap<Kernel> Kernels;
+};
+
+/// mode=instruction|block, \p Default if not given.
+inline llvm::Expected<CountMode> parseMode(instrument::ToolContext &Ctx,
+                                           CountMode Default) {
+  auto M = Ctx.option("mode");
+  if (!M)
+    return Default;
+  if (*M == "instruction")
+    return CountMode::Instruction;
+  if (*M == "block")
+    return CountMode::Block;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "mode=%s: expected instruction or block",
+                                 M->c_str());
+}
+inline const char *modeName(CountMode M) {
+  return M == CountMode::Instruction ? "instruction"
+         : M == CountMode::Block     ? "block"
+                                     : "block-entry";
+}
+
+/// Writes \p C's opcodes as a JSON object {"OP": [waves, lanes], ...}.
+inline void writeOpcodesJson(llvm::raw_ostream &OS,
+                             const std::map<std::string, WavesLanes> &Ops) {
+  OS << "{";
+  bool First = true;
+  for (const auto &[Name, N] : Ops) {
+    OS << (First ? "" : ",") << "\"" << Name << "\":[" << N.first << ","
+       << N.second << "]";
+    First = false;
+  }
+  OS << "}";
+}
+
+} // namespace loom::tools
+
+#endif // LOOM_TOOLS_COMMON_COUNTING_H

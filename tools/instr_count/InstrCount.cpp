@@ -1,0 +1,97 @@
+//===- tools/instr_count - Instructions each dispatch runs ----------------===//
+//
+// Per dispatch: wave-instructions (once per wave) and lane-instructions
+// (vector instructions times active lanes), in all and per opcode, as the
+// virtual GPU counts them (`loom exec --counters`; docs/tools.md).
+//
+//   loom instrument --tool instr_count [--tool-arg mode=instruction|block]
+//       [--tool-arg kernel=REGEX] [--tool-arg dispatch=N[-M]]
+//       [--tool-arg output=FILE] -- ./app
+//
+// mode=instruction (the default) puts a hook before every instruction;
+// mode=block one per block and after each EXEC write in it (Counting.h).
+// stderr: a line per dispatch, and one at the end; output=FILE: a JSON
+// line per dispatch with the counts per opcode.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Counting.h"
+#include "ToolOptions.h"
+
+#include "loom/instrument/Tool.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace loom::instrument;
+using namespace loom::tools;
+
+namespace {
+
+class InstrCount final : public Tool {
+public:
+  Error init(ToolContext &Ctx) override {
+    Expected<ToolOptions> O = ToolOptions::parse(Ctx, "instr_count");
+    if (!O)
+      return O.takeError();
+    Options = std::move(*O);
+    Expected<CountMode> M = parseMode(Ctx, CountMode::Instruction);
+    if (!M)
+      return M.takeError();
+    Mode = *M;
+    Out = Options.openOutput();
+    return Error::success();
+  }
+
+  DispatchChoice dispatch(ToolContext &, const Dispatch &D) override {
+    return Options.wants(D) ? DispatchChoice::instrumented()
+                            : DispatchChoice::original();
+  }
+
+  Error instrument(ToolContext &, KernelInstrumentation &K) override {
+    return Counts.instrument(K, Mode);
+  }
+
+  void dispatchComplete(ToolContext &Ctx, const Dispatch &D) override {
+    if (!D.Instrumented)
+      return;
+    Expected<DispatchCounts> C = Counts.take(Ctx, D);
+    if (!C) {
+      errs() << "instr_count: " << toString(C.takeError()) << "\n";
+      return;
+    }
+    ++Dispatches;
+    Waves += C->WaveInstructions;
+    Lanes += C->LaneInstructions;
+    errs() << "instr_count: dispatch " << D.Index << " " << D.Kernel << ": "
+           << C->WaveInstructions << " wave-instructions, "
+           << C->LaneInstructions << " lane-instructions\n";
+    if (Out) {
+      *Out << "{\"dispatch\":" << D.Index << ",\"kernel\":\"" << D.Kernel
+           << "\",\"mode\":\"" << modeName(Mode) << "\",\"wave_instructions\":"
+           << C->WaveInstructions
+           << ",\"lane_instructions\":" << C->LaneInstructions
+           << ",\"opcodes\":";
+      writeOpcodesJson(*Out, C->Opcodes);
+      *Out << "}\n";
+      Out->flush();
+    }
+  }
+
+  void fini(ToolContext &) override {
+    errs() << "instr_count: " << Dispatches << " dispatches counted ("
+           << modeName(Mode) << " mode): " << Waves << " wave-instructions, "
+           << Lanes << " lane-instructions in all\n";
+  }
+
+private:
+  ToolOptions Options;
+  CountMode Mode = CountMode::Instruction;
+  Counter Counts;
+  std::unique_ptr<raw_fd_ostream> Out;
+  uint64_t Dispatches = 0, Waves = 0, Lanes = 0;
+};
+
+} // namespace
+
+LOOM_TOOL(InstrCount, "instr_count")
