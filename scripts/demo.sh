@@ -6,7 +6,7 @@
 # LLVM IR is JIT-compiled in-process and launched by name
 # (examples/jit_saxpy.cpp); then a C program's main is built with loom cc
 # and run on the GPU with loom run; then the same HIP program runs under an
-# instrumentation tool (examples/tools/instr_count: a hook before every
+# instrumentation tool (tools/instr_count: a hook before every
 # instruction) and the virtual GPU's own counters, which it must match.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
