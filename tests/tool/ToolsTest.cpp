@@ -215,6 +215,13 @@ TEST_F(ShippedTools, KernelAndDispatchOptions) {
   EXPECT_NE(R.Err.find("loom-tool: bb_count: init failed: kernel=(:"),
             std::string::npos)
       << R.Err;
+  R = instrument(LOOM_TOOL_PROGRAM,
+                 {"--tool", "instr_count", "--tool-arg", "mode=lines"});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_NE(R.Err.find("loom-tool: instr_count: init failed: mode=lines: "
+                       "expected instruction or block (the tool is not used)"),
+            std::string::npos)
+      << R.Err;
 }
 
 TEST_F(ShippedTools, OpcodeHistIsTheTruthPerKernel) {
