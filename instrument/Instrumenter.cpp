@@ -223,6 +223,32 @@ Error readAddressMap(InstrumentedCodeObject &R) {
   return Error::success();
 }
 
+/// Where in \p Text (offsets of line starts, in order) the assembler of
+/// \p Name said "branch size exceeds simm16", from its error \p Err.
+std::vector<size_t> branchRangeErrors(StringRef Err, StringRef Name,
+                                      StringRef Text) {
+  std::vector<size_t> LineStarts = {0};
+  for (size_t At = Text.find('\n'); At != StringRef::npos;
+       At = Text.find('\n', At + 1))
+    LineStarts.push_back(At + 1);
+  std::vector<size_t> Offsets;
+  std::string Marker = (Name + ":").str();
+  for (StringRef Rest = Err;;) {
+    size_t At = Rest.find(Marker);
+    if (At == StringRef::npos)
+      break;
+    Rest = Rest.drop_front(At + Marker.size());
+    unsigned Line = 0;
+    if (Rest.take_while(isDigit).getAsInteger(10, Line) || Line == 0 ||
+        Line > LineStarts.size() ||
+        !Rest.take_until([](char C) { return C == '\n'; })
+             .contains("branch size exceeds simm16"))
+      continue;
+    Offsets.push_back(LineStarts[Line - 1]);
+  }
+  return Offsets;
+}
+
 class Emitter {
 public:
   Emitter(const InstrumentationPlan &Plan, ArrayRef<HookLibrary> Hooks,
@@ -1355,25 +1381,10 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     // long branch; if there are no registers for those, its function is
     // left out. Other errors are Loom's own.
     std::string Err = toString(O.takeError());
-    StringRef Rest = Err;
-    std::string Marker = Name + ":";
-    std::vector<size_t> LineStarts = {0};
-    for (size_t At = Text.find('\n'); At != std::string::npos;
-         At = Text.find('\n', At + 1))
-      LineStarts.push_back(At + 1);
+    std::vector<size_t> OutOfRange = branchRangeErrors(Err, Name, Text);
     bool NewLong = false;
-    for (;;) {
-      size_t At = Rest.find(Marker);
-      if (At == StringRef::npos)
-        break;
-      Rest = Rest.drop_front(At + Marker.size());
-      unsigned Line = 0;
-      if (Rest.take_while(isDigit).getAsInteger(10, Line) || Line == 0 ||
-          Line > LineStarts.size() ||
-          !Rest.take_until([](char C) { return C == '\n'; })
-               .contains("branch size exceeds simm16"))
-        continue;
-      auto It = BranchLines.find(LineStarts[Line - 1]);
+    for (size_t Offset : OutOfRange) {
+      auto It = BranchLines.find(Offset);
       if (It == BranchLines.end())
         continue;
       auto [F, Address] = It->second;
@@ -1405,25 +1416,11 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     }
     if (NewLong && LongBranchRegs)
       continue;
-    Rest = Err;
-    while (!Failed) {
-      size_t At = Rest.find(Marker);
-      if (At == StringRef::npos)
-        break;
-      Rest = Rest.drop_front(At + Marker.size());
-      unsigned Line = 0;
-      StringRef Digits = Rest.take_while(isDigit);
-      if (Digits.getAsInteger(10, Line) ||
-          !Rest.take_until([](char C) { return C == '\n'; })
-               .contains("branch size exceeds simm16"))
-        continue;
-      size_t Offset = 0;
-      for (unsigned L = 1; L < Line && Offset != std::string::npos; ++L)
-        Offset = Text.find('\n', Offset) + 1;
+    // The function of the first out-of-range branch is left out.
+    if (!OutOfRange.empty())
       for (auto [Start, F] : Starts)
-        if (Start <= Offset)
+        if (Start <= OutOfRange.front())
           Failed = F;
-    }
     if (!Failed)
       return createStringError(Err);
     if (!Drop(Failed, "a branch is out of range once hooks are inserted, "

@@ -4,6 +4,7 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace llvm;
@@ -44,12 +45,8 @@ Launch::make(HostMemory &Memory, ChannelDrain &Drain, const KernelCopy &Copy,
 
   LoomLaunchHeader H{};
   H.DispatchId = D.Index;
-  H.GridSize[0] = K.grid_size_x;
-  H.GridSize[1] = K.grid_size_y;
-  H.GridSize[2] = K.grid_size_z;
-  H.WorkgroupSize[0] = K.workgroup_size_x;
-  H.WorkgroupSize[1] = K.workgroup_size_y;
-  H.WorkgroupSize[2] = K.workgroup_size_z;
+  std::copy(D.Grid, D.Grid + 3, H.GridSize);
+  std::copy(D.WorkGroup, D.WorkGroup + 3, H.WorkgroupSize);
   H.ToolCount = uint16_t(Slots);
   L->Rings.resize(Slots);
   for (size_t S = 0; S < Slots; ++S) {
