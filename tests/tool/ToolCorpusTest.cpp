@@ -45,6 +45,10 @@ namespace {
 struct Sweep {
   const char *Name;
   const char *Filter;
+  /// Its kernels use VGPR indexing (s_set_gpr_idx_on): instruction mode
+  /// cannot put a hook inside such a region yet and runs them
+  /// uninstrumented (docs/instrument.md, "Not done yet").
+  bool IndexesVgprs = false;
 };
 
 /// What every sweep leaves out (the file comment says why).
@@ -67,8 +71,8 @@ const Sweep Full[] = {
     {"full_Convert", "Convert.*"},   {"full_Crosslane", "Crosslane.*"},
     {"full_Dispatch", "Dispatch.*"}, {"full_FloatOps", "FloatOps.*"},
     {"full_IntOps", "IntOps.*"},     {"full_Lds", "Lds.*"},
-    {"full_Pointers", "Pointers.*"}, {"full_Mfma", "Mfma.*"},
-    {"full_MfmaChain", "MfmaChain.*"}};
+    {"full_Pointers", "Pointers.*"}, {"full_Mfma", "Mfma.*", true},
+    {"full_MfmaChain", "MfmaChain.*", true}};
 
 Program corpus(const Sweep &S, std::vector<std::string> Env = {}) {
   return Program({LOOM_DIFF_HSA, "--gtest_brief=1",
@@ -89,6 +93,8 @@ protected:
 };
 
 TEST_P(ToolsOnCorpus, InstrCountByInstruction) {
+  if (GetParam().IndexesVgprs)
+    GTEST_SKIP() << "hooks inside s_set_gpr_idx_on regions are not done yet";
   const std::vector<DispatchTruth> &Truth = truth();
   ASSERT_FALSE(Truth.empty());
   expectInstrCountsEqualTruth(instrCount(corpus(GetParam()), "instruction"),
