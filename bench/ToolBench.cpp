@@ -134,6 +134,9 @@ double geomean(const std::vector<double> &V) {
 struct Ratios {
   std::vector<double> Waves, Time;
   std::vector<std::string> Where; ///< parallel to Waves
+  /// Sums over every kernel, instrumented and not: ratios weighted by
+  /// size, which small kernels' timer noise does not sway.
+  KernelTotals All, Base;
 };
 
 } // namespace
@@ -253,6 +256,10 @@ int main(int Argc, char **Argv) {
         R.Waves.push_back(W);
         R.Time.push_back(S);
         R.Where.push_back(P.Label + " " + K);
+        R.All.Waves += I.Waves;
+        R.All.Seconds += I.Seconds;
+        R.Base.Waves += B.Waves;
+        R.Base.Seconds += B.Seconds;
         outs() << format(" %15.3f %8.2f", W, S);
       }
       outs() << format("   (%llu, %llu)\n", (unsigned long long)B.Dispatches,
@@ -276,7 +283,14 @@ int main(int Argc, char **Argv) {
            << format("%-30s time:         median %.2fx, geomean %.2fx, "
                      "worst %.2fx (%s)\n",
                      "", median(R.Time), geomean(R.Time), R.Time[WorstT],
-                     R.Where[WorstT].c_str());
+                     R.Where[WorstT].c_str())
+           << format("%-30s all kernels:  instructions %.3fx (%llu / %llu), "
+                     "time %.2fx (%.3f s / %.3f s)\n",
+                     "", double(R.All.Waves) / R.Base.Waves,
+                     (unsigned long long)R.All.Waves,
+                     (unsigned long long)R.Base.Waves,
+                     R.All.Seconds / R.Base.Seconds, R.All.Seconds,
+                     R.Base.Seconds);
   }
   return 0;
 }
