@@ -1,6 +1,6 @@
 //===- bench/ToolBench.cpp - What the shipped tools cost a kernel ---------===//
 //
-//   build/bin/tool_bench [--quick] [--tool NAME[:K=V,...]]...
+//   build/bin/tool_bench [--quick] [--repeat N] [--tool NAME[:K=V,...]]...
 //
 // For each kernel of the differential corpus (emu_diff_hsa, a process per
 // suite and optimisation level) and of each HIP test program: the dynamic
@@ -16,8 +16,13 @@
 // the programs dispatch the same kernels in the same order every run.
 //
 // Tools by default: instr_count mode=instruction, instr_count mode=block,
-// and mem_trace when lib/loom/tools/libmem_trace.so exists. --quick: the
-// corpus at -O2 only.
+// and mem_trace when lib/loom/tools/libmem_trace.so exists; each writes
+// its output (output=) to a temporary file. --quick: the corpus at -O2
+// only. --repeat N: every run N times, each dispatch's time the least of
+// the N (the machine's other work only ever adds time). The environment passes through: LOOM_TRACE_THRESHOLD=0 keeps the
+// virtual GPU in its interpreter, whose times vary less from run to run
+// than those of the trace compiler, which compiles a hot loop in one run
+// and not in the other.
 //
 // Prints a row per kernel (summed over its dispatches in one program) and
 // per tool a summary: median, geometric mean and worst of the ratios.
@@ -98,7 +103,7 @@ Expected<std::vector<DispatchLine>> readCounters(StringRef Path) {
 /// Runs \p P with \p Prefix (a loom command up to "--"), counters in a
 /// temporary file; its dispatches.
 Expected<std::vector<DispatchLine>>
-countedRun(const Program &P, std::vector<std::string> Prefix) {
+countedRunOnce(const Program &P, std::vector<std::string> Prefix) {
   SmallString<128> Path;
   sys::fs::createTemporaryFile("tool-bench", "jsonl", Path);
   Prefix.push_back("--");
@@ -114,6 +119,25 @@ countedRun(const Program &P, std::vector<std::string> Prefix) {
     if (L.starts_with("loom-tool:"))
       errs() << "  " << P.Label << ": " << L << "\n";
   return Lines;
+}
+
+/// countedRunOnce \p Repeat times: each dispatch with its least time.
+Expected<std::vector<DispatchLine>>
+countedRun(const Program &P, const std::vector<std::string> &Prefix,
+           unsigned Repeat) {
+  auto First = countedRunOnce(P, Prefix);
+  for (unsigned I = 1; First && I < Repeat; ++I) {
+    auto Again = countedRunOnce(P, Prefix);
+    if (!Again)
+      return Again.takeError();
+    if (Again->size() != First->size())
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: %zu dispatches, then %zu",
+                               P.Label.c_str(), First->size(), Again->size());
+    for (size_t D = 0; D < Again->size(); ++D)
+      (*First)[D].Seconds = std::min((*First)[D].Seconds, (*Again)[D].Seconds);
+  }
+  return First;
 }
 
 double median(std::vector<double> V) {
@@ -143,11 +167,15 @@ struct Ratios {
 
 int main(int Argc, char **Argv) {
   bool Quick = false;
+  unsigned Repeat = 1;
   std::vector<ToolConfig> Tools;
   for (int I = 1; I < Argc; ++I) {
     StringRef A = Argv[I];
     if (A == "--quick") {
       Quick = true;
+    } else if (A == "--repeat" && I + 1 < Argc) {
+      if (StringRef(Argv[++I]).getAsInteger(10, Repeat) || Repeat == 0)
+        return fail(Twine("--repeat ") + Argv[I] + ": expected a count");
     } else if (A == "--tool" && I + 1 < Argc) {
       auto [Name, Args] = StringRef(Argv[++I]).split(':');
       ToolConfig T{Argv[I], Name.str(), {}};
@@ -157,7 +185,8 @@ int main(int Argc, char **Argv) {
         T.Args.push_back(P.str());
       Tools.push_back(std::move(T));
     } else {
-      return fail("usage: tool_bench [--quick] [--tool NAME[:K=V,...]]...");
+      return fail("usage: tool_bench [--quick] [--repeat N] "
+                  "[--tool NAME[:K=V,...]]...");
     }
   }
   if (Tools.empty()) {
@@ -209,7 +238,7 @@ int main(int Argc, char **Argv) {
   outs().flush();
 
   for (const Program &P : Programs) {
-    auto Base = countedRun(P, {LOOM_BIN, "exec"});
+    auto Base = countedRun(P, {LOOM_BIN, "exec"}, Repeat);
     if (!Base)
       return fail(toString(Base.takeError()));
     // Kernels in order of first dispatch.
@@ -225,11 +254,17 @@ int main(int Argc, char **Argv) {
     }
     std::vector<std::map<std::string, KernelTotals>> ToolOf(Tools.size());
     for (size_t T = 0; T < Tools.size(); ++T) {
-      std::vector<std::string> Prefix{LOOM_BIN, "instrument", "--tool",
-                                      Tools[T].Name};
+      // The tool's detailed output (every shipped tool takes output=) goes
+      // to a file of ours, written as it would be, then dropped.
+      SmallString<128> Output;
+      sys::fs::createTemporaryFile("tool-bench-output", "out", Output);
+      std::vector<std::string> Prefix{LOOM_BIN,     "instrument",
+                                      "--tool",     Tools[T].Name,
+                                      "--tool-arg", "output=" + Output.str().str()};
       for (const std::string &A : Tools[T].Args)
         Prefix.insert(Prefix.end(), {"--tool-arg", A});
-      auto Run = countedRun(P, Prefix);
+      auto Run = countedRun(P, Prefix, Repeat);
+      sys::fs::remove(Output);
       if (!Run)
         return fail(toString(Run.takeError()));
       if (Run->size() != Base->size())

@@ -59,6 +59,8 @@ Error check(hsa_status_t S, const Twine &Call) {
 
 /// The kernels of one code object file, loaded into an HSA executable.
 struct Executable {
+  /// The code object's bytes, which the reader reads from while it lives.
+  std::unique_ptr<MemoryBuffer> Bytes;
   hsa_code_object_reader_t Reader{};
   hsa_executable_t Exec{};
   std::map<std::string, uint64_t> KernelObjects;
@@ -150,38 +152,47 @@ Error HsaCorpus::init() {
   return Error::success();
 }
 
+/// Loads the code object file \p Path into \p X for \p Gpu, frozen.
+Error loadExecutable(Executable &X, hsa_agent_t Gpu, StringRef Path) {
+  auto Bytes = MemoryBuffer::getFile(Path);
+  if (!Bytes)
+    return createStringError(Bytes.getError(), "%s: %s", Path.str().c_str(),
+                             Bytes.getError().message().c_str());
+  X.Bytes = std::move(*Bytes);
+  StringRef Data = X.Bytes->getBuffer();
+  if (Error E = check(hsa_code_object_reader_create_from_memory(
+                          Data.data(), Data.size(), &X.Reader),
+                      "hsa_code_object_reader_create_from_memory(" + Path +
+                          ")"))
+    return E;
+  if (Error E = check(hsa_executable_create_alt(
+                          HSA_PROFILE_FULL,
+                          HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
+                          &X.Exec),
+                      "hsa_executable_create_alt"))
+    return E;
+  if (Error E = check(hsa_executable_load_agent_code_object(
+                          X.Exec, Gpu, X.Reader, nullptr, nullptr),
+                      "hsa_executable_load_agent_code_object(" + Path + ")"))
+    return E;
+  return check(hsa_executable_freeze(X.Exec, nullptr),
+               "hsa_executable_freeze(" + Path + ")");
+}
+
 Expected<uint64_t> HsaCorpus::kernelObject(StringRef Path, StringRef Kernel) {
   auto It = Executables.find(Path.str());
   if (It == Executables.end()) {
-    auto Bytes = MemoryBuffer::getFile(Path);
-    if (!Bytes)
-      return createStringError(Bytes.getError(), "%s: %s", Path.str().c_str(),
-                               Bytes.getError().message().c_str());
-    Executable X;
-    // The reader copies nothing: the bytes stay with the executable's
-    // entry until the process ends.
-    static std::vector<std::unique_ptr<MemoryBuffer>> Kept;
-    Kept.push_back(std::move(*Bytes));
-    StringRef Data = Kept.back()->getBuffer();
-    if (Error E = check(hsa_code_object_reader_create_from_memory(
-                            Data.data(), Data.size(), &X.Reader),
-                        "hsa_code_object_reader_create_from_memory(" + Path +
-                            ")"))
+    // Entries live until the process ends, and the bytes with them; one
+    // that failed to load is not kept.
+    It = Executables.try_emplace(Path.str()).first;
+    if (Error E = loadExecutable(It->second, Gpu, Path)) {
+      if (It->second.Exec.handle)
+        hsa_executable_destroy(It->second.Exec);
+      if (It->second.Reader.handle)
+        hsa_code_object_reader_destroy(It->second.Reader);
+      Executables.erase(It);
       return std::move(E);
-    if (Error E = check(hsa_executable_create_alt(
-                            HSA_PROFILE_FULL,
-                            HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
-                            &X.Exec),
-                        "hsa_executable_create_alt"))
-      return std::move(E);
-    if (Error E = check(hsa_executable_load_agent_code_object(
-                            X.Exec, Gpu, X.Reader, nullptr, nullptr),
-                        "hsa_executable_load_agent_code_object(" + Path + ")"))
-      return std::move(E);
-    if (Error E = check(hsa_executable_freeze(X.Exec, nullptr),
-                        "hsa_executable_freeze(" + Path + ")"))
-      return std::move(E);
-    It = Executables.emplace(Path.str(), std::move(X)).first;
+    }
   }
   Executable &X = It->second;
   auto K = X.KernelObjects.find(Kernel.str());
