@@ -116,28 +116,22 @@ template <typename T> LOOM_DEVICE_FN const T *launchData() {
 
 //===-- The channel -------------------------------------------------------===//
 
-/// Sends \p Record, from every active lane, to the tool's host side
-/// (Tool::channelRecords), in the ring of this dispatch. Lossless rings
-/// make the lanes wait while the ring is full; lossy ones drop the records
-/// (counted, Dispatch::ChannelDropped). False if the record was dropped or
-/// the tool opened no channel. Records of one lane arrive in the order it
-/// sent them; of one call, in lane order.
-template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
-  static_assert(sizeof(T) % 4 == 0, "channel records are whole words");
-  LoomChannelRing *R = reinterpret_cast<LoomChannelRing *>(
+namespace detail {
+/// The tool's ring in this dispatch, or null if it opened no channel.
+LOOM_DEVICE_FN LoomChannelRing *channelRing() {
+  return reinterpret_cast<LoomChannelRing *>(
       __loom_launch_header()->Tools[__loom_tool_slot()].Channel);
-  if (!R)
-    return false;
-  // One claim per wave: the first active lane claims a slot for each.
-  uint64_t Exec = activeMask();
-  uint32_t Count = __builtin_popcountll(Exec);
-  uint32_t Rank = __builtin_amdgcn_mbcnt_hi(
-      uint32_t(Exec >> 32), __builtin_amdgcn_mbcnt_lo(uint32_t(Exec), 0u));
-  uint32_t Capacity = R->Capacity;
-  bool Lossy = R->Lossy;
+}
+
+/// Claims \p Count slots for the wave: the lane of rank 0 (the first active
+/// one) makes the claim, every lane gets its base; ~0 if a lossy ring had
+/// no room (the records are counted as dropped).
+LOOM_DEVICE_FN uint64_t channelClaim(LoomChannelRing *R, uint32_t Count,
+                                     uint32_t Rank) {
   uint64_t Base = 0;
   if (Rank == 0) {
-    if (Lossy) {
+    if (R->Lossy) {
+      uint32_t Capacity = R->Capacity;
       uint64_t Claimed = __hip_atomic_load(&R->Claimed, __ATOMIC_RELAXED,
                                            __HIP_MEMORY_SCOPE_SYSTEM);
       for (;;) {
@@ -162,29 +156,94 @@ template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
                                     __HIP_MEMORY_SCOPE_SYSTEM);
     }
   }
-  Base = uint64_t(__builtin_amdgcn_readfirstlane(uint32_t(Base))) |
+  return uint64_t(__builtin_amdgcn_readfirstlane(uint32_t(Base))) |
          uint64_t(__builtin_amdgcn_readfirstlane(uint32_t(Base >> 32))) << 32;
-  if (Base == ~0ull)
-    return false;
-  uint64_t Index = Base + Rank;
-  // Capacity >= 64 (the host sees to it), so a lane never waits for a
-  // record of its own wave.
+}
+
+/// The slot of claim \p Index, once the host has released what it held
+/// before (Capacity >= 64, the host sees to it, so a lane never waits for a
+/// record of its own wave).
+LOOM_DEVICE_FN uint8_t *channelSlot(LoomChannelRing *R, uint64_t Index) {
+  uint32_t Capacity = R->Capacity;
   while (Index - __hip_atomic_load(&R->Consumed, __ATOMIC_ACQUIRE,
                                    __HIP_MEMORY_SCOPE_SYSTEM) >=
          Capacity)
     __builtin_amdgcn_s_sleep(1);
-  uint64_t Slot = Index & (Capacity - 1);
-  uint32_t *Out =
-      reinterpret_cast<uint32_t *>(R->Records + Slot * R->RecordBytes);
-  const uint32_t *In = reinterpret_cast<const uint32_t *>(&Record);
-  uint32_t Words = sizeof(T) / 4 < R->RecordBytes / 4 ? sizeof(T) / 4
-                                                      : R->RecordBytes / 4;
+  return reinterpret_cast<uint8_t *>(R->Records) +
+         (Index & (Capacity - 1)) * R->RecordBytes;
+}
+
+/// Makes claim \p Index's record visible to the host.
+LOOM_DEVICE_FN void channelPublish(LoomChannelRing *R, uint64_t Index) {
+  __hip_atomic_store(reinterpret_cast<uint64_t *>(R->Sequence) +
+                         (Index & (R->Capacity - 1)),
+                     Index + 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+
+/// Copies the words of \p In to \p Out, at most \p Limit bytes.
+template <typename T>
+LOOM_DEVICE_FN void channelCopy(uint8_t *Out, const T &In, uint32_t Limit) {
+  static_assert(sizeof(T) % 4 == 0, "channel records are whole words");
+  const uint32_t *From = reinterpret_cast<const uint32_t *>(&In);
+  uint32_t *To = reinterpret_cast<uint32_t *>(Out);
 #pragma unroll
   for (uint32_t W = 0; W < sizeof(T) / 4; ++W)
-    if (W < Words)
-      Out[W] = In[W];
-  __hip_atomic_store(reinterpret_cast<uint64_t *>(R->Sequence) + Slot,
-                     Index + 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+    if (4 * W < Limit)
+      To[W] = From[W];
+}
+} // namespace detail
+
+/// Sends \p Record, from every active lane, to the tool's host side
+/// (Tool::channelRecords), in the ring of this dispatch. Lossless rings
+/// make the lanes wait while the ring is full; lossy ones drop the records
+/// (counted, Dispatch::ChannelDropped). False if the record was dropped or
+/// the tool opened no channel. Records of one lane arrive in the order it
+/// sent them; of one call, in lane order.
+template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
+  LoomChannelRing *R = detail::channelRing();
+  if (!R)
+    return false;
+  // One claim per wave: the first active lane claims a slot for each.
+  uint64_t Exec = activeMask();
+  uint32_t Rank = __builtin_amdgcn_mbcnt_hi(
+      uint32_t(Exec >> 32), __builtin_amdgcn_mbcnt_lo(uint32_t(Exec), 0u));
+  uint64_t Base = detail::channelClaim(R, __builtin_popcountll(Exec), Rank);
+  if (Base == ~0ull)
+    return false;
+  uint8_t *Slot = detail::channelSlot(R, Base + Rank);
+  detail::channelCopy(Slot, Record, R->RecordBytes);
+  detail::channelPublish(R, Base + Rank);
+  return true;
+}
+
+/// Sends one record for the whole wave: \p Header, from its first active
+/// lane, followed by 64 values of type L, where each active lane puts its
+/// \p Lane at its own index (inactive lanes' entries are left as they
+/// were). The channel's RecordBytes must be sizeof(H) + 64 * sizeof(L).
+/// One claim and one record per wave, where channelPush makes one per
+/// lane: what a tool sending per-lane values of every wave-instruction
+/// (addresses, say) wants. False if dropped or no channel.
+template <typename H, typename L>
+LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
+  static_assert(sizeof(L) % 4 == 0, "channel records are whole words");
+  LoomChannelRing *R = detail::channelRing();
+  if (!R)
+    return false;
+  uint64_t Exec = activeMask();
+  uint32_t Rank = __builtin_amdgcn_mbcnt_hi(
+      uint32_t(Exec >> 32), __builtin_amdgcn_mbcnt_lo(uint32_t(Exec), 0u));
+  uint64_t Index = detail::channelClaim(R, 1, Rank);
+  if (Index == ~0ull)
+    return false;
+  uint8_t *Slot = detail::channelSlot(R, Index);
+  detail::channelCopy(Slot + sizeof(H) + laneId() * sizeof(L), Lane,
+                      sizeof(L));
+  if (Rank == 0) {
+    detail::channelCopy(Slot, Header, sizeof(H));
+    // The wave's lanes stored theirs with the same instructions, before
+    // this lane's release, which waits for all of the wave's stores.
+    detail::channelPublish(R, Index);
+  }
   return true;
 }
 

@@ -1,0 +1,311 @@
+//===- tools/mem_trace - Every memory access of every wave ----------------===//
+//
+// Before every memory instruction, a hook sends one record per wave
+// through the lossless channel: EXEC and each active lane's address
+// (MemTraceRecord.h). The host turns records into accesses as
+// `loom exec --memory-trace` records them — flat accesses resolved to
+// their segment by the apertures of the dispatch's queue, a ds_read2 or
+// ds_write2 as its two accesses, a scalar access as one address — and
+// writes them to a binary trace file (TraceFile.h) that `loom trace show`
+// reads (docs/tools.md).
+//
+//   loom instrument --tool mem_trace [--tool-arg output=FILE]
+//       [--tool-arg kernel=REGEX] [--tool-arg dispatch=N[-M]]
+//       [--tool-arg capacity=RECORDS] -- ./app
+//
+// Not traced (said once per kernel): buffer and scratch instructions,
+// s_buffer loads, and LDS DMA loads, whose addresses hooks cannot be
+// given yet.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MemTraceRecord.h"
+#include "ToolOptions.h"
+#include "TraceFile.h"
+
+#include "loom/instrument/Tool.h"
+#include "loom/isa/McContext.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <hsa/amd_hsa_queue.h>
+
+#include <bit>
+#include <map>
+
+using namespace llvm;
+using namespace loom::instrument;
+using namespace loom::tools;
+using namespace loom::trace;
+
+namespace {
+
+/// The instruction kinds of the file, from the instruction's properties.
+InstrKind instrKind(MemoryKind K) {
+  switch (K) {
+  case MemoryKind::Flat: return InstrKind::Flat;
+  case MemoryKind::Scratch: return InstrKind::Scratch;
+  case MemoryKind::Lds: return InstrKind::Lds;
+  case MemoryKind::Scalar: return InstrKind::Scalar;
+  case MemoryKind::Buffer: return InstrKind::Buffer;
+  default: return InstrKind::Global;
+  }
+}
+
+/// Why \p Name's accesses cannot be traced, or "" if they can: hooks get
+/// the address of global, flat, LDS and scalar accesses only.
+StringRef untraceable(const InstrProperties &P, StringRef Name) {
+  if (!P.isMemory() || !P.AccessBytes)
+    return "no memory access of a known size";
+  switch (P.Memory) {
+  case MemoryKind::Buffer:
+  case MemoryKind::Scratch:
+    return "its address is not available to hooks";
+  case MemoryKind::Scalar:
+    if (!Name.starts_with("S_LOAD") && !Name.starts_with("S_STORE") &&
+        !Name.starts_with("S_ATOMIC"))
+      return "its address is not available to hooks";
+    return "";
+  case MemoryKind::Lds:
+    // No memory access (permutes), or no address operand.
+    for (StringRef S : {"PERMUTE", "SWIZZLE", "GWS", "APPEND", "CONSUME",
+                        "ORDERED", "ADDTID", "NOP"})
+      if (Name.contains(S))
+        return "no address operand";
+    return "";
+  default:
+    if (Name.contains("_LDS"))
+      return "an LDS DMA load";
+    return "";
+  }
+}
+
+struct Site {
+  TraceSite Info;
+  /// ds_read2/ds_write2: the second access's offset from the first.
+  std::optional<int64_t> Second;
+};
+
+struct DispatchInfo {
+  uint32_t SharedHi = 0, PrivateHi = 0; // apertures' high halves
+  uint64_t NumGroups[2] = {1, 1};
+  uint32_t WavesPerGroup = 1;
+  uint64_t Accesses = 0;
+};
+
+class MemTrace final : public Tool {
+public:
+  Error init(ToolContext &Ctx) override {
+    Expected<ToolOptions> O = ToolOptions::parse(Ctx, "mem_trace");
+    if (!O)
+      return O.takeError();
+    Options = std::move(*O);
+    uint32_t Capacity = 4096;
+    if (auto C = Ctx.option("capacity"))
+      if (!to_integer(*C, Capacity))
+        return createStringError(inconvertibleErrorCode(),
+                                 "capacity=%s: not a number", C->c_str());
+    Path = Options.output().empty() ? "mem_trace.trace" : Options.output();
+    if (Error E = Ctx.openChannel(
+            {sizeof(MemTraceRecord), Capacity, /*Lossy=*/false}))
+      return E;
+    auto W = TraceWriter::create(Path);
+    if (!W)
+      return W.takeError();
+    Writer = std::move(*W);
+    return Error::success();
+  }
+
+  DispatchChoice dispatch(ToolContext &, const Dispatch &D) override {
+    if (!Options.wants(D))
+      return DispatchChoice::original();
+    KernelObjects[D.Kernel] = D.KernelObject;
+    DispatchInfo &I = Dispatches[D.Index];
+    // The apertures a flat address is routed by, as the queue gives them
+    // to the code (amd_queue_t starts with the hsa_queue_t).
+    const auto *Q = reinterpret_cast<const amd_queue_t *>(D.Queue);
+    I.SharedHi = Q->group_segment_aperture_base_hi;
+    I.PrivateHi = Q->private_segment_aperture_base_hi;
+    for (int Dim = 0; Dim < 2; ++Dim)
+      I.NumGroups[Dim] =
+          (D.Grid[Dim] + D.WorkGroup[Dim] - 1) / D.WorkGroup[Dim];
+    I.WavesPerGroup =
+        (uint32_t(D.WorkGroup[0]) * D.WorkGroup[1] * D.WorkGroup[2] + 63) / 64;
+    TraceDispatch T;
+    T.Index = D.Index;
+    std::copy(D.Grid, D.Grid + 3, T.Grid);
+    std::copy(D.WorkGroup, D.WorkGroup + 3, T.WorkGroup);
+    T.Kernel = D.Kernel;
+    Writer->dispatch(T);
+    return DispatchChoice::instrumented();
+  }
+
+  Error instrument(ToolContext &, KernelInstrumentation &K) override {
+    const loom::codeobj::CodeObject &CO = K.context().codeObject();
+    StringRef Kernel = K.kernel().name();
+    // Loaded address = ELF address + the delta the kernel object shows.
+    uint64_t Delta = 0;
+    for (const loom::codeobj::Kernel &KD : CO.kernels())
+      if (KD.name() == Kernel)
+        Delta = KernelObjects[Kernel.str()] - KD.Descriptor.Address;
+    const loom::isa::McContext &MC = K.context().mc();
+    std::map<std::string, unsigned> Untraced;
+    for (BinaryFunction *F : K.functions())
+      for (const BinaryBasicBlock &B : F->blocks())
+        for (const BinaryInstruction &I : B.Instructions) {
+          if (!I.Props.isMemory())
+            continue;
+          std::string Op = operationName(MC, I.Inst.getOpcode());
+          StringRef Why = untraceable(I.Props, Op);
+          if (!Why.empty()) {
+            if (I.Props.AccessBytes)
+              ++Untraced[Op + " (" + Why.str() + ")"];
+            continue;
+          }
+          Site S;
+          S.Info.Id = Sites.size();
+          S.Info.Pc = I.address() + Delta;
+          S.Info.Offset = I.address() - F->address();
+          S.Info.Kind = instrKind(I.Props.Memory);
+          S.Info.Write = I.Props.Direction != MemoryDirection::Load;
+          S.Info.Atomic = I.Props.Direction == MemoryDirection::Atomic;
+          S.Info.Bytes = I.Props.AccessBytes;
+          S.Info.Kernel = Kernel.str();
+          S.Info.Function = F->name().str();
+          S.Info.Opcode = Op;
+          if (I.Props.AccessesPerLane == 2)
+            S.Second = ds2Delta(I, Op);
+          if (Error E = K.plan().before(
+                  *F, I, "mem_trace",
+                  {HookArg::constant(S.Info.Id), HookArg::exec(),
+                   HookArg::memoryAddress()}))
+            return E;
+          Writer->site(S.Info);
+          Sites.push_back(std::move(S));
+        }
+    for (const auto &[What, N] : Untraced)
+      errs() << "mem_trace: " << Kernel << ": " << N << " instructions "
+             << What << " not traced\n";
+    return Error::success();
+  }
+
+  void channelRecords(ToolContext &, const Dispatch &D, const void *Records,
+                      size_t Count) override {
+    DispatchInfo &Info = Dispatches[D.Index];
+    const auto *R = static_cast<const MemTraceRecord *>(Records);
+    for (size_t N = 0; N < Count; ++N)
+      record(D.Index, Info, R[N]);
+  }
+
+  void dispatchComplete(ToolContext &, const Dispatch &D) override {
+    if (!D.Instrumented)
+      return;
+    ++Traced;
+    errs() << "mem_trace: dispatch " << D.Index << " " << D.Kernel << ": "
+           << Dispatches[D.Index].Accesses << " wave-accesses\n";
+  }
+
+  void fini(ToolContext &) override {
+    uint64_t Accesses = Writer->accesses();
+    if (Error E = Writer->close()) {
+      errs() << "mem_trace: " << Path << ": " << toString(std::move(E))
+             << "\n";
+      return;
+    }
+    errs() << "mem_trace: " << Traced << " dispatches traced, " << Accesses
+           << " wave-accesses (" << Lanes << " lane accesses, " << Bytes
+           << " bytes) of " << Sites.size() << " instructions, trace in "
+           << Path << "\n";
+  }
+
+private:
+  /// The second access of a ds_read2/ds_write2 (offset1) from the first
+  /// (offset0, the hook's address): both scaled by the element size, and
+  /// by 64 for the ST64 forms.
+  static int64_t ds2Delta(const BinaryInstruction &I, StringRef Op) {
+    int64_t Offsets[2] = {0, 0};
+    unsigned N = 0;
+    for (const MCOperand &O : I.Inst)
+      if (O.isImm() && N < 2)
+        Offsets[N++] = O.getImm();
+    int64_t Scale = int64_t(I.Props.AccessBytes) * (Op.contains("ST64") ? 64 : 1);
+    return (Offsets[1] - Offsets[0]) * Scale;
+  }
+
+  void emit(TraceAccess &A, const Site &S, DispatchInfo &Info) {
+    ++Info.Accesses;
+    Lanes += A.Addresses.size();
+    Bytes += A.Addresses.size() * S.Info.Bytes;
+    Writer->access(A);
+  }
+
+  void record(uint64_t Dispatch, DispatchInfo &Info, const MemTraceRecord &R) {
+    const MemTraceHeader &H = R.Header;
+    if (H.Site >= Sites.size() || !H.Exec)
+      return;
+    const Site &S = Sites[H.Site];
+    TraceAccess A;
+    A.Site = H.Site;
+    A.Dispatch = uint32_t(Dispatch);
+    uint64_t Group = H.Group[0] + Info.NumGroups[0] *
+                                      (H.Group[1] + Info.NumGroups[1] *
+                                                        uint64_t(H.Group[2]));
+    A.Wave = uint32_t(Group * Info.WavesPerGroup + H.Wave);
+    // Lanes of Mask, with their addresses as Map gives them.
+    auto Emit = [&](Space Where, uint64_t Mask, auto Map) {
+      if (!Mask)
+        return;
+      A.Where = Where;
+      A.Exec = Mask;
+      A.Addresses.clear();
+      for (uint64_t M = Mask; M; M &= M - 1)
+        A.Addresses.push_back(Map(R.Address[std::countr_zero(M)]));
+      emit(A, S, Info);
+    };
+    auto Same = [](uint64_t V) { return V; };
+    auto Low = [](uint64_t V) { return V & 0xffffffffu; };
+    switch (S.Info.Kind) {
+    case InstrKind::Scalar: {
+      // One access of the wave, as lane 0's.
+      uint64_t Address = R.Address[std::countr_zero(H.Exec)];
+      Emit(Space::Scalar, 1, [&](uint64_t) { return Address; });
+      break;
+    }
+    case InstrKind::Flat: {
+      uint64_t Lds = 0, Private = 0;
+      for (uint64_t M = H.Exec; M; M &= M - 1) {
+        unsigned L = std::countr_zero(M);
+        uint32_t Hi = uint32_t(R.Address[L] >> 32);
+        Lds |= uint64_t(Hi == Info.SharedHi) << L;
+        Private |= uint64_t(Hi == Info.PrivateHi) << L;
+      }
+      // In the order the virtual GPU records them.
+      Emit(Space::Global, H.Exec & ~(Lds | Private), Same);
+      Emit(Space::Lds, Lds, Low);
+      Emit(Space::Scratch, Private, Low);
+      break;
+    }
+    case InstrKind::Lds:
+      Emit(Space::Lds, H.Exec, Low);
+      if (S.Second)
+        Emit(Space::Lds, H.Exec,
+             [&](uint64_t V) { return (V + *S.Second) & 0xffffffffu; });
+      break;
+    default:
+      Emit(Space::Global, H.Exec, Same);
+      break;
+    }
+  }
+
+  ToolOptions Options;
+  std::string Path;
+  std::unique_ptr<TraceWriter> Writer;
+  std::vector<Site> Sites;
+  std::map<std::string, uint64_t> KernelObjects;
+  std::map<uint64_t, DispatchInfo> Dispatches;
+  uint64_t Traced = 0, Lanes = 0, Bytes = 0;
+};
+
+} // namespace
+
+LOOM_TOOL(MemTrace, "mem_trace")

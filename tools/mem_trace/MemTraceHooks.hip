@@ -1,0 +1,20 @@
+// mem_trace's hook, before every traced memory instruction: one channel
+// record per wave (MemTraceRecord.h), each active lane storing its own
+// address into it, so a wave-access costs one claim and one store per
+// lane rather than a record per lane. What the instruction is (pc, kind,
+// size) the host knows from Site.
+#include "loom/instrument/Hooks.h"
+
+#include "MemTraceRecord.h"
+
+LOOM_HOOK void mem_trace(uint32_t Site, uint64_t Exec, uint64_t Address) {
+  MemTraceHeader H;
+  H.Site = Site;
+  H.Wave = loom::waveId();
+  H.Group[0] = loom::workgroupId(0);
+  H.Group[1] = loom::workgroupId(1);
+  H.Group[2] = loom::workgroupId(2);
+  H.Reserved = 0;
+  H.Exec = Exec;
+  loom::channelPushWave(H, Address);
+}

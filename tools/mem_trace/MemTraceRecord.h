@@ -1,0 +1,29 @@
+//===- tools/mem_trace/MemTraceRecord.h - What mem_trace's hooks send -----===//
+//
+// One channel record per wave-access (loom::channelPushWave): the header,
+// from the wave's first active lane, then each active lane's address at
+// its lane index. Shared by the hooks (device) and the tool (host).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_TOOLS_MEMTRACE_MEMTRACERECORD_H
+#define LOOM_TOOLS_MEMTRACE_MEMTRACERECORD_H
+
+#include <stdint.h>
+
+struct MemTraceHeader {
+  uint32_t Site;     ///< the instruction, in the tool's site table
+  uint32_t Wave;     ///< the wave's index in its work-group
+  uint32_t Group[3]; ///< the work-group's id
+  uint32_t Reserved;
+  uint64_t Exec;     ///< EXEC before the instruction
+};
+
+struct MemTraceRecord {
+  MemTraceHeader Header;
+  uint64_t Address[64]; ///< by lane; only EXEC's lanes are written
+};
+
+static_assert(sizeof(MemTraceHeader) == 32, "shared with device code");
+static_assert(sizeof(MemTraceRecord) == 32 + 64 * 8, "shared with device code");
+
+#endif // LOOM_TOOLS_MEMTRACE_MEMTRACERECORD_H
