@@ -128,13 +128,14 @@ Expected<AddressParts> addressParts(const BinaryInstruction &I,
 /// The functions Hooks.h declares and each point defines, from the
 /// launch state (__loom_tool_slot is a constant per tool, set in loadHooks).
 enum class HookIntrinsic : uint8_t { LaunchHeader, WorkgroupIdX, WorkgroupIdY,
-                                 WorkgroupIdZ, WaveId };
+                                 WorkgroupIdZ, WaveId, WaveWorkItem };
 constexpr std::pair<const char *, HookIntrinsic> Intrinsics[] = {
     {"__loom_launch_header", HookIntrinsic::LaunchHeader},
     {"__loom_workgroup_id_x", HookIntrinsic::WorkgroupIdX},
     {"__loom_workgroup_id_y", HookIntrinsic::WorkgroupIdY},
     {"__loom_workgroup_id_z", HookIntrinsic::WorkgroupIdZ},
     {"__loom_wave_id", HookIntrinsic::WaveId},
+    {"__loom_wave_work_item", HookIntrinsic::WaveWorkItem},
 };
 
 /// The intrinsics each function of the hook module reaches through calls,
@@ -341,6 +342,9 @@ private:
       State(LaunchState::WorkgroupIdZ);
       State(LaunchState::WaveTid);
       return;
+    case HookIntrinsic::WaveWorkItem:
+      State(LaunchState::WaveTid);
+      return;
     }
   }
 
@@ -372,6 +376,8 @@ private:
       return state(LaunchState::WorkgroupIdZ);
     case HookIntrinsic::WaveId:
       return waveId(B);
+    case HookIntrinsic::WaveWorkItem:
+      return state(LaunchState::WaveTid);
     }
     return nullptr;
   }

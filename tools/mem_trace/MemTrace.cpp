@@ -30,6 +30,7 @@
 
 #include <hsa/amd_hsa_queue.h>
 
+#include <algorithm>
 #include <bit>
 #include <map>
 
@@ -88,9 +89,26 @@ struct Site {
 
 struct DispatchInfo {
   uint32_t SharedHi = 0, PrivateHi = 0; // apertures' high halves
+  uint32_t Grid[3] = {1, 1, 1};
+  uint32_t WorkGroup[3] = {1, 1, 1};
   uint64_t NumGroups[2] = {1, 1};
   uint32_t WavesPerGroup = 1;
   uint64_t Accesses = 0;
+
+  /// The wave's index in the dispatch, as the virtual GPU numbers it (work-
+  /// groups in flat order, each with room for a whole group's waves), from
+  /// its work-group and its lane 0's packed work-item id.
+  uint32_t wave(const MemTraceHeader &H) const {
+    uint32_t Size[2];
+    for (int D = 0; D < 2; ++D) // smaller at the grid's edge
+      Size[D] = std::min(WorkGroup[D], Grid[D] - H.Group[D] * WorkGroup[D]);
+    uint32_t X = H.WorkItem & 1023, Y = (H.WorkItem >> 10) & 1023,
+             Z = (H.WorkItem >> 20) & 1023;
+    uint64_t Group =
+        H.Group[0] + NumGroups[0] * (H.Group[1] + NumGroups[1] * H.Group[2]);
+    return uint32_t(Group * WavesPerGroup +
+                    (X + Size[0] * (Y + Size[1] * Z)) / 64);
+  }
 };
 
 class MemTrace final : public Tool {
@@ -126,6 +144,10 @@ public:
     const auto *Q = reinterpret_cast<const amd_queue_t *>(D.Queue);
     I.SharedHi = Q->group_segment_aperture_base_hi;
     I.PrivateHi = Q->private_segment_aperture_base_hi;
+    for (int Dim = 0; Dim < 3; ++Dim) {
+      I.Grid[Dim] = D.Grid[Dim];
+      I.WorkGroup[Dim] = D.WorkGroup[Dim];
+    }
     for (int Dim = 0; Dim < 2; ++Dim)
       I.NumGroups[Dim] =
           (D.Grid[Dim] + D.WorkGroup[Dim] - 1) / D.WorkGroup[Dim];
@@ -247,10 +269,7 @@ private:
     TraceAccess A;
     A.Site = H.Site;
     A.Dispatch = uint32_t(Dispatch);
-    uint64_t Group = H.Group[0] + Info.NumGroups[0] *
-                                      (H.Group[1] + Info.NumGroups[1] *
-                                                        uint64_t(H.Group[2]));
-    A.Wave = uint32_t(Group * Info.WavesPerGroup + H.Wave);
+    A.Wave = Info.wave(H);
     // Lanes of Mask, with their addresses as Map gives them.
     auto Emit = [&](Space Where, uint64_t Mask, auto Map) {
       if (!Mask)

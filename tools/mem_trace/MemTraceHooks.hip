@@ -10,7 +10,7 @@
 LOOM_HOOK void mem_trace(uint32_t Site, uint64_t Exec, uint64_t Address) {
   MemTraceHeader H;
   H.Site = Site;
-  H.Wave = loom::waveId();
+  H.WorkItem = loom::waveWorkItem();
   H.Group[0] = loom::workgroupId(0);
   H.Group[1] = loom::workgroupId(1);
   H.Group[2] = loom::workgroupId(2);

@@ -12,7 +12,7 @@
 
 struct MemTraceHeader {
   uint32_t Site;     ///< the instruction, in the tool's site table
-  uint32_t Wave;     ///< the wave's index in its work-group
+  uint32_t WorkItem; ///< lane 0's work-item id (loom::waveWorkItem)
   uint32_t Group[3]; ///< the work-group's id
   uint32_t Reserved;
   uint64_t Exec;     ///< EXEC before the instruction

@@ -50,6 +50,7 @@ extern "C" __attribute__((device)) uint32_t __loom_workgroup_id_x();
 extern "C" __attribute__((device)) uint32_t __loom_workgroup_id_y();
 extern "C" __attribute__((device)) uint32_t __loom_workgroup_id_z();
 extern "C" __attribute__((device)) uint32_t __loom_wave_id();
+extern "C" __attribute__((device)) uint32_t __loom_wave_work_item();
 
 namespace loom {
 
@@ -103,6 +104,11 @@ LOOM_DEVICE_FN uint32_t workgroupId(int Dim) {
 }
 /// The wave's index in its work-group (work-items in flat order, 64 a wave).
 LOOM_DEVICE_FN uint32_t waveId() { return __loom_wave_id(); }
+/// The work-item id of the wave's lane 0 in its work-group, packed as
+/// gfx90a packs it into v0: x | y << 10 | z << 20. Free (waveId() computes
+/// from it, with the work-group's size): a tool that knows the size on the
+/// host can send this and find the wave there.
+LOOM_DEVICE_FN uint32_t waveWorkItem() { return __loom_wave_work_item(); }
 /// The dispatch, numbered as the host's Dispatch::Index.
 LOOM_DEVICE_FN uint64_t dispatchId() {
   return __loom_launch_header()->DispatchId;
