@@ -125,19 +125,35 @@ template <typename T> LOOM_DEVICE_FN const T *launchData() {
 namespace detail {
 /// The tool's ring in this dispatch, or null if it opened no channel.
 LOOM_DEVICE_FN LoomChannelRing *channelRing() {
+  const __attribute__((address_space(4))) LoomLaunchHeader *H =
+      (const __attribute__((address_space(4))) LoomLaunchHeader *)
+          __loom_launch_header();
   return reinterpret_cast<LoomChannelRing *>(
-      __loom_launch_header()->Tools[__loom_tool_slot()].Channel);
+      H->Tools[__loom_tool_slot()].Channel);
+}
+
+/// The ring's fields that stay the same through the dispatch, read once
+/// through the constant address space (scalar loads, not flat ones).
+struct RingConstants {
+  uint32_t Capacity, RecordBytes, Lossy;
+  uint64_t Sequence, Records;
+};
+LOOM_DEVICE_FN RingConstants ringConstants(const LoomChannelRing *R) {
+  const __attribute__((address_space(4))) LoomChannelRing *C =
+      (const __attribute__((address_space(4))) LoomChannelRing *)R;
+  return {C->Capacity, C->RecordBytes, C->Lossy, C->Sequence, C->Records};
 }
 
 /// Claims \p Count slots for the wave: the lane of rank 0 (the first active
 /// one) makes the claim, every lane gets its base; ~0 if a lossy ring had
 /// no room (the records are counted as dropped).
-LOOM_DEVICE_FN uint64_t channelClaim(LoomChannelRing *R, uint32_t Count,
+LOOM_DEVICE_FN uint64_t channelClaim(LoomChannelRing *R,
+                                     const RingConstants &K, uint32_t Count,
                                      uint32_t Rank) {
   uint64_t Base = 0;
   if (Rank == 0) {
-    if (R->Lossy) {
-      uint32_t Capacity = R->Capacity;
+    if (K.Lossy) {
+      uint32_t Capacity = K.Capacity;
       uint64_t Claimed = __hip_atomic_load(&R->Claimed, __ATOMIC_RELAXED,
                                            __HIP_MEMORY_SCOPE_SYSTEM);
       for (;;) {
@@ -169,20 +185,21 @@ LOOM_DEVICE_FN uint64_t channelClaim(LoomChannelRing *R, uint32_t Count,
 /// The slot of claim \p Index, once the host has released what it held
 /// before (Capacity >= 64, the host sees to it, so a lane never waits for a
 /// record of its own wave).
-LOOM_DEVICE_FN uint8_t *channelSlot(LoomChannelRing *R, uint64_t Index) {
-  uint32_t Capacity = R->Capacity;
+LOOM_DEVICE_FN uint8_t *channelSlot(LoomChannelRing *R,
+                                    const RingConstants &K, uint64_t Index) {
+  uint32_t Capacity = K.Capacity;
   while (Index - __hip_atomic_load(&R->Consumed, __ATOMIC_ACQUIRE,
                                    __HIP_MEMORY_SCOPE_SYSTEM) >=
          Capacity)
     __builtin_amdgcn_s_sleep(1);
-  return reinterpret_cast<uint8_t *>(R->Records) +
-         (Index & (Capacity - 1)) * R->RecordBytes;
+  return reinterpret_cast<uint8_t *>(K.Records) +
+         (Index & (Capacity - 1)) * K.RecordBytes;
 }
 
 /// Makes claim \p Index's record visible to the host.
-LOOM_DEVICE_FN void channelPublish(LoomChannelRing *R, uint64_t Index) {
-  __hip_atomic_store(reinterpret_cast<uint64_t *>(R->Sequence) +
-                         (Index & (R->Capacity - 1)),
+LOOM_DEVICE_FN void channelPublish(const RingConstants &K, uint64_t Index) {
+  __hip_atomic_store(reinterpret_cast<uint64_t *>(K.Sequence) +
+                         (Index & (K.Capacity - 1)),
                      Index + 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 
@@ -213,12 +230,14 @@ template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
   uint64_t Exec = activeMask();
   uint32_t Rank = __builtin_amdgcn_mbcnt_hi(
       uint32_t(Exec >> 32), __builtin_amdgcn_mbcnt_lo(uint32_t(Exec), 0u));
-  uint64_t Base = detail::channelClaim(R, __builtin_popcountll(Exec), Rank);
+  detail::RingConstants K = detail::ringConstants(R);
+  uint64_t Base =
+      detail::channelClaim(R, K, __builtin_popcountll(Exec), Rank);
   if (Base == ~0ull)
     return false;
-  uint8_t *Slot = detail::channelSlot(R, Base + Rank);
-  detail::channelCopy(Slot, Record, R->RecordBytes);
-  detail::channelPublish(R, Base + Rank);
+  uint8_t *Slot = detail::channelSlot(R, K, Base + Rank);
+  detail::channelCopy(Slot, Record, K.RecordBytes);
+  detail::channelPublish(K, Base + Rank);
   return true;
 }
 
@@ -238,17 +257,18 @@ LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
   uint64_t Exec = activeMask();
   uint32_t Rank = __builtin_amdgcn_mbcnt_hi(
       uint32_t(Exec >> 32), __builtin_amdgcn_mbcnt_lo(uint32_t(Exec), 0u));
-  uint64_t Index = detail::channelClaim(R, 1, Rank);
+  detail::RingConstants K = detail::ringConstants(R);
+  uint64_t Index = detail::channelClaim(R, K, 1, Rank);
   if (Index == ~0ull)
     return false;
-  uint8_t *Slot = detail::channelSlot(R, Index);
+  uint8_t *Slot = detail::channelSlot(R, K, Index);
   detail::channelCopy(Slot + sizeof(H) + laneId() * sizeof(L), Lane,
                       sizeof(L));
   if (Rank == 0) {
     detail::channelCopy(Slot, Header, sizeof(H));
     // The wave's lanes stored theirs with the same instructions, before
     // this lane's release, which waits for all of the wave's stores.
-    detail::channelPublish(R, Index);
+    detail::channelPublish(K, Index);
   }
   return true;
 }
