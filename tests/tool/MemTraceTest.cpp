@@ -292,8 +292,13 @@ TEST(TraceSummary, CoalescingLines) {
   EXPECT_EQ(distinctLines(lanes(~0ull, 0, 64), 4), 64u);    // a line a lane
   EXPECT_EQ(distinctLines(lanes(~0ull, 0, 16), 16), 16u);   // dwordx4
   EXPECT_EQ(distinctLines(lanes(1, 62, 0), 4), 2u);         // crosses a line
-  EXPECT_EQ(fewestLines(64, 4), 4u);
-  EXPECT_EQ(fewestLines(3, 4), 1u);
+  EXPECT_EQ(fewestLines(lanes(~0ull, 32, 4), 4), 4u);
+  EXPECT_EQ(fewestLines(lanes(0x7, 0, 4), 4), 1u);
+  // Every lane on one word (an atomic counter): one line, not four.
+  EXPECT_EQ(fewestLines(lanes(~0ull, 0, 0), 4), 1u);
+  EXPECT_EQ(distinctLines(lanes(~0ull, 0, 0), 4), 1u);
+  // Overlapping lanes (stride 2, 4 bytes each): 130 distinct bytes.
+  EXPECT_EQ(fewestLines(lanes(~0ull, 0, 2), 4), 3u);
 }
 
 TEST(TraceSummary, LdsBankConflicts) {

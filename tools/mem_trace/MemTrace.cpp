@@ -199,8 +199,7 @@ public:
             S.Second = ds2Delta(I, Op);
           if (Error E = K.plan().before(
                   *F, I, "mem_trace",
-                  {HookArg::constant(S.Info.Id), HookArg::exec(),
-                   HookArg::memoryAddress()}))
+                  {HookArg::constant(S.Info.Id), HookArg::memoryAddress()}))
             return E;
           Writer->site(S.Info);
           Sites.push_back(std::move(S));
@@ -263,9 +262,13 @@ private:
 
   void record(uint64_t Dispatch, DispatchInfo &Info, const MemTraceRecord &R) {
     const MemTraceHeader &H = R.Header;
-    if (H.Site >= Sites.size() || !H.Exec)
+    if (H.Site >= Sites.size())
       return;
     const Site &S = Sites[H.Site];
+    // A wave that ran the instruction with EXEC empty accessed nothing,
+    // unless the access is scalar (the virtual GPU records it as lane 0's).
+    if (!H.Exec && S.Info.Kind != InstrKind::Scalar)
+      return;
     TraceAccess A;
     A.Site = H.Site;
     A.Dispatch = uint32_t(Dispatch);
@@ -285,9 +288,11 @@ private:
     auto Low = [](uint64_t V) { return V & 0xffffffffu; };
     switch (S.Info.Kind) {
     case InstrKind::Scalar: {
-      // One access of the wave, as lane 0's.
-      uint64_t Address = R.Address[std::countr_zero(H.Exec)];
-      Emit(Space::Scalar, 1, [&](uint64_t) { return Address; });
+      // One access of the wave, as lane 0's: as if EXEC were lane 0.
+      A.Where = Space::Scalar;
+      A.Exec = 1;
+      A.Addresses.assign(1, H.First);
+      emit(A, S, Info);
       break;
     }
     case InstrKind::Flat: {

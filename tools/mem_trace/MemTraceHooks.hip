@@ -7,7 +7,7 @@
 
 #include "MemTraceRecord.h"
 
-LOOM_HOOK void mem_trace(uint32_t Site, uint64_t Exec, uint64_t Address) {
+LOOM_HOOK void mem_trace(uint32_t Site, uint64_t Address) {
   MemTraceHeader H;
   H.Site = Site;
   H.WorkItem = loom::waveWorkItem();
@@ -15,6 +15,12 @@ LOOM_HOOK void mem_trace(uint32_t Site, uint64_t Exec, uint64_t Address) {
   H.Group[1] = loom::workgroupId(1);
   H.Group[2] = loom::workgroupId(2);
   H.Reserved = 0;
-  H.Exec = Exec;
+  H.Exec = loom::activeMask();
+  H.First = uint64_t(uint32_t(__builtin_amdgcn_readfirstlane(
+                uint32_t(Address)))) |
+            uint64_t(uint32_t(__builtin_amdgcn_readfirstlane(
+                uint32_t(Address >> 32))))
+                << 32;
+  H.Reserved2 = 0;
   loom::channelPushWave(H, Address);
 }

@@ -16,6 +16,10 @@ struct MemTraceHeader {
   uint32_t Group[3]; ///< the work-group's id
   uint32_t Reserved;
   uint64_t Exec;     ///< EXEC before the instruction
+  /// The first active lane's address (a scalar access's, which the record
+  /// carries even when EXEC is empty and no lane stores).
+  uint64_t First;
+  uint64_t Reserved2;
 };
 
 struct MemTraceRecord {
@@ -23,7 +27,7 @@ struct MemTraceRecord {
   uint64_t Address[64]; ///< by lane; only EXEC's lanes are written
 };
 
-static_assert(sizeof(MemTraceHeader) == 32, "shared with device code");
-static_assert(sizeof(MemTraceRecord) == 32 + 64 * 8, "shared with device code");
+static_assert(sizeof(MemTraceHeader) == 48, "shared with device code");
+static_assert(sizeof(MemTraceRecord) == 48 + 64 * 8, "shared with device code");
 
 #endif // LOOM_TOOLS_MEMTRACE_MEMTRACERECORD_H

@@ -24,8 +24,17 @@ uint64_t distinctLines(const TraceAccess &A, uint32_t Bytes) {
   return Lines.size();
 }
 
-uint64_t fewestLines(uint64_t Lanes, uint32_t Bytes) {
-  return (Lanes * Bytes + 63) / 64;
+uint64_t fewestLines(const TraceAccess &A, uint32_t Bytes) {
+  // The bytes the lanes touch, each counted once (lanes may share them).
+  std::vector<uint64_t> Starts = A.Addresses;
+  std::sort(Starts.begin(), Starts.end());
+  uint64_t Distinct = 0, End = 0;
+  for (uint64_t S : Starts) {
+    uint64_t E = S + std::max(Bytes, 1u);
+    Distinct += E - std::max(S, std::min(End, E));
+    End = std::max(End, E);
+  }
+  return (Distinct + 63) / 64;
 }
 
 uint64_t ldsConflictCycles(const TraceAccess &A, uint32_t Bytes,
@@ -83,7 +92,7 @@ void TraceSummary::access(const TraceAccess &A, const TraceSite &S) {
   } else if (A.Where != Space::Scalar) {
     T.Lines = distinctLines(A, S.Bytes);
     T.LineAccesses = 1;
-    T.FewestLines = fewestLines(T.Lanes, S.Bytes);
+    T.FewestLines = fewestLines(A, S.Bytes);
   }
   std::string Kind = instrKindName(S.Kind).str();
   if (Kind != spaceName(A.Where))

@@ -26,8 +26,8 @@ namespace loom::trace {
 
 /// 64-byte lines the lanes of \p A touch (a lane's bytes may cross a line).
 uint64_t distinctLines(const TraceAccess &A, uint32_t Bytes);
-/// The fewest 64-byte lines \p Lanes lanes of \p Bytes each could fill.
-uint64_t fewestLines(uint64_t Lanes, uint32_t Bytes);
+/// The fewest 64-byte lines the distinct bytes of \p A could fit in.
+uint64_t fewestLines(const TraceAccess &A, uint32_t Bytes);
 /// LDS conflict cycles of \p A (0: conflict-free), and the worst bank
 /// degree of its phases in \p Degree.
 uint64_t ldsConflictCycles(const TraceAccess &A, uint32_t Bytes,

@@ -203,6 +203,44 @@ LOOM_DEVICE_FN void channelPublish(const RingConstants &K, uint64_t Index) {
                      Index + 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 
+// The scalar unit's memory operations (gfx9), each with its own wait; they
+// run whatever EXEC is, and their operands and results are SGPRs.
+LOOM_DEVICE_FN uint64_t scalarFetchAdd(uint64_t *P, uint64_t V) {
+  __asm__ volatile("s_atomic_add_x2 %0, %1, 0x0 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)"
+                   : "+s"(V)
+                   : "s"(P)
+                   : "memory");
+  return V;
+}
+/// A load that bypasses the scalar cache (the host writes the word).
+LOOM_DEVICE_FN uint64_t scalarLoadFresh(const uint64_t *P) {
+  uint64_t V;
+  __asm__ volatile("s_load_dwordx2 %0, %1, 0x0 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)"
+                   : "=s"(V)
+                   : "s"(P)
+                   : "memory");
+  return V;
+}
+typedef uint32_t Words4 __attribute__((ext_vector_type(4)));
+/// \p V, known to be the same in every lane, as an SGPR value.
+LOOM_DEVICE_FN uint32_t uniform(uint32_t V) {
+  return uint32_t(__builtin_amdgcn_readfirstlane(int(V)));
+}
+LOOM_DEVICE_FN void scalarStore16(void *P, Words4 V) {
+  __asm__ volatile("s_store_dwordx4 %0, %1, 0x0 glc" ::"s"(V), "s"(P)
+                   : "memory");
+}
+LOOM_DEVICE_FN void scalarStore8(void *P, uint64_t V) {
+  __asm__ volatile("s_store_dwordx2 %0, %1, 0x0 glc" ::"s"(V), "s"(P)
+                   : "memory");
+}
+/// Writes the scalar cache's dirty lines back and waits for it.
+LOOM_DEVICE_FN void scalarWriteBack() {
+  __asm__ volatile("s_dcache_wb\n\ts_waitcnt lgkmcnt(0)" ::: "memory");
+}
+
 /// Copies the words of \p In to \p Out, at most \p Limit bytes.
 template <typename T>
 LOOM_DEVICE_FN void channelCopy(uint8_t *Out, const T &In, uint32_t Limit) {
@@ -241,35 +279,53 @@ template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
   return true;
 }
 
-/// Sends one record for the whole wave: \p Header, from its first active
-/// lane, followed by 64 values of type L, where each active lane puts its
-/// \p Lane at its own index (inactive lanes' entries are left as they
-/// were). The channel's RecordBytes must be sizeof(H) + 64 * sizeof(L).
-/// One claim and one record per wave, where channelPush makes one per
-/// lane: what a tool sending per-lane values of every wave-instruction
-/// (addresses, say) wants. False if dropped or no channel.
+/// Sends one record for the whole wave: \p Header, followed by 64 values
+/// of type L, where each active lane puts its \p Lane at its own index
+/// (inactive lanes' entries are left as they were). The channel's
+/// RecordBytes must be sizeof(H) + 64 * sizeof(L). One claim and one record
+/// per wave, where channelPush makes one per lane: what a tool sending
+/// per-lane values of every wave-instruction (addresses, say) wants.
+///
+/// It needs a lossless channel (a lossy one gets nothing: false). \p Header
+/// must be the same in every lane: it is stored by the scalar unit, which
+/// runs whatever EXEC is, so a wave that reaches the call with no active
+/// lane still sends its record (the header; no lane values). False if the
+/// tool opened no channel.
 template <typename H, typename L>
 LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
   static_assert(sizeof(L) % 4 == 0, "channel records are whole words");
+  static_assert(sizeof(H) % 16 == 0,
+                "a wave record's header is stored 16 bytes at a time");
   LoomChannelRing *R = detail::channelRing();
   if (!R)
     return false;
-  uint64_t Exec = activeMask();
-  uint32_t Rank = __builtin_amdgcn_mbcnt_hi(
-      uint32_t(Exec >> 32), __builtin_amdgcn_mbcnt_lo(uint32_t(Exec), 0u));
   detail::RingConstants K = detail::ringConstants(R);
-  uint64_t Index = detail::channelClaim(R, K, 1, Rank);
-  if (Index == ~0ull)
+  if (K.Lossy)
     return false;
-  uint8_t *Slot = detail::channelSlot(R, K, Index);
+  // The scalar unit claims, waits and publishes: no lane election, no
+  // broadcast, nothing to branch around.
+  uint64_t Index = detail::scalarFetchAdd(&R->Claimed, 1);
+  while (Index - detail::scalarLoadFresh(&R->Consumed) >= K.Capacity)
+    __builtin_amdgcn_s_sleep(1);
+  uint8_t *Slot = reinterpret_cast<uint8_t *>(K.Records) +
+                  (Index & (K.Capacity - 1)) * K.RecordBytes;
   detail::channelCopy(Slot + sizeof(H) + laneId() * sizeof(L), Lane,
                       sizeof(L));
-  if (Rank == 0) {
-    detail::channelCopy(Slot, Header, sizeof(H));
-    // The wave's lanes stored theirs with the same instructions, before
-    // this lane's release, which waits for all of the wave's stores.
-    detail::channelPublish(K, Index);
-  }
+  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Header);
+#pragma unroll
+  for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
+    detail::scalarStore16(
+        Slot + 4 * W,
+        detail::Words4{detail::uniform(Words[W]), detail::uniform(Words[W + 1]),
+                       detail::uniform(Words[W + 2]),
+                       detail::uniform(Words[W + 3])});
+  // Every lane's store, then the header, before the record is published.
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
+  detail::scalarWriteBack();
+  detail::scalarStore8(reinterpret_cast<uint64_t *>(K.Sequence) +
+                           (Index & (K.Capacity - 1)),
+                       Index + 1);
+  detail::scalarWriteBack();
   return true;
 }
 
