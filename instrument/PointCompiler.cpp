@@ -493,10 +493,12 @@ private:
       }
       return Error::success();
     case K::MemoryAddress: {
-      if (!P.Instr || !P.Instr->Props.isMemory())
+      const BinaryInstruction *Of =
+          Arg.instruction() ? Arg.instruction() : P.Instr;
+      if (!Of || !Of->Props.isMemory())
         return fail(P.Where + ": " + Arg.str() +
                     " of an instruction that accesses no memory");
-      Expected<AddressParts> Parts = addressParts(*P.Instr, A);
+      Expected<AddressParts> Parts = addressParts(*Of, A);
       if (!Parts)
         return fail(P.Where + ": " + toString(Parts.takeError()));
       for (unsigned I = 0; I < Parts->Vaddr.Count; ++I)
@@ -585,7 +587,8 @@ private:
     case K::DispatchId:
       return headerField(B, offsetof(LoomLaunchHeader, DispatchId), B.getInt64Ty());
     case K::MemoryAddress: {
-      AddressParts Parts = cantFail(addressParts(*P.Instr, A));
+      AddressParts Parts = cantFail(addressParts(
+          Arg.instruction() ? *Arg.instruction() : *P.Instr, A));
       Type *I64 = B.getInt64Ty();
       // The operands' registers, then the offset's immediate, as collect
       // asked for them.

@@ -173,37 +173,55 @@ public:
     const loom::isa::McContext &MC = K.context().mc();
     std::map<std::string, unsigned> Untraced;
     for (BinaryFunction *F : K.functions())
-      for (const BinaryBasicBlock &B : F->blocks())
-        for (const BinaryInstruction &I : B.Instructions) {
-          if (!I.Props.isMemory())
-            continue;
-          std::string Op = operationName(MC, I.Inst.getOpcode());
-          StringRef Why = untraceable(I.Props, Op);
-          if (!Why.empty()) {
-            if (I.Props.AccessBytes)
-              ++Untraced[Op + " (" + Why.str() + ")"];
-            continue;
+      for (const BinaryBasicBlock &B : F->blocks()) {
+        // Traced instructions waiting for their point: one point, before
+        // the last of them, reports them all, as long as nothing between
+        // one and that point writes what it read (its address registers,
+        // EXEC) and no call runs other points in between (the wave's
+        // records would come out of order).
+        std::vector<const BinaryInstruction *> Group;
+        RegisterSet GroupReads;
+        auto Flush = [&]() -> Error {
+          if (Group.empty())
+            return Error::success();
+          std::vector<HookArg> Args{HookArg::constant(Sites.size())};
+          for (const BinaryInstruction *I : Group) {
+            Args.push_back(HookArg::memoryAddressOf(*I));
+            addSite(*F, *I, Kernel, Delta, MC);
           }
-          Site S;
-          S.Info.Id = Sites.size();
-          S.Info.Pc = I.address() + Delta;
-          S.Info.Offset = I.address() - F->address();
-          S.Info.Kind = instrKind(I.Props.Memory);
-          S.Info.Write = I.Props.Direction != MemoryDirection::Load;
-          S.Info.Atomic = I.Props.Direction == MemoryDirection::Atomic;
-          S.Info.Bytes = I.Props.AccessBytes;
-          S.Info.Kernel = Kernel.str();
-          S.Info.Function = F->name().str();
-          S.Info.Opcode = Op;
-          if (I.Props.AccessesPerLane == 2)
-            S.Second = ds2Delta(I, Op);
-          if (Error E = K.plan().before(
-                  *F, I, "mem_trace",
-                  {HookArg::constant(S.Info.Id), HookArg::memoryAddress()}))
-            return E;
-          Writer->site(S.Info);
-          Sites.push_back(std::move(S));
+          Error E = K.plan().before(
+              *F, *Group.back(), "mem_trace_" + std::to_string(Group.size()),
+              std::move(Args));
+          Group.clear();
+          GroupReads = RegisterSet();
+          return E;
+        };
+        for (const BinaryInstruction &I : B.Instructions) {
+          if (I.Props.isMemory()) {
+            std::string Op = operationName(MC, I.Inst.getOpcode());
+            StringRef Why = untraceable(I.Props, Op);
+            if (!Why.empty()) {
+              if (I.Props.AccessBytes)
+                ++Untraced[Op + " (" + Why.str() + ")"];
+            } else {
+              if (Group.size() == MaxGroup)
+                if (Error E = Flush())
+                  return E;
+              Group.push_back(&I);
+              GroupReads |= I.Props.Reads;
+            }
+          }
+          // What I does closes the group if later members could not
+          // report the waiting ones' addresses.
+          if (!Group.empty() &&
+              (I.Props.Writes.intersects(GroupReads) || I.Props.writesExec() ||
+               I.Props.isCall()))
+            if (Error E = Flush())
+              return E;
         }
+        if (Error E = Flush())
+          return E;
+      }
     for (const auto &[What, N] : Untraced)
       errs() << "mem_trace: " << Kernel << ": " << N << " instructions "
              << What << " not traced\n";
@@ -240,6 +258,29 @@ public:
   }
 
 private:
+  /// Up to mem_trace_4 (MemTraceHooks.hip).
+  static constexpr size_t MaxGroup = 4;
+
+  void addSite(const BinaryFunction &F, const BinaryInstruction &I,
+               StringRef Kernel, uint64_t Delta,
+               const loom::isa::McContext &MC) {
+    Site S;
+    S.Info.Id = Sites.size();
+    S.Info.Pc = I.address() + Delta;
+    S.Info.Offset = I.address() - F.address();
+    S.Info.Kind = instrKind(I.Props.Memory);
+    S.Info.Write = I.Props.Direction != MemoryDirection::Load;
+    S.Info.Atomic = I.Props.Direction == MemoryDirection::Atomic;
+    S.Info.Bytes = I.Props.AccessBytes;
+    S.Info.Kernel = Kernel.str();
+    S.Info.Function = F.name().str();
+    S.Info.Opcode = operationName(MC, I.Inst.getOpcode());
+    if (I.Props.AccessesPerLane == 2)
+      S.Second = ds2Delta(I, S.Info.Opcode);
+    Writer->site(S.Info);
+    Sites.push_back(std::move(S));
+  }
+
   /// The second access of a ds_read2/ds_write2 (offset1) from the first
   /// (offset0, the hook's address): both scaled by the element size, and
   /// by 64 for the ST64 forms.
