@@ -98,6 +98,32 @@ TEST(MemTrace, ToolProgramIsTheTruth) {
   expectTraceIsTheTruth(LOOM_TOOL_PROGRAM);
 }
 
+// Flat accesses resolved to LDS and global memory by the apertures, and
+// the summary's figures worked out by hand: the four accesses of a lane's
+// Tile[T * 32] (ds_write, ds_read, and bump's flat load and store) put a
+// half-wave's 32 lanes on one bank, 31 cycles beyond one per half: 62 for
+// a wave, 31 for a group's second (half) wave, 3 groups, so 279 per
+// instruction; bump's global load and store touch a 64-byte line per lane
+// (576 lines) where their bytes fit in 36.
+TEST(MemTrace, FlatLdsAndTheSummaryOnMemTraceProgram) {
+  expectTraceIsTheTruth(LOOM_MEM_TRACE_PROGRAM);
+  Traced T = memTrace(LOOM_MEM_TRACE_PROGRAM);
+  CommandResult S =
+      runCommand({LOOM_BIN, "trace", "show", T.File, "--summary"});
+  sys::fs::remove(T.File);
+  EXPECT_EQ(S.ExitCode, 0) << S.Err;
+  for (const char *Line :
+       {"flat->lds                  12            576             2304    "
+        "      -          558",
+        "coalescing: 576 distinct 64-byte lines in 12 vector wave-accesses, "
+        "48.00 a wave-access; their bytes fit in 36 (6.2% efficient)",
+        "LDS bank conflicts: 1116 extra cycles in 24 wave-accesses, worst "
+        "32-way",
+        "_Z5mixedPi+0x90 DS_WRITE_B32: 6 wave-accesses, 279 extra cycles, "
+        "worst 32-way"})
+    EXPECT_NE(S.Out.find(Line), std::string::npos) << Line << "\n" << S.Out;
+}
+
 TEST(MemTrace, KernelAndDispatchOptions) {
   Traced T = memTrace(LOOM_TOOL_PROGRAM, {"--tool-arg", "dispatch=1-2",
                                           "--tool-arg", "kernel=scale"});
