@@ -52,6 +52,18 @@ template <typename T> void put(raw_ostream &OS, T V) {
   support::endian::write<T, llvm::endianness::little>(Buf, V);
   OS.write(Buf, sizeof(T));
 }
+/// LEB128: 7 bits a byte, low first, the top bit set on all but the last.
+void putVarint(raw_ostream &OS, uint64_t V) {
+  do {
+    uint8_t B = V & 0x7f;
+    V >>= 7;
+    OS << char(B | (V ? 0x80 : 0));
+  } while (V);
+}
+/// Signed differences as unsigned, small either way (zigzag).
+uint64_t zigzag(int64_t V) { return (uint64_t(V) << 1) ^ uint64_t(V >> 63); }
+int64_t unzigzag(uint64_t V) { return int64_t(V >> 1) ^ -int64_t(V & 1); }
+
 void putString(raw_ostream &OS, StringRef S) {
   S = S.take_front(UINT16_MAX);
   put<uint16_t>(OS, S.size());
@@ -101,8 +113,13 @@ void TraceWriter::access(const TraceAccess &A) {
   put<uint32_t>(*OS, A.Dispatch);
   put<uint32_t>(*OS, A.Wave);
   put<uint64_t>(*OS, A.Exec);
-  for (uint64_t Addr : A.Addresses)
-    put<uint64_t>(*OS, Addr);
+  // The first lane's address, then each lane's difference from the lane
+  // before it: a byte or two for the usual strides.
+  for (size_t I = 0; I < A.Addresses.size(); ++I)
+    if (I == 0)
+      put<uint64_t>(*OS, A.Addresses[0]);
+    else
+      putVarint(*OS, zigzag(int64_t(A.Addresses[I] - A.Addresses[I - 1])));
   ++Accesses;
 }
 
@@ -148,6 +165,20 @@ public:
                                                            Pos);
     Pos += sizeof(T);
     return Error::success();
+  }
+  Error getVarint(uint64_t &V, StringRef What) {
+    V = 0;
+    for (unsigned Shift = 0;; Shift += 7) {
+      if (Pos == Bytes.size())
+        return fail(Pos, "truncated in " + What);
+      uint8_t B = Bytes[Pos];
+      if (Shift == 63 && B > 1)
+        return fail(Pos, "a number of more than 64 bits in " + What);
+      V |= uint64_t(B & 0x7f) << Shift;
+      ++Pos;
+      if (!(B & 0x80))
+        return Error::success();
+    }
   }
   Error getString(std::string &S, StringRef What) {
     uint16_t N;
@@ -276,9 +307,17 @@ Error readTrace(StringRef Name, StringRef Bytes, TraceVisitor &V) {
       if (!A.Exec)
         return C.fail(At, "access with no lane (EXEC 0)");
       A.Addresses.resize(std::popcount(A.Exec));
-      for (uint64_t &Addr : A.Addresses)
-        if (Error E = C.get(Addr, "an access's addresses"))
+      for (size_t I = 0; I < A.Addresses.size(); ++I) {
+        uint64_t V;
+        if (I == 0) {
+          if (Error E = C.get(A.Addresses[0], "an access's addresses"))
+            return E;
+          continue;
+        }
+        if (Error E = C.getVarint(V, "an access's addresses"))
           return E;
+        A.Addresses[I] = A.Addresses[I - 1] + uint64_t(unzigzag(V));
+      }
       ++Accesses;
       V.access(A, S->second);
       break;

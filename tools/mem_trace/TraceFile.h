@@ -10,7 +10,9 @@
 //             str function, str opcode
 //   'D'       u64 dispatch index, u32 grid[3], u16 work-group[3], str kernel
 //   'A'       u8 space, u32 site, u32 dispatch, u32 wave, u64 exec, then
-//             popcount(exec) u64 addresses, in lane order
+//             the addresses of exec's lanes, in lane order: the first as a
+//             u64, each other as its difference from the one before
+//             (var: zigzag, LEB128), a byte or two for the usual strides
 //   'E' end   u64 accesses in the file
 //
 // (str: u16 length, then the bytes.) A site is one memory instruction of
