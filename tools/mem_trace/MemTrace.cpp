@@ -1,8 +1,8 @@
 //===- tools/mem_trace - Every memory access of every wave ----------------===//
 //
-// Before every memory instruction, a hook sends one record per wave
-// through the lossless channel: EXEC and each active lane's address
-// (MemTraceRecord.h). The host turns records into accesses as
+// Before memory instructions, a hook sends one record per wave through
+// the lossless channel: EXEC and each active lane's address, for up to
+// four instructions whose addresses the point still has (MemTraceRecord.h). The host turns records into accesses as
 // `loom exec --memory-trace` records them — flat accesses resolved to
 // their segment by the apertures of the dispatch's queue, a ds_read2 or
 // ds_write2 as its two accesses, a scalar access as one address — and
@@ -118,7 +118,7 @@ public:
     if (!O)
       return O.takeError();
     Options = std::move(*O);
-    uint32_t Capacity = 4096;
+    uint32_t Capacity = 1024; // records of 2,112 bytes
     if (auto C = Ctx.option("capacity"))
       if (!to_integer(*C, Capacity))
         return createStringError(inconvertibleErrorCode(),
@@ -185,13 +185,18 @@ public:
           if (Group.empty())
             return Error::success();
           std::vector<HookArg> Args{HookArg::constant(Sites.size())};
-          for (const BinaryInstruction *I : Group) {
-            Args.push_back(HookArg::memoryAddressOf(*I));
-            addSite(*F, *I, Kernel, Delta, MC);
+          unsigned Scalar = 0; // members whose one address is the header's
+          for (size_t M = 0; M < Group.size(); ++M) {
+            Args.push_back(HookArg::memoryAddressOf(*Group[M]));
+            Scalar |= unsigned(Group[M]->Props.Memory == MemoryKind::Scalar)
+                      << M;
+            addSite(*F, *Group[M], Kernel, Delta, MC);
           }
-          Error E = K.plan().before(
-              *F, *Group.back(), "mem_trace_" + std::to_string(Group.size()),
-              std::move(Args));
+          Error E = K.plan().before(*F, *Group.back(),
+                                    "mem_trace_" +
+                                        std::to_string(Group.size()) + "_" +
+                                        std::to_string(Scalar),
+                                    std::move(Args));
           Group.clear();
           GroupReads = RegisterSet();
           return E;
@@ -258,8 +263,7 @@ public:
   }
 
 private:
-  /// Up to mem_trace_4 (MemTraceHooks.hip).
-  static constexpr size_t MaxGroup = 4;
+  static constexpr size_t MaxGroup = MEM_TRACE_GROUP;
 
   void addSite(const BinaryFunction &F, const BinaryInstruction &I,
                StringRef Kernel, uint64_t Delta,
@@ -303,17 +307,29 @@ private:
 
   void record(uint64_t Dispatch, DispatchInfo &Info, const MemTraceRecord &R) {
     const MemTraceHeader &H = R.Header;
-    if (H.Site >= Sites.size())
-      return;
-    const Site &S = Sites[H.Site];
-    // A wave that ran the instruction with EXEC empty accessed nothing,
-    // unless the access is scalar (the virtual GPU records it as lane 0's).
-    if (!H.Exec && S.Info.Kind != InstrKind::Scalar)
+    if (H.Count > MEM_TRACE_GROUP || H.Site + uint64_t(H.Count) > Sites.size())
       return;
     TraceAccess A;
-    A.Site = H.Site;
     A.Dispatch = uint32_t(Dispatch);
     A.Wave = Info.wave(H);
+    for (uint32_t M = 0; M < H.Count; ++M) {
+      A.Site = H.Site + M;
+      access(A, Sites[A.Site], Info, H.Exec, R.Address[M], H.First[M]);
+    }
+  }
+
+  /// The accesses of one instruction of a record: lanes \p Exec, their
+  /// addresses \p Lanes (by lane), or \p First for a scalar one.
+  void access(TraceAccess &A, const Site &S, DispatchInfo &Info,
+              uint64_t Exec, const uint64_t *Lanes, uint64_t First) {
+    if (S.Info.Kind == InstrKind::Scalar) {
+      // One access of the wave, as lane 0's, even with EXEC empty.
+      A.Where = Space::Scalar;
+      A.Exec = 1;
+      A.Addresses.assign(1, First);
+      emit(A, S, Info);
+      return;
+    }
     // Lanes of Mask, with their addresses as Map gives them.
     auto Emit = [&](Space Where, uint64_t Mask, auto Map) {
       if (!Mask)
@@ -322,42 +338,34 @@ private:
       A.Exec = Mask;
       A.Addresses.clear();
       for (uint64_t M = Mask; M; M &= M - 1)
-        A.Addresses.push_back(Map(R.Address[std::countr_zero(M)]));
+        A.Addresses.push_back(Map(Lanes[std::countr_zero(M)]));
       emit(A, S, Info);
     };
     auto Same = [](uint64_t V) { return V; };
     auto Low = [](uint64_t V) { return V & 0xffffffffu; };
     switch (S.Info.Kind) {
-    case InstrKind::Scalar: {
-      // One access of the wave, as lane 0's: as if EXEC were lane 0.
-      A.Where = Space::Scalar;
-      A.Exec = 1;
-      A.Addresses.assign(1, H.First);
-      emit(A, S, Info);
-      break;
-    }
     case InstrKind::Flat: {
       uint64_t Lds = 0, Private = 0;
-      for (uint64_t M = H.Exec; M; M &= M - 1) {
+      for (uint64_t M = Exec; M; M &= M - 1) {
         unsigned L = std::countr_zero(M);
-        uint32_t Hi = uint32_t(R.Address[L] >> 32);
+        uint32_t Hi = uint32_t(Lanes[L] >> 32);
         Lds |= uint64_t(Hi == Info.SharedHi) << L;
         Private |= uint64_t(Hi == Info.PrivateHi) << L;
       }
       // In the order the virtual GPU records them.
-      Emit(Space::Global, H.Exec & ~(Lds | Private), Same);
+      Emit(Space::Global, Exec & ~(Lds | Private), Same);
       Emit(Space::Lds, Lds, Low);
       Emit(Space::Scratch, Private, Low);
       break;
     }
     case InstrKind::Lds:
-      Emit(Space::Lds, H.Exec, Low);
+      Emit(Space::Lds, Exec, Low);
       if (S.Second)
-        Emit(Space::Lds, H.Exec,
+        Emit(Space::Lds, Exec,
              [&](uint64_t V) { return (V + *S.Second) & 0xffffffffu; });
       break;
     default:
-      Emit(Space::Global, H.Exec, Same);
+      Emit(Space::Global, Exec, Same);
       break;
     }
   }

@@ -279,22 +279,23 @@ template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
   return true;
 }
 
-/// Sends \p N records for the whole wave, in order, with one claim: record
-/// K is \p Headers[K] followed by 64 values of type L, where each active
-/// lane puts its \p Lanes[K] at its own index (inactive lanes' entries are
-/// left as they were). The channel's RecordBytes must be sizeof(H) + 64 *
-/// sizeof(L). Where channelPush makes a record per lane, this makes one per
-/// wave: what a tool sending per-lane values of every wave-instruction
-/// (addresses, say) wants, N of them from one point.
+/// Sends one record for the whole wave: \p Header, then \p N arrays of
+/// 64 values of type L, where each active lane puts its \p Lanes[K] at its
+/// own index of array K (inactive lanes' entries are left as they were).
+/// Arrays whose bit is set in \p Skip are not stored (the header says what
+/// they would). The channel's RecordBytes must be at least sizeof(H) + N *
+/// 64 * sizeof(L). Where channelPush makes a record per lane, this makes
+/// one per wave: what a tool sending per-lane values of wave-level events
+/// (the addresses of a few memory instructions, say) wants.
 ///
-/// It needs a lossless channel (a lossy one gets nothing: false). The
-/// headers must be the same in every lane: they are stored by the scalar
-/// unit, which runs whatever EXEC is, so a wave that reaches the call with
-/// no active lane still sends its records (the headers; no lane values).
-/// False if the tool opened no channel.
-template <unsigned N, typename H, typename L>
-LOOM_DEVICE_FN bool channelPushWaves(const H (&Headers)[N],
-                                     const L (&Lanes)[N]) {
+/// It needs a lossless channel (on a lossy one the wave waits for room as
+/// on a lossless one; nothing is dropped). \p Header must be the same in
+/// every lane: it is stored by the scalar unit, which runs whatever EXEC
+/// is, so a wave that reaches the call with no active lane still sends its
+/// record (the header; no lane values). False if the tool opened no
+/// channel.
+template <unsigned Skip = 0, typename H, typename L, unsigned N>
+LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L (&Lanes)[N]) {
   static_assert(sizeof(L) % 4 == 0, "channel records are whole words");
   static_assert(sizeof(H) % 16 == 0,
                 "a wave record's header is stored 16 bytes at a time");
@@ -302,49 +303,41 @@ LOOM_DEVICE_FN bool channelPushWaves(const H (&Headers)[N],
   if (!R)
     return false;
   detail::RingConstants K = detail::ringConstants(R);
-  if (K.Lossy)
-    return false;
   // The scalar unit claims, waits and publishes: no lane election, no
   // broadcast, nothing to branch around.
-  uint64_t First = detail::scalarFetchAdd(&R->Claimed, N);
-  while (First + N - 1 - detail::scalarLoadFresh(&R->Consumed) >= K.Capacity)
+  uint64_t Index = detail::scalarFetchAdd(&R->Claimed, 1);
+  while (Index - detail::scalarLoadFresh(&R->Consumed) >= K.Capacity)
     __builtin_amdgcn_s_sleep(1);
-  uint32_t Lane = laneId();
+  uint8_t *Slot = reinterpret_cast<uint8_t *>(K.Records) +
+                  (Index & (K.Capacity - 1)) * K.RecordBytes;
+  uint8_t *Mine = Slot + sizeof(H) + laneId() * sizeof(L);
 #pragma unroll
-  for (unsigned Rec = 0; Rec < N; ++Rec) {
-    uint8_t *Slot = reinterpret_cast<uint8_t *>(K.Records) +
-                    ((First + Rec) & (K.Capacity - 1)) * K.RecordBytes;
-    detail::channelCopy(Slot + sizeof(H) + Lane * sizeof(L), Lanes[Rec],
-                        sizeof(L));
-    const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Headers[Rec]);
+  for (unsigned A = 0; A < N; ++A)
+    if (!((Skip >> A) & 1))
+      detail::channelCopy(Mine + A * 64 * sizeof(L), Lanes[A], sizeof(L));
+  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Header);
 #pragma unroll
-    for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
-      detail::scalarStore16(
-          Slot + 4 * W,
-          detail::Words4{detail::uniform(Words[W]),
-                         detail::uniform(Words[W + 1]),
-                         detail::uniform(Words[W + 2]),
-                         detail::uniform(Words[W + 3])});
-  }
-  // Every lane's stores, then the headers, before the records are
-  // published.
+  for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
+    detail::scalarStore16(
+        Slot + 4 * W,
+        detail::Words4{detail::uniform(Words[W]), detail::uniform(Words[W + 1]),
+                       detail::uniform(Words[W + 2]),
+                       detail::uniform(Words[W + 3])});
+  // Every lane's stores, then the header, before the record is published.
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
   detail::scalarWriteBack();
-#pragma unroll
-  for (unsigned Rec = 0; Rec < N; ++Rec)
-    detail::scalarStore8(reinterpret_cast<uint64_t *>(K.Sequence) +
-                             ((First + Rec) & (K.Capacity - 1)),
-                         First + Rec + 1);
+  detail::scalarStore8(reinterpret_cast<uint64_t *>(K.Sequence) +
+                           (Index & (K.Capacity - 1)),
+                       Index + 1);
   detail::scalarWriteBack();
   return true;
 }
 
-/// channelPushWaves of one record.
+/// channelPushWave of one array.
 template <typename H, typename L>
 LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
-  const H Headers[1] = {Header};
-  const L Values[1] = {Lane};
-  return channelPushWaves(Headers, Values);
+  const L Lanes[1] = {Lane};
+  return channelPushWave(Header, Lanes);
 }
 
 #undef LOOM_DEVICE_FN
