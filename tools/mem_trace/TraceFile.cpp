@@ -156,6 +156,14 @@ public:
                              Why.str().c_str());
   }
 
+  /// Reads each of \p Fields in turn.
+  template <typename... T> Error getAll(StringRef What, T &...Fields) {
+    Error E = Error::success();
+    // Stops at the first failure: E is then set and the rest are skipped.
+    ((E ? void() : void(E = get(Fields, What))), ...);
+    return E;
+  }
+
   template <typename T> Error get(T &V, StringRef What) {
     if (Bytes.size() - Pos < sizeof(T))
       return fail(Pos, "truncated in " + What + " (" + Twine(sizeof(T)) +
@@ -226,17 +234,8 @@ Error readTrace(StringRef Name, StringRef Bytes, TraceVisitor &V) {
     case SiteTag: {
       TraceSite S;
       uint8_t Kind, Flags;
-      if (Error E = C.get(S.Id, "a site"))
-        return E;
-      if (Error E = C.get(S.Pc, "a site"))
-        return E;
-      if (Error E = C.get(S.Offset, "a site"))
-        return E;
-      if (Error E = C.get(Kind, "a site"))
-        return E;
-      if (Error E = C.get(Flags, "a site"))
-        return E;
-      if (Error E = C.get(S.Bytes, "a site"))
+      if (Error E =
+              C.getAll("a site", S.Id, S.Pc, S.Offset, Kind, Flags, S.Bytes))
         return E;
       if (Kind >= NumInstrKinds)
         return C.fail(At, "site " + Twine(S.Id) + ": instruction kind " +
@@ -264,14 +263,10 @@ Error readTrace(StringRef Name, StringRef Bytes, TraceVisitor &V) {
     }
     case DispatchTag: {
       TraceDispatch D;
-      if (Error E = C.get(D.Index, "a dispatch"))
+      if (Error E = C.getAll("a dispatch", D.Index, D.Grid[0], D.Grid[1],
+                             D.Grid[2], D.WorkGroup[0], D.WorkGroup[1],
+                             D.WorkGroup[2]))
         return E;
-      for (uint32_t &G : D.Grid)
-        if (Error E = C.get(G, "a dispatch"))
-          return E;
-      for (uint16_t &W : D.WorkGroup)
-        if (Error E = C.get(W, "a dispatch"))
-          return E;
       if (Error E = C.getString(D.Kernel, "a dispatch's kernel"))
         return E;
       for (unsigned I = 0; I < 3; ++I)
@@ -284,15 +279,8 @@ Error readTrace(StringRef Name, StringRef Bytes, TraceVisitor &V) {
     }
     case AccessTag: {
       uint8_t Where;
-      if (Error E = C.get(Where, "an access"))
-        return E;
-      if (Error E = C.get(A.Site, "an access"))
-        return E;
-      if (Error E = C.get(A.Dispatch, "an access"))
-        return E;
-      if (Error E = C.get(A.Wave, "an access"))
-        return E;
-      if (Error E = C.get(A.Exec, "an access"))
+      if (Error E = C.getAll("an access", Where, A.Site, A.Dispatch, A.Wave,
+                             A.Exec))
         return E;
       if (Where >= NumSpaces)
         return C.fail(At, "access: space " + Twine(Where) + " out of range");
