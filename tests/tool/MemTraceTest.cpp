@@ -98,8 +98,9 @@ TEST(MemTrace, ToolProgramIsTheTruth) {
   expectTraceIsTheTruth(LOOM_TOOL_PROGRAM);
 }
 
-// Flat accesses resolved to LDS and global memory by the apertures, and
-// the summary's figures worked out by hand: the four accesses of a lane's
+// Flat accesses resolved to LDS and global memory by the apertures, the
+// stack's buffer accesses, and the summary's figures (of kernel mixed)
+// worked out by hand: the four accesses of a lane's
 // Tile[T * 32] (ds_write, ds_read, and bump's flat load and store) put a
 // half-wave's 32 lanes on one bank, 31 cycles beyond one per half: 62 for
 // a wave, 31 for a group's second (half) wave, 3 groups, so 279 per
@@ -107,7 +108,7 @@ TEST(MemTrace, ToolProgramIsTheTruth) {
 // (576 lines) where their bytes fit in 36.
 TEST(MemTrace, FlatLdsAndTheSummaryOnMemTraceProgram) {
   expectTraceIsTheTruth(LOOM_MEM_TRACE_PROGRAM);
-  Traced T = memTrace(LOOM_MEM_TRACE_PROGRAM);
+  Traced T = memTrace(LOOM_MEM_TRACE_PROGRAM, {"--tool-arg", "kernel=mixed"});
   CommandResult S =
       runCommand({LOOM_BIN, "trace", "show", T.File, "--summary"});
   sys::fs::remove(T.File);

@@ -13,9 +13,9 @@
 //       [--tool-arg kernel=REGEX] [--tool-arg dispatch=N[-M]]
 //       [--tool-arg capacity=RECORDS] -- ./app
 //
-// Not traced (said once per kernel): buffer and scratch instructions,
-// s_buffer loads, and LDS DMA loads, whose addresses hooks cannot be
-// given yet.
+// Not traced (said once per kernel): scratch_* instructions, buffer
+// instructions other than the stack's, s_buffer loads, and LDS DMA loads,
+// whose addresses hooks cannot be given yet.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,13 +53,61 @@ InstrKind instrKind(MemoryKind K) {
   }
 }
 
+/// A buffer access of the stack: through the private segment buffer,
+/// s[0:3] by the calling convention, in the OFFEN or OFFSET form (how
+/// clang's code for gfx90a reaches the stack). The virtual GPU records its
+/// lanes' private offsets as vaddr (OFFEN) + the instruction's offset,
+/// without soffset.
+struct StackBuffer {
+  std::optional<unsigned> Vaddr; ///< the VGPR of OFFEN
+  uint32_t Offset = 0;
+};
+
+std::optional<StackBuffer> stackBuffer(const BinaryInstruction &I,
+                                       const InstrAnalyzer &A,
+                                       StringRef Name) {
+  bool Offen = Name.ends_with("_OFFEN");
+  if ((!Offen && !Name.ends_with("_OFFSET")) || Name.contains("_LDS_"))
+    return std::nullopt;
+  // MUBUF operands: [vdata,] [vaddr,] srsrc, soffset, offset, ...
+  RegisterSet Private;
+  Private.addSgprs(0, 4);
+  const MCInst &Inst = I.Inst;
+  for (unsigned Op = 0; Op + 2 < Inst.getNumOperands(); ++Op) {
+    const MCOperand &O = Inst.getOperand(Op);
+    if (!O.isReg() || A.unitsOf(O.getReg().id()) != Private)
+      continue;
+    const MCOperand &Offset = Inst.getOperand(Op + 2);
+    if (!Offset.isImm())
+      return std::nullopt;
+    StackBuffer B;
+    B.Offset = uint32_t(Offset.getImm());
+    if (Offen) {
+      if (Op == 0 || !Inst.getOperand(Op - 1).isReg())
+        return std::nullopt;
+      A.unitsOf(Inst.getOperand(Op - 1).getReg().id()).forEachUnit([&](unsigned U) {
+        if (!B.Vaddr && U >= RegisterSet::VgprBase &&
+            U < RegisterSet::VgprBase + RegisterSet::NumVgprs)
+          B.Vaddr = U - RegisterSet::VgprBase;
+      });
+      if (!B.Vaddr)
+        return std::nullopt;
+    }
+    return B;
+  }
+  return std::nullopt;
+}
+
 /// Why \p Name's accesses cannot be traced, or "" if they can: hooks get
-/// the address of global, flat, LDS and scalar accesses only.
-StringRef untraceable(const InstrProperties &P, StringRef Name) {
+/// the address of global, flat, LDS and scalar accesses, and mem_trace
+/// works out the stack's buffer accesses (stackBuffer).
+StringRef untraceable(const InstrProperties &P, StringRef Name,
+                      bool IsStackBuffer) {
   if (!P.isMemory() || !P.AccessBytes)
     return "no memory access of a known size";
   switch (P.Memory) {
   case MemoryKind::Buffer:
+    return IsStackBuffer ? "" : "not a stack access (s[0:3], OFFEN or OFFSET)";
   case MemoryKind::Scratch:
     return "its address is not available to hooks";
   case MemoryKind::Scalar:
@@ -85,6 +133,9 @@ struct Site {
   TraceSite Info;
   /// ds_read2/ds_write2: the second access's offset from the first.
   std::optional<int64_t> Second;
+  /// A stack buffer access: the instruction's offset, added to the lanes'
+  /// vaddr (or 0).
+  std::optional<uint32_t> StackOffset;
 };
 
 struct DispatchInfo {
@@ -187,10 +238,21 @@ public:
           std::vector<HookArg> Args{HookArg::constant(Sites.size())};
           unsigned Scalar = 0; // members whose one address is the header's
           for (size_t M = 0; M < Group.size(); ++M) {
-            Args.push_back(HookArg::memoryAddressOf(*Group[M]));
+            const BinaryInstruction &I = *Group[M];
+            std::optional<StackBuffer> Stack;
+            if (I.Props.Memory == MemoryKind::Buffer)
+              Stack = stackBuffer(I, K.context().analyzer(),
+                                  operationName(MC, I.Inst.getOpcode()));
+            // A stack access's address is its vaddr (or 0); the host adds
+            // the offset.
+            Args.push_back(!Stack ? HookArg::memoryAddressOf(I)
+                           : Stack->Vaddr ? HookArg::vgpr(*Stack->Vaddr)
+                                          : HookArg::constant(0));
             Scalar |= unsigned(Group[M]->Props.Memory == MemoryKind::Scalar)
                       << M;
-            addSite(*F, *Group[M], Kernel, Delta, MC);
+            addSite(*F, I, Kernel, Delta, MC);
+            if (Stack)
+              Sites.back().StackOffset = Stack->Offset;
           }
           Error E = K.plan().before(*F, *Group.back(),
                                     "mem_trace_" +
@@ -204,7 +266,10 @@ public:
         for (const BinaryInstruction &I : B.Instructions) {
           if (I.Props.isMemory()) {
             std::string Op = operationName(MC, I.Inst.getOpcode());
-            StringRef Why = untraceable(I.Props, Op);
+            std::optional<StackBuffer> Stack;
+            if (I.Props.Memory == MemoryKind::Buffer)
+              Stack = stackBuffer(I, K.context().analyzer(), Op);
+            StringRef Why = untraceable(I.Props, Op, Stack.has_value());
             if (!Why.empty()) {
               if (I.Props.AccessBytes)
                 ++Untraced[Op + " (" + Why.str() + ")"];
@@ -358,6 +423,10 @@ private:
       Emit(Space::Scratch, Private, Low);
       break;
     }
+    case InstrKind::Buffer:
+      Emit(Space::Scratch, Exec,
+           [&](uint64_t V) { return (V + *S.StackOffset) & 0xffffffffu; });
+      break;
     case InstrKind::Lds:
       Emit(Space::Lds, Exec, Low);
       if (S.Second)

@@ -89,7 +89,9 @@ void TraceSummary::access(const TraceAccess &A, const TraceSite &S) {
     T.ConflictCycles = ldsConflictCycles(A, S.Bytes, &Degree);
     T.ConflictedAccesses = T.ConflictCycles != 0;
     T.WorstDegree = Degree;
-  } else if (A.Where != Space::Scalar) {
+  } else if (A.Where == Space::Global) {
+    // (Scratch addresses are per-lane offsets, which the hardware
+    // interleaves lane by lane: no lines to count.)
     T.Lines = distinctLines(A, S.Bytes);
     T.LineAccesses = 1;
     T.FewestLines = fewestLines(A, S.Bytes);

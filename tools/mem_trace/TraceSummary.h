@@ -1,8 +1,8 @@
 //===- tools/mem_trace/TraceSummary.h - What a memory trace adds up to ----===//
 //
 // `loom trace show --summary`: per kind of access, wave-accesses, lanes and
-// bytes; coalescing of vector global and scratch accesses (distinct 64-byte
-// lines per wave-access, against the fewest the bytes could fit in); LDS
+// bytes; coalescing of vector global accesses (distinct 64-byte lines per
+// wave-access, against the fewest their distinct bytes could fit in); LDS
 // bank conflicts per access, by the model of docs/tools.md:
 //
 //   gfx90a's LDS has 32 banks of 4 bytes (bank = address bits 6:2). A
