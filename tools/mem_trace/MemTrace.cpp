@@ -2,7 +2,8 @@
 //
 // Before memory instructions, a hook sends one record per wave through
 // the lossless channel: EXEC and each active lane's address, for up to
-// four instructions whose addresses the point still has (MemTraceRecord.h). The host turns records into accesses as
+// four instructions whose addresses the point still has (MemTraceRecord.h).
+// The host turns records into accesses as
 // `loom exec --memory-trace` records them — flat accesses resolved to
 // their segment by the apertures of the dispatch's queue, a ds_read2 or
 // ds_write2 as its two accesses, a scalar access as one address — and
@@ -221,77 +222,11 @@ public:
     for (const loom::codeobj::Kernel &KD : CO.kernels())
       if (KD.name() == Kernel)
         Delta = KernelObjects[Kernel.str()] - KD.Descriptor.Address;
-    const loom::isa::McContext &MC = K.context().mc();
     std::map<std::string, unsigned> Untraced;
     for (BinaryFunction *F : K.functions())
-      for (const BinaryBasicBlock &B : F->blocks()) {
-        // Traced instructions waiting for their point: one point, before
-        // the last of them, reports them all, as long as nothing between
-        // one and that point writes what it read (its address registers,
-        // EXEC) and no call runs other points in between (the wave's
-        // records would come out of order).
-        std::vector<const BinaryInstruction *> Group;
-        RegisterSet GroupReads;
-        auto Flush = [&]() -> Error {
-          if (Group.empty())
-            return Error::success();
-          std::vector<HookArg> Args{HookArg::constant(Sites.size())};
-          unsigned Scalar = 0; // members whose one address is the header's
-          for (size_t M = 0; M < Group.size(); ++M) {
-            const BinaryInstruction &I = *Group[M];
-            std::optional<StackBuffer> Stack;
-            if (I.Props.Memory == MemoryKind::Buffer)
-              Stack = stackBuffer(I, K.context().analyzer(),
-                                  operationName(MC, I.Inst.getOpcode()));
-            // A stack access's address is its vaddr (or 0); the host adds
-            // the offset.
-            Args.push_back(!Stack ? HookArg::memoryAddressOf(I)
-                           : Stack->Vaddr ? HookArg::vgpr(*Stack->Vaddr)
-                                          : HookArg::constant(0));
-            Scalar |= unsigned(Group[M]->Props.Memory == MemoryKind::Scalar)
-                      << M;
-            addSite(*F, I, Kernel, Delta, MC);
-            if (Stack)
-              Sites.back().StackOffset = Stack->Offset;
-          }
-          Error E = K.plan().before(*F, *Group.back(),
-                                    "mem_trace_" +
-                                        std::to_string(Group.size()) + "_" +
-                                        std::to_string(Scalar),
-                                    std::move(Args));
-          Group.clear();
-          GroupReads = RegisterSet();
+      for (const BinaryBasicBlock &B : F->blocks())
+        if (Error E = instrumentBlock(K, *F, B, Delta, Untraced))
           return E;
-        };
-        for (const BinaryInstruction &I : B.Instructions) {
-          if (I.Props.isMemory()) {
-            std::string Op = operationName(MC, I.Inst.getOpcode());
-            std::optional<StackBuffer> Stack;
-            if (I.Props.Memory == MemoryKind::Buffer)
-              Stack = stackBuffer(I, K.context().analyzer(), Op);
-            StringRef Why = untraceable(I.Props, Op, Stack.has_value());
-            if (!Why.empty()) {
-              if (I.Props.AccessBytes)
-                ++Untraced[Op + " (" + Why.str() + ")"];
-            } else {
-              if (Group.size() == MaxGroup)
-                if (Error E = Flush())
-                  return E;
-              Group.push_back(&I);
-              GroupReads |= I.Props.Reads;
-            }
-          }
-          // What I does closes the group if later members could not
-          // report the waiting ones' addresses.
-          if (!Group.empty() &&
-              (I.Props.Writes.intersects(GroupReads) || I.Props.writesExec() ||
-               I.Props.isCall()))
-            if (Error E = Flush())
-              return E;
-        }
-        if (Error E = Flush())
-          return E;
-      }
     for (const auto &[What, N] : Untraced)
       errs() << "mem_trace: " << Kernel << ": " << N << " instructions "
              << What << " not traced\n";
@@ -329,6 +264,76 @@ public:
 
 private:
   static constexpr size_t MaxGroup = MEM_TRACE_GROUP;
+
+  /// A traced instruction waiting for its point.
+  struct Member {
+    const BinaryInstruction *I;
+    std::optional<StackBuffer> Stack;
+  };
+
+  /// The points of block \p B: traced instructions wait for a point, and
+  /// one point, before the last of them, reports them all, as long as
+  /// nothing between one and that point writes what it read (its address
+  /// registers, EXEC) and no call runs other points in between (the wave's
+  /// records would come out of order).
+  Error instrumentBlock(KernelInstrumentation &K, const BinaryFunction &F,
+                        const BinaryBasicBlock &B, uint64_t Delta,
+                        std::map<std::string, unsigned> &Untraced) {
+    const loom::isa::McContext &MC = K.context().mc();
+    std::vector<Member> Group;
+    RegisterSet GroupReads;
+    auto Flush = [&]() -> Error {
+      if (Group.empty())
+        return Error::success();
+      std::vector<HookArg> Args{HookArg::constant(Sites.size())};
+      unsigned Scalar = 0; // members whose one address is the header's
+      for (size_t M = 0; M < Group.size(); ++M) {
+        const auto &[I, Stack] = Group[M];
+        // A stack access's address is its vaddr (or 0); the host adds the
+        // offset.
+        Args.push_back(!Stack         ? HookArg::memoryAddressOf(*I)
+                       : Stack->Vaddr ? HookArg::vgpr(*Stack->Vaddr)
+                                      : HookArg::constant(0));
+        Scalar |= unsigned(I->Props.Memory == MemoryKind::Scalar) << M;
+        addSite(F, *I, K.kernel().name(), Delta, MC);
+        if (Stack)
+          Sites.back().StackOffset = Stack->Offset;
+      }
+      std::string Hook = "mem_trace_" + std::to_string(Group.size()) + "_" +
+                         std::to_string(Scalar);
+      Error E = K.plan().before(F, *Group.back().I, Hook, std::move(Args));
+      Group.clear();
+      GroupReads = RegisterSet();
+      return E;
+    };
+    for (const BinaryInstruction &I : B.Instructions) {
+      if (I.Props.isMemory()) {
+        std::string Op = operationName(MC, I.Inst.getOpcode());
+        std::optional<StackBuffer> Stack;
+        if (I.Props.Memory == MemoryKind::Buffer)
+          Stack = stackBuffer(I, K.context().analyzer(), Op);
+        StringRef Why = untraceable(I.Props, Op, Stack.has_value());
+        if (!Why.empty()) {
+          if (I.Props.AccessBytes)
+            ++Untraced[Op + " (" + Why.str() + ")"];
+        } else {
+          if (Group.size() == MaxGroup)
+            if (Error E = Flush())
+              return E;
+          Group.push_back({&I, Stack});
+          GroupReads |= I.Props.Reads;
+        }
+      }
+      // What I does closes the group if later members could not report
+      // the waiting ones' addresses.
+      if (!Group.empty() &&
+          (I.Props.Writes.intersects(GroupReads) || I.Props.writesExec() ||
+           I.Props.isCall()))
+        if (Error E = Flush())
+          return E;
+    }
+    return Flush();
+  }
 
   void addSite(const BinaryFunction &F, const BinaryInstruction &I,
                StringRef Kernel, uint64_t Delta,
