@@ -128,13 +128,14 @@ Expected<AddressParts> addressParts(const BinaryInstruction &I,
 /// The functions Hooks.h declares and each point defines, from the
 /// launch state (__loom_tool_slot is a constant per tool, set in loadHooks).
 enum class HookIntrinsic : uint8_t { LaunchHeader, WorkgroupIdX, WorkgroupIdY,
-                                 WorkgroupIdZ, WaveId };
+                                 WorkgroupIdZ, WaveId, WaveWorkItem };
 constexpr std::pair<const char *, HookIntrinsic> Intrinsics[] = {
     {"__loom_launch_header", HookIntrinsic::LaunchHeader},
     {"__loom_workgroup_id_x", HookIntrinsic::WorkgroupIdX},
     {"__loom_workgroup_id_y", HookIntrinsic::WorkgroupIdY},
     {"__loom_workgroup_id_z", HookIntrinsic::WorkgroupIdZ},
     {"__loom_wave_id", HookIntrinsic::WaveId},
+    {"__loom_wave_work_item", HookIntrinsic::WaveWorkItem},
 };
 
 /// The intrinsics each function of the hook module reaches through calls,
@@ -341,6 +342,9 @@ private:
       State(LaunchState::WorkgroupIdZ);
       State(LaunchState::WaveTid);
       return;
+    case HookIntrinsic::WaveWorkItem:
+      State(LaunchState::WaveTid);
+      return;
     }
   }
 
@@ -372,6 +376,8 @@ private:
       return state(LaunchState::WorkgroupIdZ);
     case HookIntrinsic::WaveId:
       return waveId(B);
+    case HookIntrinsic::WaveWorkItem:
+      return state(LaunchState::WaveTid);
     }
     return nullptr;
   }
@@ -487,10 +493,12 @@ private:
       }
       return Error::success();
     case K::MemoryAddress: {
-      if (!P.Instr || !P.Instr->Props.isMemory())
+      const BinaryInstruction *Of =
+          Arg.instruction() ? Arg.instruction() : P.Instr;
+      if (!Of || !Of->Props.isMemory())
         return fail(P.Where + ": " + Arg.str() +
                     " of an instruction that accesses no memory");
-      Expected<AddressParts> Parts = addressParts(*P.Instr, A);
+      Expected<AddressParts> Parts = addressParts(*Of, A);
       if (!Parts)
         return fail(P.Where + ": " + toString(Parts.takeError()));
       for (unsigned I = 0; I < Parts->Vaddr.Count; ++I)
@@ -579,7 +587,8 @@ private:
     case K::DispatchId:
       return headerField(B, offsetof(LoomLaunchHeader, DispatchId), B.getInt64Ty());
     case K::MemoryAddress: {
-      AddressParts Parts = cantFail(addressParts(*P.Instr, A));
+      AddressParts Parts = cantFail(addressParts(
+          Arg.instruction() ? *Arg.instruction() : *P.Instr, A));
       Type *I64 = B.getInt64Ty();
       // The operands' registers, then the offset's immediate, as collect
       // asked for them.
