@@ -181,6 +181,38 @@ constexpr unsigned MaxSgpr = 102; // s0..s101 on gfx9
 constexpr unsigned MaxVgpr = 256;
 
 std::string sreg(unsigned N) { return "s" + std::to_string(N); }
+/// The assembly name of a scalar register by its operand code
+/// (McContext::scalarCode): an SGPR or a half of VCC.
+std::string scalarName(unsigned Code) {
+  if (Code == isa::McContext::VccLoCode)
+    return "vcc_lo";
+  if (Code == isa::McContext::VccHiCode)
+    return "vcc_hi";
+  return sreg(Code);
+}
+
+/// Whether the s_getpc_b64 at \p Idx of \p B starts the one use of the PC
+/// Loom moves: s_add_u32 lo, lo, lit and s_addc_u32 hi, hi, lit on its
+/// pair, an address the lifter computed.
+bool getPcPair(const isa::McContext &MC, const BinaryBasicBlock &B,
+               unsigned Idx) {
+  if (Idx + 2 >= B.Instructions.size())
+    return false;
+  const BinaryInstruction &Get = B.Instructions[Idx];
+  const BinaryInstruction &Add = B.Instructions[Idx + 1];
+  const BinaryInstruction &Addc = B.Instructions[Idx + 2];
+  if (MC.opcodeBaseName(Get.Inst.getOpcode()) != "S_GETPC_B64" ||
+      MC.opcodeBaseName(Add.Inst.getOpcode()) != "S_ADD_U32" ||
+      MC.opcodeBaseName(Addc.Inst.getOpcode()) != "S_ADDC_U32" ||
+      !Addc.Info.ComputedAddress)
+    return false;
+  SmallVector<unsigned, 4> Pair =
+      MC.scalarCodes(Get.Inst.getOperand(0).getReg().id());
+  std::optional<unsigned> Lo = MC.scalarCode(Add.Inst.getOperand(0).getReg().id());
+  std::optional<unsigned> Hi = MC.scalarCode(Addc.Inst.getOperand(0).getReg().id());
+  return Pair.size() == 2 && Lo == Pair[0] && Hi == Pair[1];
+}
+
 std::string spair(unsigned N) {
   return "s[" + std::to_string(N) + ":" + std::to_string(N + 1) + "]";
 }
@@ -328,8 +360,16 @@ private:
   /// register for SCC), and the targets that need SCC restored on arrival
   /// (a pad before their label).
   std::set<std::pair<const BinaryFunction *, uint64_t>> LongBranches,
-      SccPads;
+      SccPads, LongTargets;
   std::optional<unsigned> LongBranchRegs;
+  /// Where no three SGPRs are free, long branches borrow s0..s2, kept
+  /// meanwhile in lanes 0..2 of this VGPR (no code uses it) and given back
+  /// by a pad at every long branch's target.
+  std::optional<unsigned> LongBranchLanes;
+  bool hasPad(const BinaryFunction &F, uint64_t Target) const {
+    return SccPads.count({&F, Target}) ||
+           (LongBranchLanes && LongTargets.count({&F, Target}));
+  }
   /// Where each short branch's line starts in Text, to map an assembler
   /// error back to it.
   std::map<size_t, std::pair<const BinaryFunction *, uint64_t>> BranchLines;
@@ -366,19 +406,13 @@ Error Emitter::checkRewritable(const BinaryFunction &F) {
       StringRef Name = BC.mc().opcodeBaseName(Inst.Inst.getOpcode());
       if (Name != "S_GETPC_B64")
         continue;
-      // The one use of the PC Loom moves: s_getpc_b64 s[n:n+1] followed by
-      // s_add_u32 sn, sn, lit and s_addc_u32 sn+1, sn+1, lit.
-      bool Ok = I + 2 < B.Instructions.size() &&
-                BC.mc().opcodeBaseName(B.Instructions[I + 1].Inst.getOpcode()) ==
-                    "S_ADD_U32" &&
-                BC.mc().opcodeBaseName(B.Instructions[I + 2].Inst.getOpcode()) ==
-                    "S_ADDC_U32" &&
-                B.Instructions[I + 2].Info.ComputedAddress.has_value();
-      if (!Ok)
+      // What a pair (getPcPair) cannot do, the original PC can, as long as
+      // the instruction names its destination.
+      if (!getPcPair(BC.mc(), B, I) &&
+          BC.mc().scalarCodes(Inst.Inst.getOperand(0).getReg().id()).size() != 2)
         return fail("s_getpc_b64 at +0x" +
                     utohexstr(Inst.address() - F.address(), true) +
-                    " is not an address Loom can move (s_getpc_b64, s_add_u32, "
-                    "s_addc_u32)");
+                    " writes no register pair Loom can name");
     }
   return Error::success();
 }
@@ -1005,11 +1039,15 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
       OS << "\t" << It->second << " " << Skip << "_skip\n";
     }
     unsigned Pair = *LongBranchRegs, SccReg = *LongBranchRegs + 2;
+    if (LongBranchLanes)
+      for (unsigned K = 0; K < 3; ++K)
+        OS << "\tv_writelane_b32 v" << *LongBranchLanes << ", "
+           << sreg(Pair + K) << ", " << K << "\n";
     std::string To = *L;
-    if (SccPads.count({&F, *I.Info.Target})) {
+    if (SccPads.count({&F, *I.Info.Target}))
       OS << "\ts_cselect_b32 " << sreg(SccReg) << ", 1, 0\n";
+    if (hasPad(F, *I.Info.Target))
       To += "_pad";
-    }
     OS << "\ts_getpc_b64 " << spair(Pair) << "\n" << Skip << ":\n";
     OS << "\ts_add_u32 " << sreg(Pair) << ", " << sreg(Pair) << ", (" << To
        << "-" << Skip << ")&4294967295\n";
@@ -1021,28 +1059,44 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
     return Error::success();
   }
 
+  if (Name == "S_GETPC_B64" && !getPcPair(MC, Block, Idx)) {
+    // A PC put to another use: the original's, so that what is computed
+    // from it (data, or code run as it is) is what the original computed.
+    SmallVector<unsigned, 4> Pair =
+        MC.scalarCodes(I.Inst.getOperand(0).getReg().id());
+    uint64_t Pc = I.Info.endAddress() + Options.LoadDelta;
+    OS << "\ts_mov_b32 " << scalarName(Pair[0]) << ", "
+       << format_hex(Pc & 0xffffffff, 10) << "\n";
+    OS << "\ts_mov_b32 " << scalarName(Pair[1]) << ", "
+       << format_hex(Pc >> 32, 10) << "\n";
+    return Error::success();
+  }
   if (Name == "S_GETPC_B64") {
     const BinaryInstruction &Add = Block.Instructions[Idx + 1];
     const BinaryInstruction &Addc = Block.Instructions[Idx + 2];
     uint64_t Target = *Addc.Info.ComputedAddress;
-    std::optional<unsigned> Lo = MC.sgprIndex(Add.Inst.getOperand(0).getReg().id());
-    if (!Lo)
+    std::optional<unsigned> LoCode =
+        MC.scalarCode(Add.Inst.getOperand(0).getReg().id());
+    std::optional<unsigned> HiCode =
+        MC.scalarCode(Addc.Inst.getOperand(0).getReg().id());
+    if (!LoCode || !HiCode)
       return fail("unexpected s_getpc_b64 pair");
+    std::string Lo = scalarName(*LoCode), Hi = scalarName(*HiCode);
     if (auto L = labelFor(F, Target)) {
       std::string Pc = ".Lloom_pc" + std::to_string(PcLabels++);
       emitWords(OS, I);
       OS << Pc << ":\n";
-      OS << "\ts_add_u32 " << sreg(*Lo) << ", " << sreg(*Lo) << ", (" << *L
+      OS << "\ts_add_u32 " << Lo << ", " << Lo << ", (" << *L
          << "-" << Pc << ")&4294967295\n";
-      OS << "\ts_addc_u32 " << sreg(*Lo + 1) << ", " << sreg(*Lo + 1) << ", ("
+      OS << "\ts_addc_u32 " << Hi << ", " << Hi << ", ("
          << *L << "-" << Pc << ")>>32\n";
     } else {
       // Data, or code left as it is: its address in the original.
       uint64_t Abs = Target + Options.LoadDelta;
       emitWords(OS, I);
-      OS << "\ts_mov_b32 " << sreg(*Lo) << ", " << format_hex(Abs & 0xffffffff, 10)
+      OS << "\ts_mov_b32 " << Lo << ", " << format_hex(Abs & 0xffffffff, 10)
          << "\n";
-      OS << "\ts_mov_b32 " << sreg(*Lo + 1) << ", " << format_hex(Abs >> 32, 10)
+      OS << "\ts_mov_b32 " << Hi << ", " << format_hex(Abs >> 32, 10)
          << "\n";
     }
     // SCC is the pair's carry out; if anything reads it, recreate it.
@@ -1056,11 +1110,8 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
     return Error::success();
   }
   // The add and addc of a pair were emitted with their s_getpc_b64.
-  if (Idx >= 1 && MC.opcodeBaseName(Block.Instructions[Idx - 1].Inst.getOpcode()) ==
-                      "S_GETPC_B64")
-    return Error::success();
-  if (Idx >= 2 && MC.opcodeBaseName(Block.Instructions[Idx - 2].Inst.getOpcode()) ==
-                      "S_GETPC_B64")
+  if ((Idx >= 1 && getPcPair(MC, Block, Idx - 1)) ||
+      (Idx >= 2 && getPcPair(MC, Block, Idx - 2)))
     return Error::success();
 
   emitWords(OS, I);
@@ -1087,49 +1138,62 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   };
   for (unsigned B = 0; B < F.blocks().size(); ++B) {
     const BinaryBasicBlock &Block = F.blocks()[B];
-    if (SccPads.count({&F, Block.Address})) {
-      // Long branches arrive at the pad, which gives SCC back; the code
-      // before falls through past it.
+    if (hasPad(F, Block.Address)) {
+      // Long branches arrive at the pad, which gives SCC and the borrowed
+      // registers back; the code before falls through past it.
       std::string L = blockLabel(F, Block.Address);
       OS << "\ts_branch " << L << "\n" << L << "_pad:\n";
-      OS << "\ts_cmp_lg_u32 " << sreg(*LongBranchRegs + 2) << ", 0\n";
+      if (SccPads.count({&F, Block.Address}))
+        OS << "\ts_cmp_lg_u32 " << sreg(*LongBranchRegs + 2) << ", 0\n";
+      if (LongBranchLanes) {
+        OS << "\ts_nop 4\n"; // v_writelane to v_readlane of its VGPR
+        for (unsigned K = 0; K < 3; ++K)
+          OS << "\tv_readlane_b32 " << sreg(*LongBranchRegs + K) << ", v"
+             << *LongBranchLanes << ", " << K << "\n";
+      }
     }
     OS << blockLabel(F, Block.Address) << ":\n";
     if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B)))
       return E;
     // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
-    // VGPR operands by an index: inserted code would not touch the
-    // registers it names.
+    // VGPR operands by M0[7:0], for the operands M0[15:12] selects. A point
+    // there switches indexing off for the inserted code (M0, which the
+    // region's instructions read, is live there and so kept) and back on
+    // after it with the region's operand mask.
     bool Indexing = false;
-    auto NoPointWhileIndexing = [&](std::map<uint64_t, unsigned> &Map,
-                                    uint64_t Addr) -> Error {
-      if (Indexing && Map.count(Addr))
-        return fail("a hook is inside an s_set_gpr_idx_on region, where "
-                    "the hardware offsets VGPR operands (at +0x" +
-                    utohexstr(Addr - F.address(), true) + ")");
+    unsigned IndexMask = 0;
+    auto AtIndexed = [&](std::map<uint64_t, unsigned> &Map, uint64_t Addr,
+                         const RegisterSet &L) -> Error {
+      if (!Indexing || !Map.count(Addr))
+        return At(Map, Addr, L);
+      OS << "\ts_set_gpr_idx_off\n";
+      if (Error E = At(Map, Addr, L))
+        return E;
+      // The next VALU may index one instruction later (a wait state).
+      OS << "\ts_set_gpr_idx_on m0, " << IndexMask << "\n\ts_nop 0\n";
       return Error::success();
     };
     for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
+      const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
-      if (Error E = NoPointWhileIndexing(FP.Before, Addr))
+      if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I)))
         return E;
-      if (Error E = At(FP.Before, Addr, FL->liveBefore(B, I)))
-        return E;
-      if (Error E = At(FP.KernelExit, Addr, FL->liveBefore(B, I)))
+      if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I)))
         return E;
       OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
       AddressMapLabels.push_back(Addr);
       if (Error E = emitInstruction(F, B, I))
         return E;
-      StringRef Name =
-          BC.mc().opcodeBaseName(Block.Instructions[I].Inst.getOpcode());
-      if (Name.starts_with("S_SET_GPR_IDX_ON"))
-        Indexing = true;
-      else if (Name.starts_with("S_SET_GPR_IDX_OFF"))
+      StringRef Name = BC.mc().opcodeBaseName(Inst.getOpcode());
+      if (Name.starts_with("S_SET_GPR_IDX_ON") ||
+          Name.starts_with("S_SET_GPR_IDX_MODE")) {
+        Indexing |= Name.starts_with("S_SET_GPR_IDX_ON");
+        const MCOperand &Mask = Inst.getOperand(Inst.getNumOperands() - 1);
+        IndexMask = Mask.isImm() ? unsigned(Mask.getImm()) & 0xf : 0xf;
+      } else if (Name.starts_with("S_SET_GPR_IDX_OFF")) {
         Indexing = false;
-      if (Error E = NoPointWhileIndexing(FP.After, Addr))
-        return E;
-      if (Error E = At(FP.After, Addr, FL->liveAfter(B, I)))
+      }
+      if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I)))
         return E;
     }
     if (Indexing)
@@ -1393,6 +1457,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
       NewLong = true;
       // SCC given back at the target if it is live there.
       const BinaryInstruction *I = F->instructionAt(Address);
+      LongTargets.insert({F, *I->Info.Target});
       if (std::optional<unsigned> B = F->blockStartingAt(*I->Info.Target))
         if (Live->of(*F)->liveIn(*B).has(SpecialReg::Scc))
           SccPads.insert({F, *I->Info.Target});
@@ -1412,6 +1477,16 @@ Expected<InstrumentedCodeObject> Emitter::run() {
         LongBranchRegs = N;
         Budget.FirstFreeSgpr = N + 3;
         BaseSgpr = std::max<int>(BaseSgpr, N + 2);
+      } else {
+        unsigned V = Budget.FirstFreeVgpr;
+        while (V < MaxVgpr && Clobbered.hasVgpr(V))
+          ++V;
+        if (V < MaxVgpr) {
+          LongBranchRegs = 0;
+          LongBranchLanes = V;
+          Budget.FirstFreeVgpr = V + 1;
+          BaseVgpr = std::max<int>(BaseVgpr, V);
+        }
       }
     }
     if (NewLong && LongBranchRegs)

@@ -123,6 +123,7 @@ struct McContext::Impl {
   std::unique_ptr<MCCodeEmitter> Emitter;
   /// MCRegister id -> SGPR index, -1 for other registers.
   std::vector<int16_t> SgprOfReg;
+  unsigned VccLo = 0, VccHi = 0;
 };
 
 McContext::McContext(std::unique_ptr<Impl> I) : P(std::move(I)) {}
@@ -202,6 +203,10 @@ Expected<std::unique_ptr<McContext>> McContext::create(StringRef Processor,
     unsigned N;
     if (Name.consume_front("SGPR") && !Name.getAsInteger(10, N))
       I->SgprOfReg[R] = static_cast<int16_t>(N);
+    else if (Name == "VCC_LO")
+      I->VccLo = R;
+    else if (Name == "VCC_HI")
+      I->VccHi = R;
   }
 
   return std::unique_ptr<McContext>(new McContext(std::move(I)));
@@ -308,6 +313,26 @@ SmallVector<unsigned, 4> McContext::sgprIndices(unsigned Reg) const {
     return Out;
   for (MCPhysReg Sub : P->MRI->subregs_inclusive(Reg))
     if (std::optional<unsigned> N = sgprIndex(Sub))
+      Out.push_back(*N);
+  llvm::sort(Out);
+  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
+  return Out;
+}
+
+std::optional<unsigned> McContext::scalarCode(unsigned Reg) const {
+  if (Reg && Reg == P->VccLo)
+    return VccLoCode;
+  if (Reg && Reg == P->VccHi)
+    return VccHiCode;
+  return sgprIndex(Reg);
+}
+
+SmallVector<unsigned, 4> McContext::scalarCodes(unsigned Reg) const {
+  SmallVector<unsigned, 4> Out;
+  if (Reg == 0 || Reg >= P->SgprOfReg.size())
+    return Out;
+  for (MCPhysReg Sub : P->MRI->subregs_inclusive(Reg))
+    if (std::optional<unsigned> N = scalarCode(Sub))
       Out.push_back(*N);
   llvm::sort(Out);
   Out.erase(std::unique(Out.begin(), Out.end()), Out.end());

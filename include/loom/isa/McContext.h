@@ -138,6 +138,13 @@ public:
   std::optional<unsigned> sgprIndex(unsigned Reg) const;
   /// Scalar register indices a register covers: s[4:5] -> {4, 5}.
   llvm::SmallVector<unsigned, 4> sgprIndices(unsigned Reg) const;
+  /// Operand code of a 32-bit scalar register an address can be built in:
+  /// N for sN, VccLoCode / VccHiCode for VCC's halves.
+  std::optional<unsigned> scalarCode(unsigned Reg) const;
+  /// Codes of the 32-bit scalar registers \p Reg covers, in order:
+  /// vcc -> {VccLoCode, VccHiCode}.
+  llvm::SmallVector<unsigned, 4> scalarCodes(unsigned Reg) const;
+  static constexpr unsigned VccLoCode = 106, VccHiCode = 107;
 
 private:
   struct Impl;
