@@ -16,6 +16,7 @@
 #include "loom/instrument/DispatchAbi.h"
 #include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Liveness.h"
+#include "loom/instrument/MemoryWaits.h"
 #include "loom/isa/McContext.h"
 #include "loom/jit/Pipeline.h"
 
@@ -302,7 +303,15 @@ private:
   }
   Error emitPreamble(const BinaryFunction &K);
   Error emitFunction(const BinaryFunction &F);
-  Error emitPoint(unsigned Index, const RegisterSet &Live);
+  /// s_waitcnt draining vmcnt and/or lgkmcnt; nothing if neither.
+  void emitWait(bool Vm, bool Lgkm) {
+    if (Vm || Lgkm)
+      OS << "\ts_waitcnt" << (Vm ? " vmcnt(0)" : "")
+         << (Lgkm ? " lgkmcnt(0)" : "") << "\n";
+  }
+  /// \p Pending: memory results that may still arrive there.
+  Error emitPoint(unsigned Index, const RegisterSet &Live,
+                  const PendingMemory &Pending);
   Error emitInstruction(const BinaryFunction &F, unsigned B, unsigned I);
   Error emitKernelDescriptor(const BinaryFunction &K, InstrumentedKernel &Out);
   Expected<std::string> metadataYaml();
@@ -714,7 +723,8 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
   return Error::success();
 }
 
-Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
+Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
+                         const PendingMemory &Pending) {
   const CompiledPoint &P = Compiled[Index];
   const RegisterSet &Clob = P.Clobbers;
   // Registers the arguments are read from.
@@ -774,6 +784,11 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   };
 
   bool SaveVcc = Save.has(SpecialReg::VccLo) || Save.has(SpecialReg::VccHi);
+  // EXEC: if the body writes it, or for copying VGPRs in every lane.
+  RegisterSet SavedVgprs = Save;
+  SavedVgprs &= RegisterSet().addVgprs(0, RegisterSet::NumVgprs);
+  bool SaveExec = Clob.has(SpecialReg::ExecLo) ||
+                  Clob.has(SpecialReg::ExecHi) || !SavedVgprs.empty();
   std::optional<Home> SccHome, M0Home;
   Home ExecHome[2], VccHome[2];
   std::map<unsigned, Home> SgprHome;
@@ -785,9 +800,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
     H = *N;
     return Error::success();
   };
-  for (Home &H : ExecHome)
-    if (Error E = Take(H))
-      return E;
+  if (SaveExec)
+    for (Home &H : ExecHome)
+      if (Error E = Take(H))
+        return E;
   if (Save.has(SpecialReg::Scc))
     if (Error E = Take(SccHome.emplace()))
       return E;
@@ -845,6 +861,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
       OS << "\ts_mov_b32 " << Dst << ", " << To << "\n";
   };
   auto RestoreExec = [&] {
+    if (!SaveExec)
+      return;
     RestoreFrom("exec_lo", ExecHome[0], true);
     RestoreFrom("exec_hi", ExecHome[1], true);
   };
@@ -858,7 +876,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   std::string Label =
       "\"hook " + Hooks + " (" + Specs[Index].Where + ")\"";
   OS << "\t; loom: " << Specs[Index].Where << "\n" << Label << ":\n";
-  OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
+  // A memory result still in flight into a register the inserted code
+  // reads or writes would land in the middle of it: wait for those.
+  RegisterSet Touched = Used | Sources | Save;
+  emitWait(Pending.Vm.intersects(Touched), Pending.Lgkm.intersects(Touched));
   if (Temp)
     SaveTo(sreg(*Temp), SgprHome[*Temp]);
   if (SccHome) {
@@ -869,8 +890,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
       OS << "\ts_cselect_b32 " << sreg(SccHome->Reg) << ", 1, 0\n";
     }
   }
-  SaveTo("exec_lo", ExecHome[0]);
-  SaveTo("exec_hi", ExecHome[1]);
+  if (SaveExec) {
+    SaveTo("exec_lo", ExecHome[0]);
+    SaveTo("exec_hi", ExecHome[1]);
+  }
   if (SaveVcc) {
     SaveTo("vcc_lo", VccHome[0]);
     SaveTo("vcc_hi", VccHome[1]);
@@ -951,7 +974,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   OS << Spliced(P.Body);
   OS << Spliced(P.ReturnLabel) << ":\n";
 
-  OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
+  // The body's own memory operations, before its registers are restored.
+  emitWait(P.LeavesVm, P.LeavesLgkm);
   VaLuWroteSgpr = false;
   if (!VgprSave.empty()) {
     OS << "\ts_mov_b64 exec, -1\n";
@@ -1129,12 +1153,16 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     if (Error E = emitPreamble(F))
       return E;
   if (!FP.KernelEntry.empty())
-    if (Error E = emitPoint(FP.KernelEntry[0], FL->entryLiveIn()))
+    if (Error E = emitPoint(FP.KernelEntry[0], FL->entryLiveIn(),
+                            PendingMemory::unknown()))
       return E;
+  PendingMemoryAnalysis Waits(F);
+  PendingMemory Pending;
   auto At = [&](std::map<uint64_t, unsigned> &Map, uint64_t Addr,
                 const RegisterSet &L) -> Error {
     auto It = Map.find(Addr);
-    return It == Map.end() ? Error::success() : emitPoint(It->second, L);
+    return It == Map.end() ? Error::success()
+                           : emitPoint(It->second, L, Pending);
   };
   for (unsigned B = 0; B < F.blocks().size(); ++B) {
     const BinaryBasicBlock &Block = F.blocks()[B];
@@ -1153,6 +1181,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       }
     }
     OS << blockLabel(F, Block.Address) << ":\n";
+    Pending = Waits.blockIn(B);
     if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B)))
       return E;
     // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
@@ -1193,6 +1222,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       } else if (Name.starts_with("S_SET_GPR_IDX_OFF")) {
         Indexing = false;
       }
+      Pending.step(Block.Instructions[I]);
       if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I)))
         return E;
     }

@@ -76,6 +76,9 @@ struct CompiledPoint {
   static constexpr const char *InstanceMarker = "%%";
   /// Every register unit the body writes, its parameter registers included.
   RegisterSet Clobbers;
+  /// Whether the body may end with memory operations of its own in flight
+  /// (vector memory; LDS or scalar memory).
+  bool LeavesVm = true, LeavesLgkm = true;
 };
 
 /// The first SGPR of `inreg` parameters: s4, after the private segment

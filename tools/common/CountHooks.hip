@@ -14,10 +14,14 @@
 
 LOOM_DEVICE unsigned long long LoomCounts[2 * LOOM_COUNT_SLOTS];
 
-// Slot: the point's counter (checked against LOOM_COUNT_SLOTS on the host);
-// Exec: the wave's EXEC at the point.
-LOOM_HOOK void loom_count(uint32_t Slot, uint64_t Exec) {
-  unsigned long long *Counts = &LoomCounts[2 * Slot];
+// Exec: the wave's EXEC at the point; Offset: the byte offset of the
+// point's slot in LoomCounts (16 bytes a slot, checked against
+// LOOM_COUNT_SLOTS on the host). In this order EXEC arrives in an aligned
+// register pair and the slot's address takes one add: the hook runs at
+// every counted point, so each instruction saved here is saved there.
+LOOM_HOOK void loom_count(uint64_t Exec, uint32_t Offset) {
+  unsigned long long *Counts = reinterpret_cast<unsigned long long *>(
+      reinterpret_cast<char *>(LoomCounts) + Offset);
   unsigned long long One = 1;
   unsigned long long Lanes = __builtin_popcountll(Exec);
   // Waits for its own atomics (lgkmcnt), so the kernel's own waits count

@@ -93,8 +93,8 @@ public:
     Plan.Base = *Base;
     for (size_t S = 0; S < Points.size(); ++S) {
       auto [F, Inst] = Points[S];
-      std::vector<HookArg> Args{HookArg::constant(uint32_t(Plan.Base + S)),
-                                HookArg::exec()};
+      std::vector<HookArg> Args{
+          HookArg::exec(), HookArg::constant(uint32_t((Plan.Base + S) * 16))};
       const BinaryBasicBlock &B = F->blocks()[*F->blockContaining(
           Inst->address())];
       llvm::Error E = Inst->address() == B.Address && M != CountMode::Instruction
