@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"
 #include "llvm/MC/MCInst.h"
+#include "llvm/MC/MCRegisterInfo.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
@@ -303,6 +304,16 @@ private:
   }
   Error emitPreamble(const BinaryFunction &K);
   Error emitFunction(const BinaryFunction &F);
+  /// How far point \p P's body moves up (SGPRs, VGPRs; 0 if it stays):
+  /// above Budget, in steps of 4 (keeping register tuples aligned), if it
+  /// fits below the architectural limits.
+  std::pair<unsigned, unsigned> bodyShift(const CompiledPoint &P) const;
+  /// \p P's body moved so, as machine words; made once per shape and shift.
+  Expected<const std::string &> shiftedBody(const CompiledPoint &P,
+                                            unsigned SgprShift,
+                                            unsigned VgprShift);
+  std::map<std::tuple<const void *, unsigned, unsigned>, std::string>
+      ShiftedBodies;
   /// s_waitcnt draining vmcnt and/or lgkmcnt; nothing if neither.
   void emitWait(bool Vm, bool Lgkm) {
     if (Vm || Lgkm)
@@ -723,10 +734,88 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
   return Error::success();
 }
 
+/// \p S with its SGPRs moved up by \p SgprShift and its VGPRs by
+/// \p VgprShift.
+static RegisterSet shifted(const RegisterSet &S, unsigned SgprShift,
+                           unsigned VgprShift) {
+  if (!SgprShift && !VgprShift)
+    return S;
+  RegisterSet Out;
+  S.forEachUnit([&](unsigned U) {
+    if (U < RegisterSet::VgprBase)
+      Out.addSgprs(U - RegisterSet::SgprBase + SgprShift);
+    else if (U < RegisterSet::AgprBase)
+      Out.addVgprs(U - RegisterSet::VgprBase + VgprShift);
+    else
+      Out.setUnit(U);
+  });
+  return Out;
+}
+
+std::pair<unsigned, unsigned>
+Emitter::bodyShift(const CompiledPoint &P) const {
+  if (!P.Insts)
+    return {0, 0};
+  int MinS = -1, MaxS = -1, MinV = -1, MaxV = -1;
+  P.Clobbers.forEachUnit([&](unsigned U) {
+    auto Note = [](int &Min, int &Max, int N) {
+      Min = Min < 0 ? N : std::min(Min, N);
+      Max = std::max(Max, N);
+    };
+    if (U < RegisterSet::VgprBase)
+      Note(MinS, MaxS, U - RegisterSet::SgprBase);
+    else if (U < RegisterSet::AgprBase)
+      Note(MinV, MaxV, U - RegisterSet::VgprBase);
+  });
+  auto Shift = [](int Min, int Max, unsigned FirstFree, unsigned Limit) {
+    if (Min < 0 || Min >= int(FirstFree))
+      return 0u;
+    unsigned D = alignTo(FirstFree - Min, 4);
+    return Max + D < Limit ? D : 0u;
+  };
+  return {Shift(MinS, MaxS, Budget.FirstFreeSgpr, MaxSgpr),
+          Shift(MinV, MaxV, Budget.FirstFreeVgpr, MaxVgpr)};
+}
+
+Expected<const std::string &> Emitter::shiftedBody(const CompiledPoint &P,
+                                                   unsigned SgprShift,
+                                                   unsigned VgprShift) {
+  auto [It, New] = ShiftedBodies.try_emplace(
+      {P.Insts.get(), SgprShift, VgprShift});
+  if (!New)
+    return It->second;
+  isa::McContext &MC = BC.mc();
+  raw_string_ostream OS(It->second);
+  for (MCInst I : *P.Insts) {
+    for (MCOperand &Op : I)
+      if (Op.isReg()) {
+        std::optional<unsigned> R =
+            MC.renumbered(Op.getReg().id(), SgprShift, VgprShift);
+        if (!R)
+          return fail("cannot move register " +
+                      Twine(MC.registerInfo().getName(Op.getReg())) +
+                      " of a hook body");
+        Op.setReg(*R);
+      }
+    SmallVector<char, 16> Bytes;
+    if (Error E = MC.encode(I, Bytes))
+      return std::move(E);
+    OS << "\t.long ";
+    for (size_t W = 0; W + 4 <= Bytes.size(); W += 4)
+      OS << (W ? ", " : "")
+         << format_hex(support::endian::read32le(Bytes.data() + W), 10);
+    OS << "\t; " << MC.print(I, 0) << "\n";
+  }
+  return It->second;
+}
+
 Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
                          const PendingMemory &Pending) {
   const CompiledPoint &P = Compiled[Index];
-  const RegisterSet &Clob = P.Clobbers;
+  // A body in machine words moves up above every register the original
+  // code uses, so that it clobbers nothing live and saves nothing.
+  auto [SgprShift, VgprShift] = bodyShift(P);
+  RegisterSet Clob = shifted(P.Clobbers, SgprShift, VgprShift);
   // Registers the arguments are read from.
   RegisterSet Sources;
   for (const RawInput &R : P.SgprInputs) {
@@ -915,7 +1004,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // where they are.
   for (unsigned I = 0; I < P.SgprInputs.size(); ++I) {
     const RawInput &R = P.SgprInputs[I];
-    std::string Dst = sreg(P.FirstSgpr + I);
+    std::string Dst = sreg(P.FirstSgpr + SgprShift + I);
     switch (R.K) {
     case RawInput::Kind::Sgpr:
       if (auto It = SgprHome.find(R.N); It != SgprHome.end())
@@ -952,9 +1041,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   for (unsigned I = 0; I < P.VgprInputs.size(); ++I) {
     const RawInput &R = P.VgprInputs[I];
     if (R.K == RawInput::Kind::Agpr)
-      OS << "\tv_accvgpr_read_b32 " << vreg(I) << ", a" << R.N << "\n";
+      OS << "\tv_accvgpr_read_b32 " << vreg(I + VgprShift) << ", a" << R.N
+         << "\n";
     else
-      OS << "\tv_mov_b32_e32 " << vreg(I) << ", "
+      OS << "\tv_mov_b32_e32 " << vreg(I + VgprShift) << ", "
          << vreg(VgprSave.count(R.N) ? VgprSave[R.N] : R.N) << "\n";
   }
   // An SGPR a VALU wrote needs 5 wait states before a VMEM reads it.
@@ -971,7 +1061,15 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
       S.replace(At, Marker.size(), Instance);
     return S;
   };
-  OS << Spliced(P.Body);
+  if (SgprShift || VgprShift) {
+    Expected<const std::string &> Body =
+        shiftedBody(P, SgprShift, VgprShift);
+    if (!Body)
+      return Body.takeError();
+    OS << *Body;
+  } else {
+    OS << Spliced(P.Body);
+  }
   OS << Spliced(P.ReturnLabel) << ":\n";
 
   // The body's own memory operations, before its registers are restored.

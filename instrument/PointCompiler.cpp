@@ -878,9 +878,9 @@ Expected<std::vector<char>> compileGlobals(StringRef Bitcode, StringRef Name,
 /// faster than instructions: position-independent as long as its one
 /// return is its last instruction (dropped: the code after the point
 /// follows) and it reads no PC. None otherwise.
-static std::optional<std::string> bodyWords(const BinaryFunction &F,
-                                            StringRef ReturnLabel,
-                                            bool DropEntryWait) {
+static std::optional<std::string>
+bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
+          std::vector<MCInst> &Code) {
   std::vector<const BinaryInstruction *> Insts;
   for (const BinaryBasicBlock &B : F.blocks())
     for (const BinaryInstruction &I : B.Instructions)
@@ -899,6 +899,7 @@ static std::optional<std::string> bodyWords(const BinaryFunction &F,
     Next = I.Info.endAddress();
     if (K == 0 && DropEntryWait)
       continue;
+    Code.push_back(I.Inst);
     OS << "\t.long ";
     for (size_t W = 0; W + 4 <= I.Info.Bytes.size(); W += 4)
       OS << (W ? ", " : "")
@@ -981,9 +982,12 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
                          F.blocks()[0].Predecessors.empty() &&
                          StringRef(F.blocks()[0].Instructions[0].Info.Text)
                              .starts_with(EntryWait);
+    std::vector<MCInst> Insts;
     if (std::optional<std::string> Words =
-            bodyWords(F, ReturnLabel, DropEntryWait)) {
+            bodyWords(F, ReturnLabel, DropEntryWait, Insts)) {
       Out[I].Body = std::move(*Words);
+      Out[I].Insts =
+          std::make_shared<const std::vector<MCInst>>(std::move(Insts));
       continue;
     }
     auto Body = functionBody(AsmText, Name, ReturnLabel, DropEntryWait);
@@ -1030,12 +1034,14 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     std::string Body;
     RegisterSet Clobbers;
     bool LeavesVm, LeavesLgkm;
+    std::shared_ptr<const std::vector<MCInst>> Insts;
   };
   auto SetShape = [](CompiledPoint &To, const auto &From) {
     To.Body = From.Body;
     To.Clobbers = From.Clobbers;
     To.LeavesVm = From.LeavesVm;
     To.LeavesLgkm = From.LeavesLgkm;
+    To.Insts = From.Insts;
   };
   static std::mutex CacheLock;
   static StringMap<CachedShape> Cache;
@@ -1087,7 +1093,8 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     for (unsigned S = 0; S < FirstOfShape.size(); ++S)
       if (!Cached[S]) {
         const CompiledPoint &P = Out[FirstOfShape[S]];
-        Cache[ShapeKey[S]] = {P.Body, P.Clobbers, P.LeavesVm, P.LeavesLgkm};
+        Cache[ShapeKey[S]] = {P.Body, P.Clobbers, P.LeavesVm, P.LeavesLgkm,
+                              P.Insts};
       }
   }
   for (unsigned I = 0; I < Points.size(); ++I) {

@@ -2,6 +2,9 @@
 
 #include "loom/isa/McContext.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+
 #include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCCodeEmitter.h"
 #include "llvm/MC/MCContext.h"
@@ -124,6 +127,9 @@ struct McContext::Impl {
   /// MCRegister id -> SGPR index, -1 for other registers.
   std::vector<int16_t> SgprOfReg;
   unsigned VccLo = 0, VccHi = 0;
+  /// MC register by name, for renumbered(); built on first use.
+  StringMap<unsigned> RegByName;
+  std::once_flag RegByNameOnce;
 };
 
 McContext::McContext(std::unique_ptr<Impl> I) : P(std::move(I)) {}
@@ -201,12 +207,12 @@ Expected<std::unique_ptr<McContext>> McContext::create(StringRef Processor,
   for (unsigned R = 1, E = I->MRI->getNumRegs(); R != E; ++R) {
     StringRef Name = I->MRI->getName(R);
     unsigned N;
-    if (Name.consume_front("SGPR") && !Name.getAsInteger(10, N))
-      I->SgprOfReg[R] = static_cast<int16_t>(N);
-    else if (Name == "VCC_LO")
+    if (Name == "VCC_LO")
       I->VccLo = R;
     else if (Name == "VCC_HI")
       I->VccHi = R;
+    else if (Name.consume_front("SGPR") && !Name.getAsInteger(10, N))
+      I->SgprOfReg[R] = static_cast<int16_t>(N);
   }
 
   return std::unique_ptr<McContext>(new McContext(std::move(I)));
@@ -325,6 +331,47 @@ std::optional<unsigned> McContext::scalarCode(unsigned Reg) const {
   if (Reg && Reg == P->VccHi)
     return VccHiCode;
   return sgprIndex(Reg);
+}
+
+std::optional<unsigned> McContext::renumbered(unsigned Reg,
+                                              unsigned SgprShift,
+                                              unsigned VgprShift) const {
+  if (Reg == 0 || Reg >= P->SgprOfReg.size())
+    return Reg;
+  // By name: "SGPR4_SGPR5" -> "SGPR12_SGPR13"; MC has no arithmetic on
+  // register numbers across classes.
+  StringRef Name = P->MRI->getName(Reg);
+  std::string New;
+  bool Changed = false;
+  while (!Name.empty()) {
+    unsigned Shift = Name.starts_with("SGPR")   ? SgprShift
+                     : Name.starts_with("VGPR") ? VgprShift
+                                                : 0;
+    if (Shift) {
+      New += Name.take_front(4);
+      Name = Name.drop_front(4);
+      StringRef Digits = Name.take_while(isDigit);
+      unsigned N;
+      if (Digits.empty() || Digits.getAsInteger(10, N))
+        return std::nullopt;
+      New += std::to_string(N + Shift);
+      Name = Name.drop_front(Digits.size());
+      Changed = true;
+      continue;
+    }
+    New += Name.front();
+    Name = Name.drop_front();
+  }
+  if (!Changed)
+    return Reg;
+  std::call_once(P->RegByNameOnce, [&] {
+    for (unsigned R = 1, E = P->MRI->getNumRegs(); R != E; ++R)
+      P->RegByName[P->MRI->getName(R)] = R;
+  });
+  auto It = P->RegByName.find(New);
+  if (It == P->RegByName.end())
+    return std::nullopt;
+  return It->second;
 }
 
 SmallVector<unsigned, 4> McContext::scalarCodes(unsigned Reg) const {

@@ -145,6 +145,11 @@ public:
   /// vcc -> {VccLoCode, VccHiCode}.
   llvm::SmallVector<unsigned, 4> scalarCodes(unsigned Reg) const;
   static constexpr unsigned VccLoCode = 106, VccHiCode = 107;
+  /// \p Reg with its SGPRs moved up by \p SgprShift and its VGPRs by
+  /// \p VgprShift (s[4:5] + 8 -> s[12:13]); other registers as they are.
+  /// std::nullopt if the target has no such register.
+  std::optional<unsigned> renumbered(unsigned Reg, unsigned SgprShift,
+                                     unsigned VgprShift) const;
 
 private:
   struct Impl;
