@@ -39,6 +39,9 @@ int runInstrument();
 extern llvm::cl::SubCommand RunCommand;
 int runRun();
 
+extern llvm::cl::SubCommand TraceCommand;
+int runTrace();
+
 /// loom cc takes clang's arguments as they are, so main() hands it argv
 /// before llvm::cl sees it.
 int runCc(llvm::ArrayRef<std::string> Args);

@@ -49,6 +49,8 @@ int main(int argc, char **argv) {
           "  loom exec -- APP ARGS...     run APP on Loom's HSA runtime\n"
           "  loom instrument --tool T -- APP ARGS...\n"
           "                               run APP with instrumentation tool T\n"
+          "  loom trace show FILE         a mem_trace trace [--csv|--json|"
+          "--summary]\n"
           "  loom run [options] PROG ARGS run a GPU program's main, with "
           "host services\n"
           "  loom cc FILES... -o PROG     build a GPU program for loom run\n"
@@ -69,6 +71,8 @@ int main(int argc, char **argv) {
     return loom::cli::runInstrument();
   if (loom::cli::RunCommand)
     return loom::cli::runRun();
+  if (loom::cli::TraceCommand)
+    return loom::cli::runTrace();
   errs() << "loom: no command given; run 'loom --help'\n";
   return 1;
 }

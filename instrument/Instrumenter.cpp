@@ -16,6 +16,7 @@
 #include "loom/instrument/DispatchAbi.h"
 #include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Liveness.h"
+#include "loom/instrument/MemoryWaits.h"
 #include "loom/isa/McContext.h"
 #include "loom/jit/Pipeline.h"
 
@@ -23,6 +24,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"
 #include "llvm/MC/MCInst.h"
+#include "llvm/MC/MCRegisterInfo.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
@@ -181,6 +183,38 @@ constexpr unsigned MaxSgpr = 102; // s0..s101 on gfx9
 constexpr unsigned MaxVgpr = 256;
 
 std::string sreg(unsigned N) { return "s" + std::to_string(N); }
+/// The assembly name of a scalar register by its operand code
+/// (McContext::scalarCode): an SGPR or a half of VCC.
+std::string scalarName(unsigned Code) {
+  if (Code == isa::McContext::VccLoCode)
+    return "vcc_lo";
+  if (Code == isa::McContext::VccHiCode)
+    return "vcc_hi";
+  return sreg(Code);
+}
+
+/// Whether the s_getpc_b64 at \p Idx of \p B starts the one use of the PC
+/// Loom moves: s_add_u32 lo, lo, lit and s_addc_u32 hi, hi, lit on its
+/// pair, an address the lifter computed.
+bool getPcPair(const isa::McContext &MC, const BinaryBasicBlock &B,
+               unsigned Idx) {
+  if (Idx + 2 >= B.Instructions.size())
+    return false;
+  const BinaryInstruction &Get = B.Instructions[Idx];
+  const BinaryInstruction &Add = B.Instructions[Idx + 1];
+  const BinaryInstruction &Addc = B.Instructions[Idx + 2];
+  if (MC.opcodeBaseName(Get.Inst.getOpcode()) != "S_GETPC_B64" ||
+      MC.opcodeBaseName(Add.Inst.getOpcode()) != "S_ADD_U32" ||
+      MC.opcodeBaseName(Addc.Inst.getOpcode()) != "S_ADDC_U32" ||
+      !Addc.Info.ComputedAddress)
+    return false;
+  SmallVector<unsigned, 4> Pair =
+      MC.scalarCodes(Get.Inst.getOperand(0).getReg().id());
+  std::optional<unsigned> Lo = MC.scalarCode(Add.Inst.getOperand(0).getReg().id());
+  std::optional<unsigned> Hi = MC.scalarCode(Addc.Inst.getOperand(0).getReg().id());
+  return Pair.size() == 2 && Lo == Pair[0] && Hi == Pair[1];
+}
+
 std::string spair(unsigned N) {
   return "s[" + std::to_string(N) + ":" + std::to_string(N + 1) + "]";
 }
@@ -270,7 +304,25 @@ private:
   }
   Error emitPreamble(const BinaryFunction &K);
   Error emitFunction(const BinaryFunction &F);
-  Error emitPoint(unsigned Index, const RegisterSet &Live);
+  /// How far point \p P's body moves up (SGPRs, VGPRs; 0 if it stays):
+  /// above Budget, in steps of 4 (keeping register tuples aligned), if it
+  /// fits below the architectural limits.
+  std::pair<unsigned, unsigned> bodyShift(const CompiledPoint &P) const;
+  /// \p P's body moved so, as machine words; made once per shape and shift.
+  Expected<const std::string &> shiftedBody(const CompiledPoint &P,
+                                            unsigned SgprShift,
+                                            unsigned VgprShift);
+  std::map<std::tuple<const void *, unsigned, unsigned>, std::string>
+      ShiftedBodies;
+  /// s_waitcnt draining vmcnt and/or lgkmcnt; nothing if neither.
+  void emitWait(bool Vm, bool Lgkm) {
+    if (Vm || Lgkm)
+      OS << "\ts_waitcnt" << (Vm ? " vmcnt(0)" : "")
+         << (Lgkm ? " lgkmcnt(0)" : "") << "\n";
+  }
+  /// \p Pending: memory results that may still arrive there.
+  Error emitPoint(unsigned Index, const RegisterSet &Live,
+                  const PendingMemory &Pending);
   Error emitInstruction(const BinaryFunction &F, unsigned B, unsigned I);
   Error emitKernelDescriptor(const BinaryFunction &K, InstrumentedKernel &Out);
   Expected<std::string> metadataYaml();
@@ -328,8 +380,16 @@ private:
   /// register for SCC), and the targets that need SCC restored on arrival
   /// (a pad before their label).
   std::set<std::pair<const BinaryFunction *, uint64_t>> LongBranches,
-      SccPads;
+      SccPads, LongTargets;
   std::optional<unsigned> LongBranchRegs;
+  /// Where no three SGPRs are free, long branches borrow s0..s2, kept
+  /// meanwhile in lanes 0..2 of this VGPR (no code uses it) and given back
+  /// by a pad at every long branch's target.
+  std::optional<unsigned> LongBranchLanes;
+  bool hasPad(const BinaryFunction &F, uint64_t Target) const {
+    return SccPads.count({&F, Target}) ||
+           (LongBranchLanes && LongTargets.count({&F, Target}));
+  }
   /// Where each short branch's line starts in Text, to map an assembler
   /// error back to it.
   std::map<size_t, std::pair<const BinaryFunction *, uint64_t>> BranchLines;
@@ -366,19 +426,13 @@ Error Emitter::checkRewritable(const BinaryFunction &F) {
       StringRef Name = BC.mc().opcodeBaseName(Inst.Inst.getOpcode());
       if (Name != "S_GETPC_B64")
         continue;
-      // The one use of the PC Loom moves: s_getpc_b64 s[n:n+1] followed by
-      // s_add_u32 sn, sn, lit and s_addc_u32 sn+1, sn+1, lit.
-      bool Ok = I + 2 < B.Instructions.size() &&
-                BC.mc().opcodeBaseName(B.Instructions[I + 1].Inst.getOpcode()) ==
-                    "S_ADD_U32" &&
-                BC.mc().opcodeBaseName(B.Instructions[I + 2].Inst.getOpcode()) ==
-                    "S_ADDC_U32" &&
-                B.Instructions[I + 2].Info.ComputedAddress.has_value();
-      if (!Ok)
+      // What a pair (getPcPair) cannot do, the original PC can, as long as
+      // the instruction names its destination.
+      if (!getPcPair(BC.mc(), B, I) &&
+          BC.mc().scalarCodes(Inst.Inst.getOperand(0).getReg().id()).size() != 2)
         return fail("s_getpc_b64 at +0x" +
                     utohexstr(Inst.address() - F.address(), true) +
-                    " is not an address Loom can move (s_getpc_b64, s_add_u32, "
-                    "s_addc_u32)");
+                    " writes no register pair Loom can name");
     }
   return Error::success();
 }
@@ -680,9 +734,88 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
   return Error::success();
 }
 
-Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
+/// \p S with its SGPRs moved up by \p SgprShift and its VGPRs by
+/// \p VgprShift.
+static RegisterSet shifted(const RegisterSet &S, unsigned SgprShift,
+                           unsigned VgprShift) {
+  if (!SgprShift && !VgprShift)
+    return S;
+  RegisterSet Out;
+  S.forEachUnit([&](unsigned U) {
+    if (U < RegisterSet::VgprBase)
+      Out.addSgprs(U - RegisterSet::SgprBase + SgprShift);
+    else if (U < RegisterSet::AgprBase)
+      Out.addVgprs(U - RegisterSet::VgprBase + VgprShift);
+    else
+      Out.setUnit(U);
+  });
+  return Out;
+}
+
+std::pair<unsigned, unsigned>
+Emitter::bodyShift(const CompiledPoint &P) const {
+  if (!P.Insts)
+    return {0, 0};
+  int MinS = -1, MaxS = -1, MinV = -1, MaxV = -1;
+  P.Clobbers.forEachUnit([&](unsigned U) {
+    auto Note = [](int &Min, int &Max, int N) {
+      Min = Min < 0 ? N : std::min(Min, N);
+      Max = std::max(Max, N);
+    };
+    if (U < RegisterSet::VgprBase)
+      Note(MinS, MaxS, U - RegisterSet::SgprBase);
+    else if (U < RegisterSet::AgprBase)
+      Note(MinV, MaxV, U - RegisterSet::VgprBase);
+  });
+  auto Shift = [](int Min, int Max, unsigned FirstFree, unsigned Limit) {
+    if (Min < 0 || Min >= int(FirstFree))
+      return 0u;
+    unsigned D = alignTo(FirstFree - Min, 4);
+    return Max + D < Limit ? D : 0u;
+  };
+  return {Shift(MinS, MaxS, Budget.FirstFreeSgpr, MaxSgpr),
+          Shift(MinV, MaxV, Budget.FirstFreeVgpr, MaxVgpr)};
+}
+
+Expected<const std::string &> Emitter::shiftedBody(const CompiledPoint &P,
+                                                   unsigned SgprShift,
+                                                   unsigned VgprShift) {
+  auto [It, New] = ShiftedBodies.try_emplace(
+      {P.Insts.get(), SgprShift, VgprShift});
+  if (!New)
+    return It->second;
+  isa::McContext &MC = BC.mc();
+  raw_string_ostream OS(It->second);
+  for (MCInst I : *P.Insts) {
+    for (MCOperand &Op : I)
+      if (Op.isReg()) {
+        std::optional<unsigned> R =
+            MC.renumbered(Op.getReg().id(), SgprShift, VgprShift);
+        if (!R)
+          return fail("cannot move register " +
+                      Twine(MC.registerInfo().getName(Op.getReg())) +
+                      " of a hook body");
+        Op.setReg(*R);
+      }
+    SmallVector<char, 16> Bytes;
+    if (Error E = MC.encode(I, Bytes))
+      return std::move(E);
+    OS << "\t.long ";
+    for (size_t W = 0; W + 4 <= Bytes.size(); W += 4)
+      OS << (W ? ", " : "")
+         << format_hex(support::endian::read32le(Bytes.data() + W), 10);
+    OS << "\t; " << MC.print(I, 0) << "\n";
+  }
+  return It->second;
+}
+
+Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
+                         const PendingMemory &Pending) {
   const CompiledPoint &P = Compiled[Index];
-  const RegisterSet &Clob = P.Clobbers;
+  // A body in machine words moves up above every register the original
+  // code uses, so that it clobbers nothing live and saves nothing.
+  auto [SgprShift, VgprShift] = bodyShift(P);
+  RegisterSet Clob = shifted(P.Clobbers, SgprShift, VgprShift);
   // Registers the arguments are read from.
   RegisterSet Sources;
   for (const RawInput &R : P.SgprInputs) {
@@ -740,6 +873,11 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   };
 
   bool SaveVcc = Save.has(SpecialReg::VccLo) || Save.has(SpecialReg::VccHi);
+  // EXEC: if the body writes it, or for copying VGPRs in every lane.
+  RegisterSet SavedVgprs = Save;
+  SavedVgprs &= RegisterSet().addVgprs(0, RegisterSet::NumVgprs);
+  bool SaveExec = Clob.has(SpecialReg::ExecLo) ||
+                  Clob.has(SpecialReg::ExecHi) || !SavedVgprs.empty();
   std::optional<Home> SccHome, M0Home;
   Home ExecHome[2], VccHome[2];
   std::map<unsigned, Home> SgprHome;
@@ -751,9 +889,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
     H = *N;
     return Error::success();
   };
-  for (Home &H : ExecHome)
-    if (Error E = Take(H))
-      return E;
+  if (SaveExec)
+    for (Home &H : ExecHome)
+      if (Error E = Take(H))
+        return E;
   if (Save.has(SpecialReg::Scc))
     if (Error E = Take(SccHome.emplace()))
       return E;
@@ -811,6 +950,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
       OS << "\ts_mov_b32 " << Dst << ", " << To << "\n";
   };
   auto RestoreExec = [&] {
+    if (!SaveExec)
+      return;
     RestoreFrom("exec_lo", ExecHome[0], true);
     RestoreFrom("exec_hi", ExecHome[1], true);
   };
@@ -824,7 +965,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   std::string Label =
       "\"hook " + Hooks + " (" + Specs[Index].Where + ")\"";
   OS << "\t; loom: " << Specs[Index].Where << "\n" << Label << ":\n";
-  OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
+  // A memory result still in flight into a register the inserted code
+  // reads or writes would land in the middle of it: wait for those.
+  RegisterSet Touched = Used | Sources | Save;
+  emitWait(Pending.Vm.intersects(Touched), Pending.Lgkm.intersects(Touched));
   if (Temp)
     SaveTo(sreg(*Temp), SgprHome[*Temp]);
   if (SccHome) {
@@ -835,8 +979,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
       OS << "\ts_cselect_b32 " << sreg(SccHome->Reg) << ", 1, 0\n";
     }
   }
-  SaveTo("exec_lo", ExecHome[0]);
-  SaveTo("exec_hi", ExecHome[1]);
+  if (SaveExec) {
+    SaveTo("exec_lo", ExecHome[0]);
+    SaveTo("exec_hi", ExecHome[1]);
+  }
   if (SaveVcc) {
     SaveTo("vcc_lo", VccHome[0]);
     SaveTo("vcc_hi", VccHome[1]);
@@ -858,7 +1004,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   // where they are.
   for (unsigned I = 0; I < P.SgprInputs.size(); ++I) {
     const RawInput &R = P.SgprInputs[I];
-    std::string Dst = sreg(P.FirstSgpr + I);
+    std::string Dst = sreg(P.FirstSgpr + SgprShift + I);
     switch (R.K) {
     case RawInput::Kind::Sgpr:
       if (auto It = SgprHome.find(R.N); It != SgprHome.end())
@@ -895,9 +1041,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
   for (unsigned I = 0; I < P.VgprInputs.size(); ++I) {
     const RawInput &R = P.VgprInputs[I];
     if (R.K == RawInput::Kind::Agpr)
-      OS << "\tv_accvgpr_read_b32 " << vreg(I) << ", a" << R.N << "\n";
+      OS << "\tv_accvgpr_read_b32 " << vreg(I + VgprShift) << ", a" << R.N
+         << "\n";
     else
-      OS << "\tv_mov_b32_e32 " << vreg(I) << ", "
+      OS << "\tv_mov_b32_e32 " << vreg(I + VgprShift) << ", "
          << vreg(VgprSave.count(R.N) ? VgprSave[R.N] : R.N) << "\n";
   }
   // An SGPR a VALU wrote needs 5 wait states before a VMEM reads it.
@@ -914,10 +1061,19 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live) {
       S.replace(At, Marker.size(), Instance);
     return S;
   };
-  OS << Spliced(P.Body);
+  if (SgprShift || VgprShift) {
+    Expected<const std::string &> Body =
+        shiftedBody(P, SgprShift, VgprShift);
+    if (!Body)
+      return Body.takeError();
+    OS << *Body;
+  } else {
+    OS << Spliced(P.Body);
+  }
   OS << Spliced(P.ReturnLabel) << ":\n";
 
-  OS << "\ts_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n";
+  // The body's own memory operations, before its registers are restored.
+  emitWait(P.LeavesVm, P.LeavesLgkm);
   VaLuWroteSgpr = false;
   if (!VgprSave.empty()) {
     OS << "\ts_mov_b64 exec, -1\n";
@@ -1005,11 +1161,15 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
       OS << "\t" << It->second << " " << Skip << "_skip\n";
     }
     unsigned Pair = *LongBranchRegs, SccReg = *LongBranchRegs + 2;
+    if (LongBranchLanes)
+      for (unsigned K = 0; K < 3; ++K)
+        OS << "\tv_writelane_b32 v" << *LongBranchLanes << ", "
+           << sreg(Pair + K) << ", " << K << "\n";
     std::string To = *L;
-    if (SccPads.count({&F, *I.Info.Target})) {
+    if (SccPads.count({&F, *I.Info.Target}))
       OS << "\ts_cselect_b32 " << sreg(SccReg) << ", 1, 0\n";
+    if (hasPad(F, *I.Info.Target))
       To += "_pad";
-    }
     OS << "\ts_getpc_b64 " << spair(Pair) << "\n" << Skip << ":\n";
     OS << "\ts_add_u32 " << sreg(Pair) << ", " << sreg(Pair) << ", (" << To
        << "-" << Skip << ")&4294967295\n";
@@ -1021,28 +1181,44 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
     return Error::success();
   }
 
+  if (Name == "S_GETPC_B64" && !getPcPair(MC, Block, Idx)) {
+    // A PC put to another use: the original's, so that what is computed
+    // from it (data, or code run as it is) is what the original computed.
+    SmallVector<unsigned, 4> Pair =
+        MC.scalarCodes(I.Inst.getOperand(0).getReg().id());
+    uint64_t Pc = I.Info.endAddress() + Options.LoadDelta;
+    OS << "\ts_mov_b32 " << scalarName(Pair[0]) << ", "
+       << format_hex(Pc & 0xffffffff, 10) << "\n";
+    OS << "\ts_mov_b32 " << scalarName(Pair[1]) << ", "
+       << format_hex(Pc >> 32, 10) << "\n";
+    return Error::success();
+  }
   if (Name == "S_GETPC_B64") {
     const BinaryInstruction &Add = Block.Instructions[Idx + 1];
     const BinaryInstruction &Addc = Block.Instructions[Idx + 2];
     uint64_t Target = *Addc.Info.ComputedAddress;
-    std::optional<unsigned> Lo = MC.sgprIndex(Add.Inst.getOperand(0).getReg().id());
-    if (!Lo)
+    std::optional<unsigned> LoCode =
+        MC.scalarCode(Add.Inst.getOperand(0).getReg().id());
+    std::optional<unsigned> HiCode =
+        MC.scalarCode(Addc.Inst.getOperand(0).getReg().id());
+    if (!LoCode || !HiCode)
       return fail("unexpected s_getpc_b64 pair");
+    std::string Lo = scalarName(*LoCode), Hi = scalarName(*HiCode);
     if (auto L = labelFor(F, Target)) {
       std::string Pc = ".Lloom_pc" + std::to_string(PcLabels++);
       emitWords(OS, I);
       OS << Pc << ":\n";
-      OS << "\ts_add_u32 " << sreg(*Lo) << ", " << sreg(*Lo) << ", (" << *L
+      OS << "\ts_add_u32 " << Lo << ", " << Lo << ", (" << *L
          << "-" << Pc << ")&4294967295\n";
-      OS << "\ts_addc_u32 " << sreg(*Lo + 1) << ", " << sreg(*Lo + 1) << ", ("
+      OS << "\ts_addc_u32 " << Hi << ", " << Hi << ", ("
          << *L << "-" << Pc << ")>>32\n";
     } else {
       // Data, or code left as it is: its address in the original.
       uint64_t Abs = Target + Options.LoadDelta;
       emitWords(OS, I);
-      OS << "\ts_mov_b32 " << sreg(*Lo) << ", " << format_hex(Abs & 0xffffffff, 10)
+      OS << "\ts_mov_b32 " << Lo << ", " << format_hex(Abs & 0xffffffff, 10)
          << "\n";
-      OS << "\ts_mov_b32 " << sreg(*Lo + 1) << ", " << format_hex(Abs >> 32, 10)
+      OS << "\ts_mov_b32 " << Hi << ", " << format_hex(Abs >> 32, 10)
          << "\n";
     }
     // SCC is the pair's carry out; if anything reads it, recreate it.
@@ -1056,11 +1232,8 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
     return Error::success();
   }
   // The add and addc of a pair were emitted with their s_getpc_b64.
-  if (Idx >= 1 && MC.opcodeBaseName(Block.Instructions[Idx - 1].Inst.getOpcode()) ==
-                      "S_GETPC_B64")
-    return Error::success();
-  if (Idx >= 2 && MC.opcodeBaseName(Block.Instructions[Idx - 2].Inst.getOpcode()) ==
-                      "S_GETPC_B64")
+  if ((Idx >= 1 && getPcPair(MC, Block, Idx - 1)) ||
+      (Idx >= 2 && getPcPair(MC, Block, Idx - 2)))
     return Error::success();
 
   emitWords(OS, I);
@@ -1078,58 +1251,77 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     if (Error E = emitPreamble(F))
       return E;
   if (!FP.KernelEntry.empty())
-    if (Error E = emitPoint(FP.KernelEntry[0], FL->entryLiveIn()))
+    if (Error E = emitPoint(FP.KernelEntry[0], FL->entryLiveIn(),
+                            PendingMemory::unknown()))
       return E;
+  PendingMemoryAnalysis Waits(F);
+  PendingMemory Pending;
   auto At = [&](std::map<uint64_t, unsigned> &Map, uint64_t Addr,
                 const RegisterSet &L) -> Error {
     auto It = Map.find(Addr);
-    return It == Map.end() ? Error::success() : emitPoint(It->second, L);
+    return It == Map.end() ? Error::success()
+                           : emitPoint(It->second, L, Pending);
   };
   for (unsigned B = 0; B < F.blocks().size(); ++B) {
     const BinaryBasicBlock &Block = F.blocks()[B];
-    if (SccPads.count({&F, Block.Address})) {
-      // Long branches arrive at the pad, which gives SCC back; the code
-      // before falls through past it.
+    if (hasPad(F, Block.Address)) {
+      // Long branches arrive at the pad, which gives SCC and the borrowed
+      // registers back; the code before falls through past it.
       std::string L = blockLabel(F, Block.Address);
       OS << "\ts_branch " << L << "\n" << L << "_pad:\n";
-      OS << "\ts_cmp_lg_u32 " << sreg(*LongBranchRegs + 2) << ", 0\n";
+      if (SccPads.count({&F, Block.Address}))
+        OS << "\ts_cmp_lg_u32 " << sreg(*LongBranchRegs + 2) << ", 0\n";
+      if (LongBranchLanes) {
+        OS << "\ts_nop 4\n"; // v_writelane to v_readlane of its VGPR
+        for (unsigned K = 0; K < 3; ++K)
+          OS << "\tv_readlane_b32 " << sreg(*LongBranchRegs + K) << ", v"
+             << *LongBranchLanes << ", " << K << "\n";
+      }
     }
     OS << blockLabel(F, Block.Address) << ":\n";
+    Pending = Waits.blockIn(B);
     if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B)))
       return E;
     // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
-    // VGPR operands by an index: inserted code would not touch the
-    // registers it names.
+    // VGPR operands by M0[7:0], for the operands M0[15:12] selects. A point
+    // there switches indexing off for the inserted code (M0, which the
+    // region's instructions read, is live there and so kept) and back on
+    // after it with the region's operand mask.
     bool Indexing = false;
-    auto NoPointWhileIndexing = [&](std::map<uint64_t, unsigned> &Map,
-                                    uint64_t Addr) -> Error {
-      if (Indexing && Map.count(Addr))
-        return fail("a hook is inside an s_set_gpr_idx_on region, where "
-                    "the hardware offsets VGPR operands (at +0x" +
-                    utohexstr(Addr - F.address(), true) + ")");
+    unsigned IndexMask = 0;
+    auto AtIndexed = [&](std::map<uint64_t, unsigned> &Map, uint64_t Addr,
+                         const RegisterSet &L) -> Error {
+      if (!Indexing || !Map.count(Addr))
+        return At(Map, Addr, L);
+      OS << "\ts_set_gpr_idx_off\n";
+      if (Error E = At(Map, Addr, L))
+        return E;
+      // The next VALU may index one instruction later (a wait state).
+      OS << "\ts_set_gpr_idx_on m0, " << IndexMask << "\n\ts_nop 0\n";
       return Error::success();
     };
     for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
+      const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
-      if (Error E = NoPointWhileIndexing(FP.Before, Addr))
+      if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I)))
         return E;
-      if (Error E = At(FP.Before, Addr, FL->liveBefore(B, I)))
-        return E;
-      if (Error E = At(FP.KernelExit, Addr, FL->liveBefore(B, I)))
+      if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I)))
         return E;
       OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
       AddressMapLabels.push_back(Addr);
       if (Error E = emitInstruction(F, B, I))
         return E;
-      StringRef Name =
-          BC.mc().opcodeBaseName(Block.Instructions[I].Inst.getOpcode());
-      if (Name.starts_with("S_SET_GPR_IDX_ON"))
-        Indexing = true;
-      else if (Name.starts_with("S_SET_GPR_IDX_OFF"))
+      StringRef Name = BC.mc().opcodeBaseName(Inst.getOpcode());
+      if (Name.starts_with("S_SET_GPR_IDX_ON") ||
+          Name.starts_with("S_SET_GPR_IDX_MODE")) {
+        Indexing |= Name.starts_with("S_SET_GPR_IDX_ON");
+        const MCOperand &Mask = Inst.getOperand(Inst.getNumOperands() - 1);
+        IndexMask = Mask.isImm() ? unsigned(Mask.getImm()) & 0xf : 0xf;
+      } else if (Name.starts_with("S_SET_GPR_IDX_OFF")) {
         Indexing = false;
-      if (Error E = NoPointWhileIndexing(FP.After, Addr))
-        return E;
-      if (Error E = At(FP.After, Addr, FL->liveAfter(B, I)))
+      }
+      Pending.step(Block.Instructions[I]);
+      if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I)))
         return E;
     }
     if (Indexing)
@@ -1393,6 +1585,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
       NewLong = true;
       // SCC given back at the target if it is live there.
       const BinaryInstruction *I = F->instructionAt(Address);
+      LongTargets.insert({F, *I->Info.Target});
       if (std::optional<unsigned> B = F->blockStartingAt(*I->Info.Target))
         if (Live->of(*F)->liveIn(*B).has(SpecialReg::Scc))
           SccPads.insert({F, *I->Info.Target});
@@ -1412,6 +1605,16 @@ Expected<InstrumentedCodeObject> Emitter::run() {
         LongBranchRegs = N;
         Budget.FirstFreeSgpr = N + 3;
         BaseSgpr = std::max<int>(BaseSgpr, N + 2);
+      } else {
+        unsigned V = Budget.FirstFreeVgpr;
+        while (V < MaxVgpr && Clobbered.hasVgpr(V))
+          ++V;
+        if (V < MaxVgpr) {
+          LongBranchRegs = 0;
+          LongBranchLanes = V;
+          Budget.FirstFreeVgpr = V + 1;
+          BaseVgpr = std::max<int>(BaseVgpr, V);
+        }
       }
     }
     if (NewLong && LongBranchRegs)

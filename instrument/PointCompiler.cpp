@@ -6,6 +6,7 @@
 #include "loom/instrument/BinaryContext.h"
 #include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Liveness.h"
+#include "loom/instrument/MemoryWaits.h"
 #include "loom/isa/McContext.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -34,6 +35,9 @@ namespace loom::instrument::detail {
 namespace {
 
 Error fail(const Twine &Msg) { return createStringError(Msg.str()); }
+
+/// What LLVM puts first in a callable function.
+constexpr StringLiteral EntryWait = "s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)";
 
 /// First index and count of the one kind of register an MC register covers.
 struct RegRange {
@@ -128,13 +132,14 @@ Expected<AddressParts> addressParts(const BinaryInstruction &I,
 /// The functions Hooks.h declares and each point defines, from the
 /// launch state (__loom_tool_slot is a constant per tool, set in loadHooks).
 enum class HookIntrinsic : uint8_t { LaunchHeader, WorkgroupIdX, WorkgroupIdY,
-                                 WorkgroupIdZ, WaveId };
+                                 WorkgroupIdZ, WaveId, WaveWorkItem };
 constexpr std::pair<const char *, HookIntrinsic> Intrinsics[] = {
     {"__loom_launch_header", HookIntrinsic::LaunchHeader},
     {"__loom_workgroup_id_x", HookIntrinsic::WorkgroupIdX},
     {"__loom_workgroup_id_y", HookIntrinsic::WorkgroupIdY},
     {"__loom_workgroup_id_z", HookIntrinsic::WorkgroupIdZ},
     {"__loom_wave_id", HookIntrinsic::WaveId},
+    {"__loom_wave_work_item", HookIntrinsic::WaveWorkItem},
 };
 
 /// The intrinsics each function of the hook module reaches through calls,
@@ -341,6 +346,9 @@ private:
       State(LaunchState::WorkgroupIdZ);
       State(LaunchState::WaveTid);
       return;
+    case HookIntrinsic::WaveWorkItem:
+      State(LaunchState::WaveTid);
+      return;
     }
   }
 
@@ -372,6 +380,8 @@ private:
       return state(LaunchState::WorkgroupIdZ);
     case HookIntrinsic::WaveId:
       return waveId(B);
+    case HookIntrinsic::WaveWorkItem:
+      return state(LaunchState::WaveTid);
     }
     return nullptr;
   }
@@ -487,10 +497,12 @@ private:
       }
       return Error::success();
     case K::MemoryAddress: {
-      if (!P.Instr || !P.Instr->Props.isMemory())
+      const BinaryInstruction *Of =
+          Arg.instruction() ? Arg.instruction() : P.Instr;
+      if (!Of || !Of->Props.isMemory())
         return fail(P.Where + ": " + Arg.str() +
                     " of an instruction that accesses no memory");
-      Expected<AddressParts> Parts = addressParts(*P.Instr, A);
+      Expected<AddressParts> Parts = addressParts(*Of, A);
       if (!Parts)
         return fail(P.Where + ": " + toString(Parts.takeError()));
       for (unsigned I = 0; I < Parts->Vaddr.Count; ++I)
@@ -579,7 +591,8 @@ private:
     case K::DispatchId:
       return headerField(B, offsetof(LoomLaunchHeader, DispatchId), B.getInt64Ty());
     case K::MemoryAddress: {
-      AddressParts Parts = cantFail(addressParts(*P.Instr, A));
+      AddressParts Parts = cantFail(addressParts(
+          Arg.instruction() ? *Arg.instruction() : *P.Instr, A));
       Type *I64 = B.getInt64Ty();
       // The operands' registers, then the offset's immediate, as collect
       // asked for them.
@@ -699,7 +712,7 @@ Expected<std::unique_ptr<Module>> loadHooks(ArrayRef<HookLibrary> Hooks,
 /// The lines of function \p Name in assembly \p Asm: from its label to its
 /// .Lfunc_end label.
 Expected<std::string> functionBody(StringRef Asm, StringRef Name,
-                                   StringRef ReturnLabel) {
+                                   StringRef ReturnLabel, bool DropEntryWait) {
   size_t Start = Asm.find(("\n" + Name + ":").str());
   if (Start == StringRef::npos)
     return fail("no function " + Name + " in the compiled hooks");
@@ -721,8 +734,16 @@ Expected<std::string> functionBody(StringRef Asm, StringRef Name,
     return isAlnum(C) || C == '_' || C == '.' || C == '$';
   };
   std::string Body;
+  bool Started = false;
   for (StringRef L : Lines) {
     StringRef T = L.trim();
+    bool Instruction = !T.empty() && !T.starts_with(";") &&
+                       !T.starts_with(".") && !T.ends_with(":");
+    if (Instruction && !Started) {
+      Started = true;
+      if (DropEntryWait && T.starts_with(EntryWait))
+        continue;
+    }
     if (T.starts_with("s_setpc_b64 s[30:31]")) {
       Body += "\ts_branch " + ReturnLabel.str() + "\n";
       continue;
@@ -815,6 +836,17 @@ Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index, Compi
       Now.subtract(I.Props.Writes);
     }
   }
+  // Memory the body leaves in flight where it returns.
+  PendingMemoryAnalysis Waits(*F, PendingMemory());
+  Out.LeavesVm = Out.LeavesLgkm = false;
+  for (size_t B = 0; B < Blocks.size(); ++B)
+    if (Blocks[B].last().Props.isReturn()) {
+      PendingMemory P = Waits.blockIn(B);
+      for (const BinaryInstruction &I : Blocks[B].Instructions)
+        P.step(I);
+      Out.LeavesVm |= P.AnyVm;
+      Out.LeavesLgkm |= P.AnyLgkm;
+    }
   Out.Clobbers = Writes;
   Out.Clobbers.addSgprs(Out.FirstSgpr, Out.SgprInputs.size());
   Out.Clobbers.addVgprs(0, Out.VgprInputs.size());
@@ -855,8 +887,9 @@ Expected<std::vector<char>> compileGlobals(StringRef Bitcode, StringRef Name,
 /// faster than instructions: position-independent as long as its one
 /// return is its last instruction (dropped: the code after the point
 /// follows) and it reads no PC. None otherwise.
-static std::optional<std::string> bodyWords(const BinaryFunction &F,
-                                            StringRef ReturnLabel) {
+static std::optional<std::string>
+bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
+          std::vector<MCInst> &Code) {
   std::vector<const BinaryInstruction *> Insts;
   for (const BinaryBasicBlock &B : F.blocks())
     for (const BinaryInstruction &I : B.Instructions)
@@ -873,6 +906,9 @@ static std::optional<std::string> bodyWords(const BinaryFunction &F,
         StringRef(I.Info.Text).starts_with("s_getpc"))
       return std::nullopt;
     Next = I.Info.endAddress();
+    if (K == 0 && DropEntryWait)
+      continue;
+    Code.push_back(I.Inst);
     OS << "\t.long ";
     for (size_t W = 0; W + 4 <= I.Info.Bytes.size(); W += 4)
       OS << (W ? ", " : "")
@@ -948,12 +984,22 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
     if (Error E = analyze(**BC, Points[I], S, Out[I]))
       return E;
     std::string Name = "__loom_point_" + std::to_string(S);
+    // LLVM starts a callable function by waiting for its caller's memory
+    // operations; the glue waits for those that matter (MemoryWaits.h).
+    const BinaryFunction &F = *(*BC)->function(Name);
+    bool DropEntryWait = !F.blocks().empty() &&
+                         F.blocks()[0].Predecessors.empty() &&
+                         StringRef(F.blocks()[0].Instructions[0].Info.Text)
+                             .starts_with(EntryWait);
+    std::vector<MCInst> Insts;
     if (std::optional<std::string> Words =
-            bodyWords(*(*BC)->function(Name), ReturnLabel)) {
+            bodyWords(F, ReturnLabel, DropEntryWait, Insts)) {
       Out[I].Body = std::move(*Words);
+      Out[I].Insts =
+          std::make_shared<const std::vector<MCInst>>(std::move(Insts));
       continue;
     }
-    auto Body = functionBody(AsmText, Name, ReturnLabel);
+    auto Body = functionBody(AsmText, Name, ReturnLabel, DropEntryWait);
     if (!Body)
       return Body.takeError();
     Out[I].Body = std::move(*Body);
@@ -996,6 +1042,15 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
   struct CachedShape {
     std::string Body;
     RegisterSet Clobbers;
+    bool LeavesVm, LeavesLgkm;
+    std::shared_ptr<const std::vector<MCInst>> Insts;
+  };
+  auto SetShape = [](CompiledPoint &To, const auto &From) {
+    To.Body = From.Body;
+    To.Clobbers = From.Clobbers;
+    To.LeavesVm = From.LeavesVm;
+    To.LeavesLgkm = From.LeavesLgkm;
+    To.Insts = From.Insts;
   };
   static std::mutex CacheLock;
   static StringMap<CachedShape> Cache;
@@ -1027,8 +1082,7 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
       auto C = Cache.find(ShapeKey.back());
       Cached.push_back(C != Cache.end());
       if (Cached.back()) {
-        Out[I].Body = C->second.Body;
-        Out[I].Clobbers = C->second.Clobbers;
+        SetShape(Out[I], C->second);
         continue;
       }
     }
@@ -1046,16 +1100,17 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
       return std::move(E);
     std::lock_guard<std::mutex> L(CacheLock);
     for (unsigned S = 0; S < FirstOfShape.size(); ++S)
-      if (!Cached[S])
-        Cache[ShapeKey[S]] = {Out[FirstOfShape[S]].Body,
-                              Out[FirstOfShape[S]].Clobbers};
+      if (!Cached[S]) {
+        const CompiledPoint &P = Out[FirstOfShape[S]];
+        Cache[ShapeKey[S]] = {P.Body, P.Clobbers, P.LeavesVm, P.LeavesLgkm,
+                              P.Insts};
+      }
   }
   for (unsigned I = 0; I < Points.size(); ++I) {
     const CompiledPoint &First = Out[FirstOfShape[ShapeOf[I]]];
     if (&First == &Out[I])
       continue;
-    Out[I].Body = First.Body;
-    Out[I].Clobbers = First.Clobbers;
+    SetShape(Out[I], First);
   }
   return Out;
 }

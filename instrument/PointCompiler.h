@@ -16,7 +16,9 @@
 #include "loom/instrument/Instrumenter.h"
 #include "loom/instrument/RegisterSet.h"
 #include "loom/jit/Pipeline.h"
+#include "llvm/MC/MCInst.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,13 @@ struct CompiledPoint {
   static constexpr const char *InstanceMarker = "%%";
   /// Every register unit the body writes, its parameter registers included.
   RegisterSet Clobbers;
+  /// Whether the body may end with memory operations of its own in flight
+  /// (vector memory; LDS or scalar memory).
+  bool LeavesVm = true, LeavesLgkm = true;
+  /// The body's instructions where Body is their machine words: it may be
+  /// moved to other registers (McContext::renumbered). Shared by the points
+  /// of a shape.
+  std::shared_ptr<const std::vector<llvm::MCInst>> Insts;
 };
 
 /// The first SGPR of `inreg` parameters: s4, after the private segment

@@ -373,7 +373,7 @@ public:
       return V;
     }
     if (Op.isReg())
-      if (std::optional<unsigned> N = MC.sgprIndex(Op.getReg().id()))
+      if (std::optional<unsigned> N = MC.scalarCode(Op.getReg().id()))
         if (*N < Regs.size() && Regs[*N].Kind == SgprValue::Const)
           return Regs[*N];
     return std::nullopt;
@@ -381,7 +381,7 @@ public:
 
   /// 64-bit constant in a register pair, if known.
   std::optional<std::pair<uint64_t, bool>> pairConst(unsigned Reg) const {
-    SmallVector<unsigned, 4> Ns = MC.sgprIndices(Reg);
+    SmallVector<unsigned, 4> Ns = MC.scalarCodes(Reg);
     if (Ns.size() != 2 || Ns[1] >= Regs.size())
       return std::nullopt;
     const SgprValue &Lo = Regs[Ns[0]], &Hi = Regs[Ns[1]];
@@ -392,7 +392,7 @@ public:
 
   /// Address of the GOT entry a register pair was loaded from, if so.
   std::optional<uint64_t> pairGot(unsigned Reg) const {
-    SmallVector<unsigned, 4> Ns = MC.sgprIndices(Reg);
+    SmallVector<unsigned, 4> Ns = MC.scalarCodes(Reg);
     if (Ns.size() != 2 || Ns[1] >= Regs.size())
       return std::nullopt;
     const SgprValue &Lo = Regs[Ns[0]], &Hi = Regs[Ns[1]];
@@ -414,7 +414,7 @@ public:
       const MCOperand *O = Op(0);
       if (!O || !O->isReg())
         return std::nullopt;
-      std::optional<unsigned> N = MC.sgprIndex(O->getReg().id());
+      std::optional<unsigned> N = MC.scalarCode(O->getReg().id());
       if (N && *N >= Regs.size())
         return std::nullopt;
       return N;
@@ -424,7 +424,7 @@ public:
       killDefs(Inst, D);
       SmallVector<unsigned, 4> Ns;
       if (Op(0) && Op(0)->isReg())
-        Ns = MC.sgprIndices(Op(0)->getReg().id());
+        Ns = MC.scalarCodes(Op(0)->getReg().id());
       if (Ns.size() == 2 && Ns[1] < Regs.size()) {
         uint64_t Pc = I.endAddress();
         Regs[Ns[0]] = {SgprValue::Const, true, Pc & 0xffffffff};
@@ -470,7 +470,7 @@ public:
         V = constOf(*Op(1));
         // Copies of GOT halves keep their meaning.
         if (!V && Op(1)->isReg())
-          if (std::optional<unsigned> N = MC.sgprIndex(Op(1)->getReg().id()))
+          if (std::optional<unsigned> N = MC.scalarCode(Op(1)->getReg().id()))
             if (*N < Regs.size() && Regs[*N].Kind != SgprValue::Unknown)
               V = Regs[*N];
       }
@@ -483,7 +483,7 @@ public:
     if (Name == "S_MOV_B64") {
       SmallVector<unsigned, 4> DstNs;
       if (Op(0) && Op(0)->isReg())
-        DstNs = MC.sgprIndices(Op(0)->getReg().id());
+        DstNs = MC.scalarCodes(Op(0)->getReg().id());
       std::optional<std::pair<SgprValue, SgprValue>> V;
       if (const MCOperand *Src = Op(1)) {
         if (Src->isImm()) {
@@ -491,7 +491,7 @@ public:
           V = {{SgprValue::Const, false, Imm & 0xffffffff},
                {SgprValue::Const, false, Imm >> 32}};
         } else if (Src->isReg()) {
-          SmallVector<unsigned, 4> Ns = MC.sgprIndices(Src->getReg().id());
+          SmallVector<unsigned, 4> Ns = MC.scalarCodes(Src->getReg().id());
           if (Ns.size() == 2 && Ns[1] < Regs.size())
             V = {Regs[Ns[0]], Regs[Ns[1]]};
         }
@@ -507,7 +507,7 @@ public:
     if (Name == "S_LOAD_DWORDX2_IMM") {
       SmallVector<unsigned, 4> DstNs;
       if (Op(0) && Op(0)->isReg())
-        DstNs = MC.sgprIndices(Op(0)->getReg().id());
+        DstNs = MC.scalarCodes(Op(0)->getReg().id());
       std::optional<uint64_t> Addr;
       if (Op(1) && Op(1)->isReg() && Op(2) && Op(2)->isImm())
         if (auto Base = pairConst(Op(1)->getReg().id()))
@@ -531,7 +531,7 @@ private:
       Carry.reset();
       return;
     }
-    for (unsigned N : MC.sgprIndices(R.id()))
+    for (unsigned N : MC.scalarCodes(R.id()))
       if (N < Regs.size())
         Regs[N] = SgprValue();
   }

@@ -2,6 +2,9 @@
 
 #include "loom/isa/McContext.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+
 #include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCCodeEmitter.h"
 #include "llvm/MC/MCContext.h"
@@ -123,6 +126,10 @@ struct McContext::Impl {
   std::unique_ptr<MCCodeEmitter> Emitter;
   /// MCRegister id -> SGPR index, -1 for other registers.
   std::vector<int16_t> SgprOfReg;
+  unsigned VccLo = 0, VccHi = 0;
+  /// MC register by name, for renumbered(); built on first use.
+  StringMap<unsigned> RegByName;
+  std::once_flag RegByNameOnce;
 };
 
 McContext::McContext(std::unique_ptr<Impl> I) : P(std::move(I)) {}
@@ -200,7 +207,11 @@ Expected<std::unique_ptr<McContext>> McContext::create(StringRef Processor,
   for (unsigned R = 1, E = I->MRI->getNumRegs(); R != E; ++R) {
     StringRef Name = I->MRI->getName(R);
     unsigned N;
-    if (Name.consume_front("SGPR") && !Name.getAsInteger(10, N))
+    if (Name == "VCC_LO")
+      I->VccLo = R;
+    else if (Name == "VCC_HI")
+      I->VccHi = R;
+    else if (Name.consume_front("SGPR") && !Name.getAsInteger(10, N))
       I->SgprOfReg[R] = static_cast<int16_t>(N);
   }
 
@@ -308,6 +319,67 @@ SmallVector<unsigned, 4> McContext::sgprIndices(unsigned Reg) const {
     return Out;
   for (MCPhysReg Sub : P->MRI->subregs_inclusive(Reg))
     if (std::optional<unsigned> N = sgprIndex(Sub))
+      Out.push_back(*N);
+  llvm::sort(Out);
+  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
+  return Out;
+}
+
+std::optional<unsigned> McContext::scalarCode(unsigned Reg) const {
+  if (Reg && Reg == P->VccLo)
+    return VccLoCode;
+  if (Reg && Reg == P->VccHi)
+    return VccHiCode;
+  return sgprIndex(Reg);
+}
+
+std::optional<unsigned> McContext::renumbered(unsigned Reg,
+                                              unsigned SgprShift,
+                                              unsigned VgprShift) const {
+  if (Reg == 0 || Reg >= P->SgprOfReg.size())
+    return Reg;
+  // By name: "SGPR4_SGPR5" -> "SGPR12_SGPR13"; MC has no arithmetic on
+  // register numbers across classes.
+  StringRef Name = P->MRI->getName(Reg);
+  std::string New;
+  bool Changed = false;
+  while (!Name.empty()) {
+    unsigned Shift = Name.starts_with("SGPR")   ? SgprShift
+                     : Name.starts_with("VGPR") ? VgprShift
+                                                : 0;
+    if (Shift) {
+      New += Name.take_front(4);
+      Name = Name.drop_front(4);
+      StringRef Digits = Name.take_while(isDigit);
+      unsigned N;
+      if (Digits.empty() || Digits.getAsInteger(10, N))
+        return std::nullopt;
+      New += std::to_string(N + Shift);
+      Name = Name.drop_front(Digits.size());
+      Changed = true;
+      continue;
+    }
+    New += Name.front();
+    Name = Name.drop_front();
+  }
+  if (!Changed)
+    return Reg;
+  std::call_once(P->RegByNameOnce, [&] {
+    for (unsigned R = 1, E = P->MRI->getNumRegs(); R != E; ++R)
+      P->RegByName[P->MRI->getName(R)] = R;
+  });
+  auto It = P->RegByName.find(New);
+  if (It == P->RegByName.end())
+    return std::nullopt;
+  return It->second;
+}
+
+SmallVector<unsigned, 4> McContext::scalarCodes(unsigned Reg) const {
+  SmallVector<unsigned, 4> Out;
+  if (Reg == 0 || Reg >= P->SgprOfReg.size())
+    return Out;
+  for (MCPhysReg Sub : P->MRI->subregs_inclusive(Reg))
+    if (std::optional<unsigned> N = scalarCode(Sub))
       Out.push_back(*N);
   llvm::sort(Out);
   Out.erase(std::unique(Out.begin(), Out.end()), Out.end());

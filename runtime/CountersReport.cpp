@@ -139,6 +139,7 @@ void CountersReport::record(unsigned Node, const emu::DispatchParams &P,
                                {"waves", I.WaveExecutions},
                                {"lanes", I.ActiveLanes},
                                {"bytes", I.MemoryBytes},
+                               {"memory", I.IsMemory},
                                {"block_start", I.StartsBlock}});
       });
     });

@@ -304,16 +304,15 @@ TEST_P(HipProgramUnderClobber, ResultsUnchanged) {
 }
 
 // Not here: device_props and module (no kernel of their own to run),
-// fault (faults on purpose), hardening (misuse on purpose), device_malloc
-// (__ockl_dm_alloc computes an address from s_getpc_b64 in a way Loom
-// cannot move yet: it runs uninstrumented, with a warning), streams_events
+// fault (faults on purpose), hardening (misuse on purpose), streams_events
 // (it checks that a long kernel takes longer than a short one, which a
 // loaded machine can make fail uninstrumented; it runs under instr_count
 // above).
 INSTANTIATE_TEST_SUITE_P(
     ToolRuntime, HipProgramUnderClobber,
     ::testing::Values("clang22_launch", "clang22_symbols", "clang22_wave",
-                      "cooperative_groups", "device_printf", "kernel_ref",
+                      "cooperative_groups", "device_malloc", "device_printf",
+                      "kernel_ref",
                       "launch", "memory", "shared_atomics", "symbols",
                       "wave_intrinsics"));
 

@@ -67,23 +67,33 @@ public:
     std::vector<std::pair<const BinaryFunction *, const BinaryInstruction *>>
         Points;
     const isa::McContext &MC = K.context().mc();
+    // Block mode asks only for what it needs: every run of a block runs as
+    // many times as the block's entry, so only the first run counts waves,
+    // and only runs with vector instructions count lanes (a run of scalar
+    // instructions after an EXEC write, such as s_cbranch_execz, needs no
+    // hook at all).
+    std::vector<bool> CountsVector; // per slot: has vector instructions
     for (BinaryFunction *F : K.functions())
       for (const BinaryBasicBlock &B : F->blocks()) {
-        Plan.Blocks.push_back({blockName(*F, B), 0});
+        size_t BlockSlot = Plan.Slots.size();
+        Plan.Blocks.push_back({blockName(*F, B), BlockSlot});
         for (size_t I = 0; I < B.Instructions.size(); ++I) {
           const BinaryInstruction &Inst = B.Instructions[I];
           bool Starts = M == CountMode::Instruction || I == 0 ||
                         (M == CountMode::Block &&
                          B.Instructions[I - 1].Props.writesExec());
           if (Starts) {
-            if (I == 0)
-              Plan.Blocks.back().second = Plan.Slots.size();
+            Plan.WavesOf.push_back(
+                M == CountMode::Instruction ? Plan.Slots.size() : BlockSlot);
             Plan.Slots.emplace_back();
             Points.push_back({F, &Inst});
+            CountsVector.push_back(false);
           }
           Plan.Slots.back().push_back(Plan.Instructions.size());
           Plan.Instructions.push_back(
               {operationName(MC, Inst.Inst.getOpcode()), Inst.Props.IsVector});
+          if (Inst.Props.IsVector)
+            CountsVector.back() = true;
         }
       }
     llvm::Expected<uint64_t> Base =
@@ -92,14 +102,23 @@ public:
       return Base.takeError();
     Plan.Base = *Base;
     for (size_t S = 0; S < Points.size(); ++S) {
+      bool Waves = Plan.WavesOf[S] == S;
+      bool Lanes = M != CountMode::BlockEntry && CountsVector[S];
+      const char *Hook = M == CountMode::Instruction || (Waves && Lanes)
+                             ? "loom_count"
+                         : Waves ? "loom_count_waves"
+                         : Lanes ? "loom_count_lanes"
+                                 : nullptr;
+      if (!Hook)
+        continue;
       auto [F, Inst] = Points[S];
-      std::vector<HookArg> Args{HookArg::constant(uint32_t(Plan.Base + S)),
-                                HookArg::exec()};
+      std::vector<HookArg> Args{
+          HookArg::constant(uint32_t((Plan.Base + S) * 16))};
       const BinaryBasicBlock &B = F->blocks()[*F->blockContaining(
           Inst->address())];
       llvm::Error E = Inst->address() == B.Address && M != CountMode::Instruction
-                          ? K.plan().atBlockEntry(*F, B, "loom_count", Args)
-                          : K.plan().before(*F, *Inst, "loom_count", Args);
+                          ? K.plan().atBlockEntry(*F, B, Hook, Args)
+                          : K.plan().before(*F, *Inst, Hook, Args);
       if (E)
         return E;
     }
@@ -125,7 +144,7 @@ public:
       return std::move(E);
     DispatchCounts C;
     for (size_t S = 0; S < Plan.Slots.size(); ++S) {
-      uint64_t Waves = Raw[2 * S], Lanes = Raw[2 * S + 1];
+      uint64_t Waves = Raw[2 * Plan.WavesOf[S]], Lanes = Raw[2 * S + 1];
       if (!Waves) // as the counters, only what ran
         continue;
       for (uint32_t I : Plan.Slots[S]) {
@@ -149,6 +168,8 @@ private:
     uint64_t Base = 0;
     /// Per slot: the instructions it counts (indices into Instructions).
     std::vector<std::vector<uint32_t>> Slots;
+    /// Per slot: the slot that counts its waves (its block's first).
+    std::vector<size_t> WavesOf;
     /// (opcode, whether it counts lanes).
     std::vector<std::pair<std::string, bool>> Instructions;
     /// Every block, with the slot counting its entries.

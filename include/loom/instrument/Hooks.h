@@ -50,6 +50,7 @@ extern "C" __attribute__((device)) uint32_t __loom_workgroup_id_x();
 extern "C" __attribute__((device)) uint32_t __loom_workgroup_id_y();
 extern "C" __attribute__((device)) uint32_t __loom_workgroup_id_z();
 extern "C" __attribute__((device)) uint32_t __loom_wave_id();
+extern "C" __attribute__((device)) uint32_t __loom_wave_work_item();
 
 namespace loom {
 
@@ -103,6 +104,11 @@ LOOM_DEVICE_FN uint32_t workgroupId(int Dim) {
 }
 /// The wave's index in its work-group (work-items in flat order, 64 a wave).
 LOOM_DEVICE_FN uint32_t waveId() { return __loom_wave_id(); }
+/// The work-item id of the wave's lane 0 in its work-group, packed as
+/// gfx90a packs it into v0: x | y << 10 | z << 20. Free (waveId() computes
+/// from it, with the work-group's size): a tool that knows the size on the
+/// host can send this and find the wave there.
+LOOM_DEVICE_FN uint32_t waveWorkItem() { return __loom_wave_work_item(); }
 /// The dispatch, numbered as the host's Dispatch::Index.
 LOOM_DEVICE_FN uint64_t dispatchId() {
   return __loom_launch_header()->DispatchId;
@@ -116,28 +122,38 @@ template <typename T> LOOM_DEVICE_FN const T *launchData() {
 
 //===-- The channel -------------------------------------------------------===//
 
-/// Sends \p Record, from every active lane, to the tool's host side
-/// (Tool::channelRecords), in the ring of this dispatch. Lossless rings
-/// make the lanes wait while the ring is full; lossy ones drop the records
-/// (counted, Dispatch::ChannelDropped). False if the record was dropped or
-/// the tool opened no channel. Records of one lane arrive in the order it
-/// sent them; of one call, in lane order.
-template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
-  static_assert(sizeof(T) % 4 == 0, "channel records are whole words");
-  LoomChannelRing *R = reinterpret_cast<LoomChannelRing *>(
-      __loom_launch_header()->Tools[__loom_tool_slot()].Channel);
-  if (!R)
-    return false;
-  // One claim per wave: the first active lane claims a slot for each.
-  uint64_t Exec = activeMask();
-  uint32_t Count = __builtin_popcountll(Exec);
-  uint32_t Rank = __builtin_amdgcn_mbcnt_hi(
-      uint32_t(Exec >> 32), __builtin_amdgcn_mbcnt_lo(uint32_t(Exec), 0u));
-  uint32_t Capacity = R->Capacity;
-  bool Lossy = R->Lossy;
+namespace detail {
+/// The tool's ring in this dispatch, or null if it opened no channel.
+LOOM_DEVICE_FN LoomChannelRing *channelRing() {
+  const __attribute__((address_space(4))) LoomLaunchHeader *H =
+      (const __attribute__((address_space(4))) LoomLaunchHeader *)
+          __loom_launch_header();
+  return reinterpret_cast<LoomChannelRing *>(
+      H->Tools[__loom_tool_slot()].Channel);
+}
+
+/// The ring's fields that stay the same through the dispatch, read once
+/// through the constant address space (scalar loads, not flat ones).
+struct RingConstants {
+  uint32_t Capacity, RecordBytes, Lossy;
+  uint64_t Sequence, Records;
+};
+LOOM_DEVICE_FN RingConstants ringConstants(const LoomChannelRing *R) {
+  const __attribute__((address_space(4))) LoomChannelRing *C =
+      (const __attribute__((address_space(4))) LoomChannelRing *)R;
+  return {C->Capacity, C->RecordBytes, C->Lossy, C->Sequence, C->Records};
+}
+
+/// Claims \p Count slots for the wave: the lane of rank 0 (the first active
+/// one) makes the claim, every lane gets its base; ~0 if a lossy ring had
+/// no room (the records are counted as dropped).
+LOOM_DEVICE_FN uint64_t channelClaim(LoomChannelRing *R,
+                                     const RingConstants &K, uint32_t Count,
+                                     uint32_t Rank) {
   uint64_t Base = 0;
   if (Rank == 0) {
-    if (Lossy) {
+    if (K.Lossy) {
+      uint32_t Capacity = K.Capacity;
       uint64_t Claimed = __hip_atomic_load(&R->Claimed, __ATOMIC_RELAXED,
                                            __HIP_MEMORY_SCOPE_SYSTEM);
       for (;;) {
@@ -162,30 +178,166 @@ template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
                                     __HIP_MEMORY_SCOPE_SYSTEM);
     }
   }
-  Base = uint64_t(__builtin_amdgcn_readfirstlane(uint32_t(Base))) |
+  return uint64_t(__builtin_amdgcn_readfirstlane(uint32_t(Base))) |
          uint64_t(__builtin_amdgcn_readfirstlane(uint32_t(Base >> 32))) << 32;
-  if (Base == ~0ull)
-    return false;
-  uint64_t Index = Base + Rank;
-  // Capacity >= 64 (the host sees to it), so a lane never waits for a
-  // record of its own wave.
+}
+
+/// The slot of claim \p Index, once the host has released what it held
+/// before (Capacity >= 64, the host sees to it, so a lane never waits for a
+/// record of its own wave).
+LOOM_DEVICE_FN uint8_t *channelSlot(LoomChannelRing *R,
+                                    const RingConstants &K, uint64_t Index) {
+  uint32_t Capacity = K.Capacity;
   while (Index - __hip_atomic_load(&R->Consumed, __ATOMIC_ACQUIRE,
                                    __HIP_MEMORY_SCOPE_SYSTEM) >=
          Capacity)
     __builtin_amdgcn_s_sleep(1);
-  uint64_t Slot = Index & (Capacity - 1);
-  uint32_t *Out =
-      reinterpret_cast<uint32_t *>(R->Records + Slot * R->RecordBytes);
-  const uint32_t *In = reinterpret_cast<const uint32_t *>(&Record);
-  uint32_t Words = sizeof(T) / 4 < R->RecordBytes / 4 ? sizeof(T) / 4
-                                                      : R->RecordBytes / 4;
+  return reinterpret_cast<uint8_t *>(K.Records) +
+         (Index & (Capacity - 1)) * K.RecordBytes;
+}
+
+/// Makes claim \p Index's record visible to the host.
+LOOM_DEVICE_FN void channelPublish(const RingConstants &K, uint64_t Index) {
+  __hip_atomic_store(reinterpret_cast<uint64_t *>(K.Sequence) +
+                         (Index & (K.Capacity - 1)),
+                     Index + 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+
+// The scalar unit's memory operations (gfx9), each with its own wait; they
+// run whatever EXEC is, and their operands and results are SGPRs.
+LOOM_DEVICE_FN uint64_t scalarFetchAdd(uint64_t *P, uint64_t V) {
+  __asm__ volatile("s_atomic_add_x2 %0, %1, 0x0 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)"
+                   : "+s"(V)
+                   : "s"(P)
+                   : "memory");
+  return V;
+}
+/// A load that bypasses the scalar cache (the host writes the word).
+LOOM_DEVICE_FN uint64_t scalarLoadFresh(const uint64_t *P) {
+  uint64_t V;
+  __asm__ volatile("s_load_dwordx2 %0, %1, 0x0 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)"
+                   : "=s"(V)
+                   : "s"(P)
+                   : "memory");
+  return V;
+}
+typedef uint32_t Words4 __attribute__((ext_vector_type(4)));
+/// \p V, known to be the same in every lane, as an SGPR value.
+LOOM_DEVICE_FN uint32_t uniform(uint32_t V) {
+  return uint32_t(__builtin_amdgcn_readfirstlane(int(V)));
+}
+LOOM_DEVICE_FN void scalarStore16(void *P, Words4 V) {
+  __asm__ volatile("s_store_dwordx4 %0, %1, 0x0 glc" ::"s"(V), "s"(P)
+                   : "memory");
+}
+LOOM_DEVICE_FN void scalarStore8(void *P, uint64_t V) {
+  __asm__ volatile("s_store_dwordx2 %0, %1, 0x0 glc" ::"s"(V), "s"(P)
+                   : "memory");
+}
+/// Writes the scalar cache's dirty lines back and waits for it.
+LOOM_DEVICE_FN void scalarWriteBack() {
+  __asm__ volatile("s_dcache_wb\n\ts_waitcnt lgkmcnt(0)" ::: "memory");
+}
+
+/// Copies the words of \p In to \p Out, at most \p Limit bytes.
+template <typename T>
+LOOM_DEVICE_FN void channelCopy(uint8_t *Out, const T &In, uint32_t Limit) {
+  static_assert(sizeof(T) % 4 == 0, "channel records are whole words");
+  const uint32_t *From = reinterpret_cast<const uint32_t *>(&In);
+  uint32_t *To = reinterpret_cast<uint32_t *>(Out);
 #pragma unroll
   for (uint32_t W = 0; W < sizeof(T) / 4; ++W)
-    if (W < Words)
-      Out[W] = In[W];
-  __hip_atomic_store(reinterpret_cast<uint64_t *>(R->Sequence) + Slot,
-                     Index + 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+    if (4 * W < Limit)
+      To[W] = From[W];
+}
+} // namespace detail
+
+/// Sends \p Record, from every active lane, to the tool's host side
+/// (Tool::channelRecords), in the ring of this dispatch. Lossless rings
+/// make the lanes wait while the ring is full; lossy ones drop the records
+/// (counted, Dispatch::ChannelDropped). False if the record was dropped or
+/// the tool opened no channel. Records of one lane arrive in the order it
+/// sent them; of one call, in lane order.
+template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
+  LoomChannelRing *R = detail::channelRing();
+  if (!R)
+    return false;
+  // One claim per wave: the first active lane claims a slot for each.
+  uint64_t Exec = activeMask();
+  uint32_t Rank = __builtin_amdgcn_mbcnt_hi(
+      uint32_t(Exec >> 32), __builtin_amdgcn_mbcnt_lo(uint32_t(Exec), 0u));
+  detail::RingConstants K = detail::ringConstants(R);
+  uint64_t Base =
+      detail::channelClaim(R, K, __builtin_popcountll(Exec), Rank);
+  if (Base == ~0ull)
+    return false;
+  uint8_t *Slot = detail::channelSlot(R, K, Base + Rank);
+  detail::channelCopy(Slot, Record, K.RecordBytes);
+  detail::channelPublish(K, Base + Rank);
   return true;
+}
+
+/// Sends one record for the whole wave: \p Header, then \p N arrays of
+/// 64 values of type L, where each active lane puts its \p Lanes[K] at its
+/// own index of array K (inactive lanes' entries are left as they were).
+/// Arrays whose bit is set in \p Skip are not stored (the header says what
+/// they would). The channel's RecordBytes must be at least sizeof(H) + N *
+/// 64 * sizeof(L). Where channelPush makes a record per lane, this makes
+/// one per wave: what a tool sending per-lane values of wave-level events
+/// (the addresses of a few memory instructions, say) wants.
+///
+/// It needs a lossless channel (on a lossy one the wave waits for room as
+/// on a lossless one; nothing is dropped). \p Header must be the same in
+/// every lane: it is stored by the scalar unit, which runs whatever EXEC
+/// is, so a wave that reaches the call with no active lane still sends its
+/// record (the header; no lane values). False if the tool opened no
+/// channel.
+template <unsigned Skip = 0, typename H, typename L, unsigned N>
+LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L (&Lanes)[N]) {
+  static_assert(sizeof(L) % 4 == 0, "channel records are whole words");
+  static_assert(sizeof(H) % 16 == 0,
+                "a wave record's header is stored 16 bytes at a time");
+  LoomChannelRing *R = detail::channelRing();
+  if (!R)
+    return false;
+  detail::RingConstants K = detail::ringConstants(R);
+  // The scalar unit claims, waits and publishes: no lane election, no
+  // broadcast, nothing to branch around.
+  uint64_t Index = detail::scalarFetchAdd(&R->Claimed, 1);
+  while (Index - detail::scalarLoadFresh(&R->Consumed) >= K.Capacity)
+    __builtin_amdgcn_s_sleep(1);
+  uint8_t *Slot = reinterpret_cast<uint8_t *>(K.Records) +
+                  (Index & (K.Capacity - 1)) * K.RecordBytes;
+  uint8_t *Mine = Slot + sizeof(H) + laneId() * sizeof(L);
+#pragma unroll
+  for (unsigned A = 0; A < N; ++A)
+    if (!((Skip >> A) & 1))
+      detail::channelCopy(Mine + A * 64 * sizeof(L), Lanes[A], sizeof(L));
+  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Header);
+#pragma unroll
+  for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
+    detail::scalarStore16(
+        Slot + 4 * W,
+        detail::Words4{detail::uniform(Words[W]), detail::uniform(Words[W + 1]),
+                       detail::uniform(Words[W + 2]),
+                       detail::uniform(Words[W + 3])});
+  // Every lane's stores, then the header, before the record is published.
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
+  detail::scalarWriteBack();
+  detail::scalarStore8(reinterpret_cast<uint64_t *>(K.Sequence) +
+                           (Index & (K.Capacity - 1)),
+                       Index + 1);
+  detail::scalarWriteBack();
+  return true;
+}
+
+/// channelPushWave of one array.
+template <typename H, typename L>
+LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
+  const L Lanes[1] = {Lane};
+  return channelPushWave(Header, Lanes);
 }
 
 #undef LOOM_DEVICE_FN

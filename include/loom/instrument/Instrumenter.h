@@ -93,6 +93,15 @@ public:
   static HookArg instrOffset() { return {Kind::InstrOffset, 0, 32}; }
   static HookArg instrIndex() { return {Kind::InstrIndex, 0, 32}; }
   static HookArg memoryAddress() { return {Kind::MemoryAddress, 0, 64}; }
+  /// The lane's address of memory instruction \p I's access, computed from
+  /// its address registers as they are at the point (which may be after
+  /// \p I: the caller sees to it that nothing in between wrote them). One
+  /// point can so report several instructions' addresses.
+  static HookArg memoryAddressOf(const BinaryInstruction &I) {
+    HookArg A{Kind::MemoryAddress, 0, 64};
+    A.Of = &I;
+    return A;
+  }
   static HookArg memoryBytes() { return {Kind::MemoryBytes, 0, 32}; }
   static HookArg laneId() { return {Kind::LaneId, 0, 32}; }
   static HookArg waveId() { return {Kind::WaveId, 0, 32}; }
@@ -106,6 +115,8 @@ public:
   uint64_t value() const { return V; }
   /// 32 or 64 (MemoryAddress of an LDS access is passed as 64 bits too).
   unsigned bits() const { return Bits; }
+  /// The instruction of memoryAddressOf, or null: the point's own.
+  const BinaryInstruction *instruction() const { return Of; }
   /// True if every lane gets the same value (passed in SGPRs).
   bool isUniform() const {
     return K != Kind::Vgpr && K != Kind::Agpr && K != Kind::MemoryAddress &&
@@ -118,6 +129,7 @@ private:
   Kind K;
   uint64_t V;
   unsigned Bits;
+  const BinaryInstruction *Of = nullptr;
 };
 
 struct HookCall {

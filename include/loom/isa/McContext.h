@@ -138,6 +138,18 @@ public:
   std::optional<unsigned> sgprIndex(unsigned Reg) const;
   /// Scalar register indices a register covers: s[4:5] -> {4, 5}.
   llvm::SmallVector<unsigned, 4> sgprIndices(unsigned Reg) const;
+  /// Operand code of a 32-bit scalar register an address can be built in:
+  /// N for sN, VccLoCode / VccHiCode for VCC's halves.
+  std::optional<unsigned> scalarCode(unsigned Reg) const;
+  /// Codes of the 32-bit scalar registers \p Reg covers, in order:
+  /// vcc -> {VccLoCode, VccHiCode}.
+  llvm::SmallVector<unsigned, 4> scalarCodes(unsigned Reg) const;
+  static constexpr unsigned VccLoCode = 106, VccHiCode = 107;
+  /// \p Reg with its SGPRs moved up by \p SgprShift and its VGPRs by
+  /// \p VgprShift (s[4:5] + 8 -> s[12:13]); other registers as they are.
+  /// std::nullopt if the target has no such register.
+  std::optional<unsigned> renumbered(unsigned Reg, unsigned SgprShift,
+                                     unsigned VgprShift) const;
 
 private:
   struct Impl;

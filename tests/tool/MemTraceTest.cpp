@@ -1,0 +1,352 @@
+//===- tests/tool/MemTraceTest.cpp - mem_trace and `loom trace show` ------===//
+//
+// mem_trace (docs/tools.md) on tool_program and HIP test programs, against
+// `loom exec --memory-trace` of the same program run uninstrumented
+// (MemoryTraceCompare.h): the program's output is unchanged and every
+// wave-access is the truth's, in order. The trace reader on malformed
+// files (every truncation, flipped bytes) and the summary's models (64-byte
+// lines, LDS bank conflicts) on accesses worked out by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../support/RunCommand.h"
+#include "MemoryTraceCompare.h"
+
+#include "TraceFile.h"
+#include "TraceSummary.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace llvm;
+using namespace loom::test;
+using namespace loom::trace;
+
+namespace {
+
+std::string tempFile(StringRef Name) {
+  SmallString<128> Path;
+  sys::fs::createTemporaryFile(Name, "out", Path);
+  return std::string(Path);
+}
+
+struct Traced {
+  CommandResult Run;        ///< the instrumented run
+  std::string File;         ///< its trace
+  std::vector<MemoryAccess> Accesses;
+};
+
+/// \p Program under mem_trace, with \p More options; its trace read back
+/// through `loom trace show --json`.
+Traced memTrace(const std::string &Program,
+                std::vector<std::string> More = {}) {
+  Traced T;
+  T.File = tempFile("mem-trace");
+  std::vector<std::string> Args{LOOM_BIN,     "instrument", "--tool",
+                                "mem_trace",  "--tool-arg", "output=" + T.File};
+  Args.insert(Args.end(), More.begin(), More.end());
+  Args.insert(Args.end(), {"--", Program});
+  T.Run = runCommand(Args);
+  EXPECT_EQ(T.Run.ExitCode, 0) << T.Run.Err;
+  CommandResult Show = runCommand({LOOM_BIN, "trace", "show", T.File, "--json"});
+  EXPECT_EQ(Show.ExitCode, 0) << Show.Err;
+  Expected<std::vector<MemoryAccess>> A = parseMemTraceJson(Show.Out);
+  if (!A)
+    ADD_FAILURE() << toString(A.takeError());
+  else
+    T.Accesses = std::move(*A);
+  return T;
+}
+
+/// The program run uninstrumented, with the virtual GPU's record of its
+/// accesses.
+std::pair<CommandResult, std::vector<MemoryAccess>>
+truth(const std::string &Program) {
+  std::string Trace = tempFile("mem-truth"), Counters = tempFile("mem-counters");
+  CommandResult R = runCommand({LOOM_BIN, "exec", "--memory-trace", Trace,
+                                "--counters", Counters, "--", Program});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  std::vector<MemoryAccess> Out;
+  Expected<std::vector<MemoryAccess>> A = readTruthTrace(Trace, Counters);
+  if (!A)
+    ADD_FAILURE() << toString(A.takeError());
+  else
+    Out = std::move(*A);
+  sys::fs::remove(Trace);
+  sys::fs::remove(Counters);
+  return {R, Out};
+}
+
+void expectTraceIsTheTruth(const std::string &Program) {
+  auto [Plain, Want] = truth(Program);
+  Traced Got = memTrace(Program);
+  sys::fs::remove(Got.File);
+  ASSERT_FALSE(Want.empty());
+  EXPECT_EQ(Got.Run.Out, Plain.Out) << "the program's output changed";
+  EXPECT_EQ(Got.Run.Err.find("loom-tool:"), std::string::npos) << Got.Run.Err;
+  EXPECT_EQ(Got.Accesses.size(), Want.size());
+  std::vector<std::string> Diffs = compareMemoryTraces(Want, Got.Accesses);
+  for (const std::string &D : Diffs)
+    ADD_FAILURE() << Program << ": " << D;
+}
+
+TEST(MemTrace, ToolProgramIsTheTruth) {
+  expectTraceIsTheTruth(LOOM_TOOL_PROGRAM);
+}
+
+// Flat accesses resolved to LDS and global memory by the apertures, the
+// stack's buffer accesses, and the summary's figures (of kernel mixed)
+// worked out by hand: the four accesses of a lane's
+// Tile[T * 32] (ds_write, ds_read, and bump's flat load and store) put a
+// half-wave's 32 lanes on one bank, 31 cycles beyond one per half: 62 for
+// a wave, 31 for a group's second (half) wave, 3 groups, so 279 per
+// instruction; bump's global load and store touch a 64-byte line per lane
+// (576 lines) where their bytes fit in 36.
+TEST(MemTrace, FlatLdsAndTheSummaryOnMemTraceProgram) {
+  expectTraceIsTheTruth(LOOM_MEM_TRACE_PROGRAM);
+  Traced T = memTrace(LOOM_MEM_TRACE_PROGRAM, {"--tool-arg", "kernel=mixed"});
+  CommandResult S =
+      runCommand({LOOM_BIN, "trace", "show", T.File, "--summary"});
+  sys::fs::remove(T.File);
+  EXPECT_EQ(S.ExitCode, 0) << S.Err;
+  for (const char *Line :
+       {"flat->lds                  12            576             2304    "
+        "      -          558",
+        "coalescing: 576 distinct 64-byte lines in 12 vector wave-accesses, "
+        "48.00 a wave-access; their bytes fit in 36 (6.2% efficient)",
+        "LDS bank conflicts: 1116 extra cycles in 24 wave-accesses, worst "
+        "32-way",
+        "_Z5mixedPi+0x90 DS_WRITE_B32: 6 wave-accesses, 279 extra cycles, "
+        "worst 32-way"})
+    EXPECT_NE(S.Out.find(Line), std::string::npos) << Line << "\n" << S.Out;
+}
+
+TEST(MemTrace, KernelAndDispatchOptions) {
+  Traced T = memTrace(LOOM_TOOL_PROGRAM, {"--tool-arg", "dispatch=1-2",
+                                          "--tool-arg", "kernel=scale"});
+  sys::fs::remove(T.File);
+  ASSERT_FALSE(T.Accesses.empty());
+  for (const MemoryAccess &A : T.Accesses)
+    EXPECT_EQ(A.Dispatch, 2u);
+  EXPECT_NE(T.Run.Err.find("mem_trace: 1 dispatches traced, 96 wave-accesses"),
+            std::string::npos)
+      << T.Run.Err;
+}
+
+class MemTraceOnHip : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(MemTraceOnHip, TraceIsTheTruth) {
+  expectTraceIsTheTruth(std::string(LOOM_HIP_TEST_DIR) + "/hip_" + GetParam());
+}
+
+// As ShippedToolsOnHip (ToolsTest.cpp), and for the same reasons without
+// the programs whose kernels run differently from run to run.
+INSTANTIATE_TEST_SUITE_P(MemTrace, MemTraceOnHip,
+                         ::testing::Values("launch", "wave_intrinsics",
+                                           "cooperative_groups", "memory",
+                                           "kernel_ref", "symbols",
+                                           "clang22_launch", "clang22_wave"));
+
+TEST(MemTrace, CompareFindsEveryKindOfDifference) {
+  auto Access = [](uint64_t Wave, std::string Space, uint64_t Base) {
+    MemoryAccess A;
+    A.Wave = Wave;
+    A.Instruction = "k+0x10";
+    A.Space = Space;
+    A.Direction = "read";
+    A.BytesPerLane = 4;
+    A.Exec = 0x3;
+    A.Addresses = {Base, Base + 4};
+    return A;
+  };
+  std::vector<MemoryAccess> Truth = {Access(0, "global", 0x10000),
+                                     Access(0, "lds", 0x20),
+                                     Access(1, "global", 0x10100)};
+  EXPECT_TRUE(compareMemoryTraces(Truth, Truth).empty());
+  // A buffer placed elsewhere, whole: equal.
+  std::vector<MemoryAccess> Moved = Truth;
+  for (MemoryAccess &A : Moved)
+    if (A.Space == "global")
+      for (uint64_t &Addr : A.Addresses)
+        Addr += 0x5000;
+  EXPECT_TRUE(compareMemoryTraces(Truth, Moved).empty());
+  EXPECT_EQ(compareMemoryTraces(Truth, Moved, {/*ExactAddresses=*/true})
+                .size(),
+            2u);
+  // One lane elsewhere, an LDS offset, the order in a wave, a missing
+  // access, the EXEC: each is a difference.
+  std::vector<MemoryAccess> Bad = Moved;
+  Bad[2].Addresses[1] += 8;
+  EXPECT_EQ(compareMemoryTraces(Truth, Bad).size(), 1u);
+  Bad = Truth;
+  Bad[1].Addresses[0] = 0x24;
+  EXPECT_EQ(compareMemoryTraces(Truth, Bad).size(), 1u);
+  Bad = Truth;
+  std::swap(Bad[0], Bad[1]);
+  EXPECT_EQ(compareMemoryTraces(Truth, Bad).size(), 2u);
+  Bad = Truth;
+  Bad.pop_back();
+  EXPECT_EQ(compareMemoryTraces(Truth, Bad).size(), 1u);
+  Bad = Truth;
+  Bad[0].Exec = 0x6;
+  EXPECT_EQ(compareMemoryTraces(Truth, Bad).size(), 1u);
+}
+
+//===-- The reader --------------------------------------------------------===//
+
+/// A small trace written by TraceWriter.
+std::string sampleTrace() {
+  std::string Path = tempFile("mem-sample");
+  auto W = cantFail(TraceWriter::create(Path));
+  TraceSite S;
+  S.Id = 0;
+  S.Pc = 0x1000;
+  S.Offset = 0x40;
+  S.Kind = InstrKind::Flat;
+  S.Bytes = 4;
+  S.Kernel = S.Function = "k";
+  S.Opcode = "FLAT_LOAD_DWORD";
+  W->site(S);
+  TraceDispatch D;
+  D.Index = 0;
+  D.Kernel = "k";
+  W->dispatch(D);
+  TraceAccess A;
+  A.Where = Space::Lds;
+  A.Exec = 0x5;
+  A.Addresses = {8, 16};
+  W->access(A);
+  cantFail(W->close());
+  auto Buf = MemoryBuffer::getFile(Path);
+  sys::fs::remove(Path);
+  return (*Buf)->getBuffer().str();
+}
+
+struct Collect : TraceVisitor {
+  std::vector<TraceAccess> Accesses;
+  void access(const TraceAccess &A, const TraceSite &) override {
+    Accesses.push_back(A);
+  }
+};
+
+TEST(TraceFile, ReadsWhatWasWritten) {
+  std::string Bytes = sampleTrace();
+  Collect C;
+  ASSERT_FALSE(bool(readTrace("t", Bytes, C)));
+  ASSERT_EQ(C.Accesses.size(), 1u);
+  EXPECT_EQ(C.Accesses[0].Exec, 0x5u);
+  EXPECT_EQ(C.Accesses[0].Addresses, (std::vector<uint64_t>{8, 16}));
+}
+
+TEST(TraceFile, EveryTruncationIsAnErrorNamingTheOffset) {
+  std::string Bytes = sampleTrace();
+  for (size_t N = 0; N < Bytes.size(); ++N) {
+    Collect C;
+    Error E = readTrace("cut.trace", StringRef(Bytes).take_front(N), C);
+    ASSERT_TRUE(bool(E)) << N;
+    std::string Msg = toString(std::move(E));
+    EXPECT_EQ(Msg.rfind("cut.trace: offset ", 0), 0u) << Msg;
+  }
+}
+
+TEST(TraceFile, CorruptFilesAreErrorsNeverCrashes) {
+  std::string Good = sampleTrace();
+  // Each byte replaced by values that break it: the reader must refuse or
+  // read something well-formed, never crash; tags and counts it refuses.
+  std::mt19937 Rng(13);
+  unsigned Refused = 0;
+  for (size_t At = 0; At < Good.size(); ++At)
+    for (int K = 0; K < 8; ++K) {
+      std::string Bad = Good;
+      Bad[At] = char(Rng());
+      if (Bad == Good)
+        continue;
+      Collect C;
+      if (Error E = readTrace("bad.trace", Bad, C)) {
+        ++Refused;
+        EXPECT_EQ(toString(std::move(E)).rfind("bad.trace: offset ", 0), 0u);
+      }
+    }
+  EXPECT_GT(Refused, Good.size());
+  std::string Junk = Good + "x";
+  Collect C;
+  EXPECT_EQ(toString(readTrace("j", Junk, C)),
+            "j: offset " + std::to_string(Good.size()) +
+                ": bytes after the end record");
+  Junk = Good;
+  Junk[16] = 'Q'; // the first record's tag
+  EXPECT_EQ(toString(readTrace("j", Junk, C)),
+            "j: offset 16: unknown record tag 0x51");
+  EXPECT_EQ(toString(readTrace("j", "hello", C)),
+            "j: offset 0: not a mem_trace file (no LOOMTRCE header)");
+}
+
+TEST(TraceFile, ShowRefusesABadFile) {
+  std::string Path = tempFile("mem-bad");
+  {
+    std::string Bytes = sampleTrace();
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC);
+    OS << StringRef(Bytes).drop_back(3);
+  }
+  CommandResult R = runCommand({LOOM_BIN, "trace", "show", Path});
+  sys::fs::remove(Path);
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find("loom trace: " + Path + ": offset "), std::string::npos)
+      << R.Err;
+  EXPECT_NE(R.Err.find("truncated in the end record"), std::string::npos)
+      << R.Err;
+}
+
+//===-- The summary's models ----------------------------------------------===//
+
+TraceAccess lanes(uint64_t Exec, uint64_t Base, uint64_t Stride) {
+  TraceAccess A;
+  A.Exec = Exec;
+  for (unsigned L = 0; L < 64; ++L)
+    if ((Exec >> L) & 1)
+      A.Addresses.push_back(Base + L * Stride);
+  return A;
+}
+
+TEST(TraceSummary, CoalescingLines) {
+  EXPECT_EQ(distinctLines(lanes(~0ull, 0, 4), 4), 4u);      // 256 bytes
+  EXPECT_EQ(distinctLines(lanes(~0ull, 32, 4), 4), 5u);     // unaligned
+  EXPECT_EQ(distinctLines(lanes(~0ull, 0, 64), 4), 64u);    // a line a lane
+  EXPECT_EQ(distinctLines(lanes(~0ull, 0, 16), 16), 16u);   // dwordx4
+  EXPECT_EQ(distinctLines(lanes(1, 62, 0), 4), 2u);         // crosses a line
+  EXPECT_EQ(fewestLines(lanes(~0ull, 32, 4), 4), 4u);
+  EXPECT_EQ(fewestLines(lanes(0x7, 0, 4), 4), 1u);
+  // Every lane on one word (an atomic counter): one line, not four.
+  EXPECT_EQ(fewestLines(lanes(~0ull, 0, 0), 4), 1u);
+  EXPECT_EQ(distinctLines(lanes(~0ull, 0, 0), 4), 1u);
+  // Overlapping lanes (stride 2, 4 bytes each): 130 distinct bytes.
+  EXPECT_EQ(fewestLines(lanes(~0ull, 0, 2), 4), 3u);
+}
+
+TEST(TraceSummary, LdsBankConflicts) {
+  unsigned Degree;
+  // Consecutive dwords: every bank once per half-wave.
+  EXPECT_EQ(ldsConflictCycles(lanes(~0ull, 0, 4), 4, &Degree), 0u);
+  EXPECT_EQ(Degree, 1u);
+  // One dword for every lane: a broadcast.
+  EXPECT_EQ(ldsConflictCycles(lanes(~0ull, 64, 0), 4, &Degree), 0u);
+  // A stride of 32 dwords: the 32 lanes of each half in one bank.
+  EXPECT_EQ(ldsConflictCycles(lanes(~0ull, 0, 128), 4, &Degree), 2 * 31u);
+  EXPECT_EQ(Degree, 32u);
+  // A stride of 2 dwords: two lanes a bank, 2-way.
+  EXPECT_EQ(ldsConflictCycles(lanes(~0ull, 0, 8), 4, &Degree), 2u);
+  EXPECT_EQ(Degree, 2u);
+  // 8-byte accesses, consecutive: 16 lanes a phase fill the 32 banks.
+  EXPECT_EQ(ldsConflictCycles(lanes(~0ull, 0, 8), 8, &Degree), 0u);
+  // 16-byte accesses, consecutive: 8 lanes a phase.
+  EXPECT_EQ(ldsConflictCycles(lanes(~0ull, 0, 16), 16, &Degree), 0u);
+  // Only the upper half active, stride 32 dwords: one phase, 32-way.
+  EXPECT_EQ(ldsConflictCycles(lanes(~0ull << 32, 0, 128), 4, &Degree), 31u);
+}
+
+} // namespace

@@ -1,0 +1,458 @@
+//===- tools/mem_trace - Every memory access of every wave ----------------===//
+//
+// Before memory instructions, a hook sends one record per wave through
+// the lossless channel: EXEC and each active lane's address, for up to
+// four instructions whose addresses the point still has (MemTraceRecord.h).
+// The host turns records into accesses as
+// `loom exec --memory-trace` records them — flat accesses resolved to
+// their segment by the apertures of the dispatch's queue, a ds_read2 or
+// ds_write2 as its two accesses, a scalar access as one address — and
+// writes them to a binary trace file (TraceFile.h) that `loom trace show`
+// reads (docs/tools.md).
+//
+//   loom instrument --tool mem_trace [--tool-arg output=FILE]
+//       [--tool-arg kernel=REGEX] [--tool-arg dispatch=N[-M]]
+//       [--tool-arg capacity=RECORDS] -- ./app
+//
+// Not traced (said once per kernel): scratch_* instructions, buffer
+// instructions other than the stack's, s_buffer loads, and LDS DMA loads,
+// whose addresses hooks cannot be given yet.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MemTraceRecord.h"
+#include "ToolOptions.h"
+#include "TraceFile.h"
+
+#include "loom/instrument/Tool.h"
+#include "loom/isa/McContext.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <hsa/amd_hsa_queue.h>
+
+#include <algorithm>
+#include <bit>
+#include <map>
+
+using namespace llvm;
+using namespace loom::instrument;
+using namespace loom::tools;
+using namespace loom::trace;
+
+namespace {
+
+/// The instruction kinds of the file, from the instruction's properties.
+InstrKind instrKind(MemoryKind K) {
+  switch (K) {
+  case MemoryKind::Flat: return InstrKind::Flat;
+  case MemoryKind::Scratch: return InstrKind::Scratch;
+  case MemoryKind::Lds: return InstrKind::Lds;
+  case MemoryKind::Scalar: return InstrKind::Scalar;
+  case MemoryKind::Buffer: return InstrKind::Buffer;
+  default: return InstrKind::Global;
+  }
+}
+
+/// A buffer access of the stack: through the private segment buffer,
+/// s[0:3] by the calling convention, in the OFFEN or OFFSET form (how
+/// clang's code for gfx90a reaches the stack). The virtual GPU records its
+/// lanes' private offsets as vaddr (OFFEN) + the instruction's offset,
+/// without soffset.
+struct StackBuffer {
+  std::optional<unsigned> Vaddr; ///< the VGPR of OFFEN
+  uint32_t Offset = 0;
+};
+
+std::optional<StackBuffer> stackBuffer(const BinaryInstruction &I,
+                                       const InstrAnalyzer &A,
+                                       StringRef Name) {
+  bool Offen = Name.ends_with("_OFFEN");
+  if ((!Offen && !Name.ends_with("_OFFSET")) || Name.contains("_LDS_"))
+    return std::nullopt;
+  // MUBUF operands: [vdata,] [vaddr,] srsrc, soffset, offset, ...
+  RegisterSet Private;
+  Private.addSgprs(0, 4);
+  const MCInst &Inst = I.Inst;
+  for (unsigned Op = 0; Op + 2 < Inst.getNumOperands(); ++Op) {
+    const MCOperand &O = Inst.getOperand(Op);
+    if (!O.isReg() || A.unitsOf(O.getReg().id()) != Private)
+      continue;
+    const MCOperand &Offset = Inst.getOperand(Op + 2);
+    if (!Offset.isImm())
+      return std::nullopt;
+    StackBuffer B;
+    B.Offset = uint32_t(Offset.getImm());
+    if (Offen) {
+      if (Op == 0 || !Inst.getOperand(Op - 1).isReg())
+        return std::nullopt;
+      A.unitsOf(Inst.getOperand(Op - 1).getReg().id()).forEachUnit([&](unsigned U) {
+        if (!B.Vaddr && U >= RegisterSet::VgprBase &&
+            U < RegisterSet::VgprBase + RegisterSet::NumVgprs)
+          B.Vaddr = U - RegisterSet::VgprBase;
+      });
+      if (!B.Vaddr)
+        return std::nullopt;
+    }
+    return B;
+  }
+  return std::nullopt;
+}
+
+/// Why \p Name's accesses cannot be traced, or "" if they can: hooks get
+/// the address of global, flat, LDS and scalar accesses, and mem_trace
+/// works out the stack's buffer accesses (stackBuffer).
+StringRef untraceable(const InstrProperties &P, StringRef Name,
+                      bool IsStackBuffer) {
+  if (!P.isMemory() || !P.AccessBytes)
+    return "no memory access of a known size";
+  switch (P.Memory) {
+  case MemoryKind::Buffer:
+    return IsStackBuffer ? "" : "not a stack access (s[0:3], OFFEN or OFFSET)";
+  case MemoryKind::Scratch:
+    return "its address is not available to hooks";
+  case MemoryKind::Scalar:
+    if (!Name.starts_with("S_LOAD") && !Name.starts_with("S_STORE") &&
+        !Name.starts_with("S_ATOMIC"))
+      return "its address is not available to hooks";
+    return "";
+  case MemoryKind::Lds:
+    // No memory access (permutes), or no address operand.
+    for (StringRef S : {"PERMUTE", "SWIZZLE", "GWS", "APPEND", "CONSUME",
+                        "ORDERED", "ADDTID", "NOP"})
+      if (Name.contains(S))
+        return "no address operand";
+    return "";
+  default:
+    if (Name.contains("_LDS"))
+      return "an LDS DMA load";
+    return "";
+  }
+}
+
+struct Site {
+  TraceSite Info;
+  /// ds_read2/ds_write2: the second access's offset from the first.
+  std::optional<int64_t> Second;
+  /// A stack buffer access: the instruction's offset, added to the lanes'
+  /// vaddr (or 0).
+  std::optional<uint32_t> StackOffset;
+};
+
+struct DispatchInfo {
+  uint32_t SharedHi = 0, PrivateHi = 0; // apertures' high halves
+  uint32_t Grid[3] = {1, 1, 1};
+  uint32_t WorkGroup[3] = {1, 1, 1};
+  uint64_t NumGroups[2] = {1, 1};
+  uint32_t WavesPerGroup = 1;
+  uint64_t Accesses = 0;
+
+  /// The wave's index in the dispatch, as the virtual GPU numbers it (work-
+  /// groups in flat order, each with room for a whole group's waves), from
+  /// its work-group and its lane 0's packed work-item id.
+  uint32_t wave(const MemTraceHeader &H) const {
+    uint32_t Size[2];
+    for (int D = 0; D < 2; ++D) // smaller at the grid's edge
+      Size[D] = std::min(WorkGroup[D], Grid[D] - H.Group[D] * WorkGroup[D]);
+    uint32_t X = H.WorkItem & 1023, Y = (H.WorkItem >> 10) & 1023,
+             Z = (H.WorkItem >> 20) & 1023;
+    uint64_t Group =
+        H.Group[0] + NumGroups[0] * (H.Group[1] + NumGroups[1] * H.Group[2]);
+    return uint32_t(Group * WavesPerGroup +
+                    (X + Size[0] * (Y + Size[1] * Z)) / 64);
+  }
+};
+
+class MemTrace final : public Tool {
+public:
+  Error init(ToolContext &Ctx) override {
+    Expected<ToolOptions> O = ToolOptions::parse(Ctx, "mem_trace");
+    if (!O)
+      return O.takeError();
+    Options = std::move(*O);
+    uint32_t Capacity = 1024; // records of 2,112 bytes
+    if (auto C = Ctx.option("capacity"))
+      if (!to_integer(*C, Capacity))
+        return createStringError(inconvertibleErrorCode(),
+                                 "capacity=%s: not a number", C->c_str());
+    Path = Options.output().empty() ? "mem_trace.trace" : Options.output();
+    if (Error E = Ctx.openChannel(
+            {sizeof(MemTraceRecord), Capacity, /*Lossy=*/false}))
+      return E;
+    auto W = TraceWriter::create(Path);
+    if (!W)
+      return W.takeError();
+    Writer = std::move(*W);
+    return Error::success();
+  }
+
+  DispatchChoice dispatch(ToolContext &, const Dispatch &D) override {
+    if (!Options.wants(D))
+      return DispatchChoice::original();
+    KernelObjects[D.Kernel] = D.KernelObject;
+    DispatchInfo &I = Dispatches[D.Index];
+    // The apertures a flat address is routed by, as the queue gives them
+    // to the code (amd_queue_t starts with the hsa_queue_t).
+    const auto *Q = reinterpret_cast<const amd_queue_t *>(D.Queue);
+    I.SharedHi = Q->group_segment_aperture_base_hi;
+    I.PrivateHi = Q->private_segment_aperture_base_hi;
+    for (int Dim = 0; Dim < 3; ++Dim) {
+      I.Grid[Dim] = D.Grid[Dim];
+      I.WorkGroup[Dim] = D.WorkGroup[Dim];
+    }
+    for (int Dim = 0; Dim < 2; ++Dim)
+      I.NumGroups[Dim] =
+          (D.Grid[Dim] + D.WorkGroup[Dim] - 1) / D.WorkGroup[Dim];
+    I.WavesPerGroup =
+        (uint32_t(D.WorkGroup[0]) * D.WorkGroup[1] * D.WorkGroup[2] + 63) / 64;
+    TraceDispatch T;
+    T.Index = D.Index;
+    std::copy(D.Grid, D.Grid + 3, T.Grid);
+    std::copy(D.WorkGroup, D.WorkGroup + 3, T.WorkGroup);
+    T.Kernel = D.Kernel;
+    Writer->dispatch(T);
+    return DispatchChoice::instrumented();
+  }
+
+  Error instrument(ToolContext &, KernelInstrumentation &K) override {
+    const loom::codeobj::CodeObject &CO = K.context().codeObject();
+    StringRef Kernel = K.kernel().name();
+    // Loaded address = ELF address + the delta the kernel object shows.
+    uint64_t Delta = 0;
+    for (const loom::codeobj::Kernel &KD : CO.kernels())
+      if (KD.name() == Kernel)
+        Delta = KernelObjects[Kernel.str()] - KD.Descriptor.Address;
+    std::map<std::string, unsigned> Untraced;
+    for (BinaryFunction *F : K.functions())
+      for (const BinaryBasicBlock &B : F->blocks())
+        if (Error E = instrumentBlock(K, *F, B, Delta, Untraced))
+          return E;
+    for (const auto &[What, N] : Untraced)
+      errs() << "mem_trace: " << Kernel << ": " << N << " instructions "
+             << What << " not traced\n";
+    return Error::success();
+  }
+
+  void channelRecords(ToolContext &, const Dispatch &D, const void *Records,
+                      size_t Count) override {
+    DispatchInfo &Info = Dispatches[D.Index];
+    const auto *R = static_cast<const MemTraceRecord *>(Records);
+    for (size_t N = 0; N < Count; ++N)
+      record(D.Index, Info, R[N]);
+  }
+
+  void dispatchComplete(ToolContext &, const Dispatch &D) override {
+    if (!D.Instrumented)
+      return;
+    ++Traced;
+    errs() << "mem_trace: dispatch " << D.Index << " " << D.Kernel << ": "
+           << Dispatches[D.Index].Accesses << " wave-accesses\n";
+  }
+
+  void fini(ToolContext &) override {
+    uint64_t Accesses = Writer->accesses();
+    if (Error E = Writer->close()) {
+      errs() << "mem_trace: " << Path << ": " << toString(std::move(E))
+             << "\n";
+      return;
+    }
+    errs() << "mem_trace: " << Traced << " dispatches traced, " << Accesses
+           << " wave-accesses (" << Lanes << " lane accesses, " << Bytes
+           << " bytes) of " << Sites.size() << " instructions, trace in "
+           << Path << "\n";
+  }
+
+private:
+  static constexpr size_t MaxGroup = MEM_TRACE_GROUP;
+
+  /// A traced instruction waiting for its point.
+  struct Member {
+    const BinaryInstruction *I;
+    std::optional<StackBuffer> Stack;
+  };
+
+  /// The points of block \p B: traced instructions wait for a point, and
+  /// one point, before the last of them, reports them all, as long as
+  /// nothing between one and that point writes what it read (its address
+  /// registers, EXEC) and no call runs other points in between (the wave's
+  /// records would come out of order).
+  Error instrumentBlock(KernelInstrumentation &K, const BinaryFunction &F,
+                        const BinaryBasicBlock &B, uint64_t Delta,
+                        std::map<std::string, unsigned> &Untraced) {
+    const loom::isa::McContext &MC = K.context().mc();
+    std::vector<Member> Group;
+    RegisterSet GroupReads;
+    auto Flush = [&]() -> Error {
+      if (Group.empty())
+        return Error::success();
+      std::vector<HookArg> Args{HookArg::constant(Sites.size())};
+      unsigned Scalar = 0; // members whose one address is the header's
+      for (size_t M = 0; M < Group.size(); ++M) {
+        const auto &[I, Stack] = Group[M];
+        // A stack access's address is its vaddr (or 0); the host adds the
+        // offset.
+        Args.push_back(!Stack         ? HookArg::memoryAddressOf(*I)
+                       : Stack->Vaddr ? HookArg::vgpr(*Stack->Vaddr)
+                                      : HookArg::constant(0));
+        Scalar |= unsigned(I->Props.Memory == MemoryKind::Scalar) << M;
+        addSite(F, *I, K.kernel().name(), Delta, MC);
+        if (Stack)
+          Sites.back().StackOffset = Stack->Offset;
+      }
+      std::string Hook = "mem_trace_" + std::to_string(Group.size()) + "_" +
+                         std::to_string(Scalar);
+      Error E = K.plan().before(F, *Group.back().I, Hook, std::move(Args));
+      Group.clear();
+      GroupReads = RegisterSet();
+      return E;
+    };
+    for (const BinaryInstruction &I : B.Instructions) {
+      if (I.Props.isMemory()) {
+        std::string Op = operationName(MC, I.Inst.getOpcode());
+        std::optional<StackBuffer> Stack;
+        if (I.Props.Memory == MemoryKind::Buffer)
+          Stack = stackBuffer(I, K.context().analyzer(), Op);
+        StringRef Why = untraceable(I.Props, Op, Stack.has_value());
+        if (!Why.empty()) {
+          if (I.Props.AccessBytes)
+            ++Untraced[Op + " (" + Why.str() + ")"];
+        } else {
+          if (Group.size() == MaxGroup)
+            if (Error E = Flush())
+              return E;
+          Group.push_back({&I, Stack});
+          GroupReads |= I.Props.Reads;
+        }
+      }
+      // What I does closes the group if later members could not report
+      // the waiting ones' addresses.
+      if (!Group.empty() &&
+          (I.Props.Writes.intersects(GroupReads) || I.Props.writesExec() ||
+           I.Props.isCall()))
+        if (Error E = Flush())
+          return E;
+    }
+    return Flush();
+  }
+
+  void addSite(const BinaryFunction &F, const BinaryInstruction &I,
+               StringRef Kernel, uint64_t Delta,
+               const loom::isa::McContext &MC) {
+    Site S;
+    S.Info.Id = Sites.size();
+    S.Info.Pc = I.address() + Delta;
+    S.Info.Offset = I.address() - F.address();
+    S.Info.Kind = instrKind(I.Props.Memory);
+    S.Info.Write = I.Props.Direction != MemoryDirection::Load;
+    S.Info.Atomic = I.Props.Direction == MemoryDirection::Atomic;
+    S.Info.Bytes = I.Props.AccessBytes;
+    S.Info.Kernel = Kernel.str();
+    S.Info.Function = F.name().str();
+    S.Info.Opcode = operationName(MC, I.Inst.getOpcode());
+    if (I.Props.AccessesPerLane == 2)
+      S.Second = ds2Delta(I, S.Info.Opcode);
+    Writer->site(S.Info);
+    Sites.push_back(std::move(S));
+  }
+
+  /// The second access of a ds_read2/ds_write2 (offset1) from the first
+  /// (offset0, the hook's address): both scaled by the element size, and
+  /// by 64 for the ST64 forms.
+  static int64_t ds2Delta(const BinaryInstruction &I, StringRef Op) {
+    int64_t Offsets[2] = {0, 0};
+    unsigned N = 0;
+    for (const MCOperand &O : I.Inst)
+      if (O.isImm() && N < 2)
+        Offsets[N++] = O.getImm();
+    int64_t Scale = int64_t(I.Props.AccessBytes) * (Op.contains("ST64") ? 64 : 1);
+    return (Offsets[1] - Offsets[0]) * Scale;
+  }
+
+  void emit(TraceAccess &A, const Site &S, DispatchInfo &Info) {
+    ++Info.Accesses;
+    Lanes += A.Addresses.size();
+    Bytes += A.Addresses.size() * S.Info.Bytes;
+    Writer->access(A);
+  }
+
+  void record(uint64_t Dispatch, DispatchInfo &Info, const MemTraceRecord &R) {
+    const MemTraceHeader &H = R.Header;
+    if (H.Count > MEM_TRACE_GROUP || H.Site + uint64_t(H.Count) > Sites.size())
+      return;
+    TraceAccess A;
+    A.Dispatch = uint32_t(Dispatch);
+    A.Wave = Info.wave(H);
+    for (uint32_t M = 0; M < H.Count; ++M) {
+      A.Site = H.Site + M;
+      access(A, Sites[A.Site], Info, H.Exec, R.Address[M], H.First[M]);
+    }
+  }
+
+  /// The accesses of one instruction of a record: lanes \p Exec, their
+  /// addresses \p Lanes (by lane), or \p First for a scalar one.
+  void access(TraceAccess &A, const Site &S, DispatchInfo &Info,
+              uint64_t Exec, const uint64_t *Lanes, uint64_t First) {
+    if (S.Info.Kind == InstrKind::Scalar) {
+      // One access of the wave, as lane 0's, even with EXEC empty.
+      A.Where = Space::Scalar;
+      A.Exec = 1;
+      A.Addresses.assign(1, First);
+      emit(A, S, Info);
+      return;
+    }
+    // Lanes of Mask, with their addresses as Map gives them.
+    auto Emit = [&](Space Where, uint64_t Mask, auto Map) {
+      if (!Mask)
+        return;
+      A.Where = Where;
+      A.Exec = Mask;
+      A.Addresses.clear();
+      for (uint64_t M = Mask; M; M &= M - 1)
+        A.Addresses.push_back(Map(Lanes[std::countr_zero(M)]));
+      emit(A, S, Info);
+    };
+    auto Same = [](uint64_t V) { return V; };
+    auto Low = [](uint64_t V) { return V & 0xffffffffu; };
+    switch (S.Info.Kind) {
+    case InstrKind::Flat: {
+      uint64_t Lds = 0, Private = 0;
+      for (uint64_t M = Exec; M; M &= M - 1) {
+        unsigned L = std::countr_zero(M);
+        uint32_t Hi = uint32_t(Lanes[L] >> 32);
+        Lds |= uint64_t(Hi == Info.SharedHi) << L;
+        Private |= uint64_t(Hi == Info.PrivateHi) << L;
+      }
+      // In the order the virtual GPU records them.
+      Emit(Space::Global, Exec & ~(Lds | Private), Same);
+      Emit(Space::Lds, Lds, Low);
+      Emit(Space::Scratch, Private, Low);
+      break;
+    }
+    case InstrKind::Buffer:
+      Emit(Space::Scratch, Exec,
+           [&](uint64_t V) { return (V + *S.StackOffset) & 0xffffffffu; });
+      break;
+    case InstrKind::Lds:
+      Emit(Space::Lds, Exec, Low);
+      if (S.Second)
+        Emit(Space::Lds, Exec,
+             [&](uint64_t V) { return (V + *S.Second) & 0xffffffffu; });
+      break;
+    default:
+      Emit(Space::Global, Exec, Same);
+      break;
+    }
+  }
+
+  ToolOptions Options;
+  std::string Path;
+  std::unique_ptr<TraceWriter> Writer;
+  std::vector<Site> Sites;
+  std::map<std::string, uint64_t> KernelObjects;
+  std::map<uint64_t, DispatchInfo> Dispatches;
+  uint64_t Traced = 0, Lanes = 0, Bytes = 0;
+};
+
+} // namespace
+
+LOOM_TOOL(MemTrace, "mem_trace")

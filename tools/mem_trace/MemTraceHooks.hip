@@ -1,0 +1,69 @@
+// mem_trace's hooks: before a memory instruction, one channel record per
+// wave for it and for the memory instructions just before it whose
+// address registers still hold their addresses there (MemTraceRecord.h).
+// mem_trace_N_M reports N instructions (sites Site to Site + N - 1, in
+// program order); bit K of M set means instruction K is scalar: its one
+// address travels in the header and no lane stores it. What each
+// instruction is (pc, kind, size) the host knows from its site.
+#include "loom/instrument/Hooks.h"
+
+#include "MemTraceRecord.h"
+
+namespace {
+
+__attribute__((device, always_inline)) inline uint64_t
+firstLane(uint64_t V) {
+  return uint64_t(uint32_t(__builtin_amdgcn_readfirstlane(uint32_t(V)))) |
+         uint64_t(uint32_t(__builtin_amdgcn_readfirstlane(uint32_t(V >> 32))))
+             << 32;
+}
+
+template <unsigned Scalar, unsigned N>
+__attribute__((device, always_inline)) inline void
+push(uint32_t Site, const uint64_t (&Address)[N]) {
+  MemTraceHeader H;
+  H.Site = Site;
+  H.Count = N;
+  H.WorkItem = loom::waveWorkItem();
+  H.Group[0] = loom::workgroupId(0);
+  H.Group[1] = loom::workgroupId(1);
+  H.Group[2] = loom::workgroupId(2);
+  H.Exec = loom::activeMask();
+  for (unsigned I = 0; I < MEM_TRACE_GROUP; ++I)
+    H.First[I] = I < N ? firstLane(Address[I]) : 0;
+  loom::channelPushWave<Scalar>(H, Address);
+}
+
+} // namespace
+
+#define MEM_TRACE_1(M)                                                         \
+  LOOM_HOOK void mem_trace_1_##M(uint32_t Site, uint64_t A0) {                 \
+    uint64_t A[1] = {A0};                                                      \
+    push<M>(Site, A);                                                          \
+  }
+#define MEM_TRACE_2(M)                                                         \
+  LOOM_HOOK void mem_trace_2_##M(uint32_t Site, uint64_t A0, uint64_t A1) {    \
+    uint64_t A[2] = {A0, A1};                                                  \
+    push<M>(Site, A);                                                          \
+  }
+#define MEM_TRACE_3(M)                                                         \
+  LOOM_HOOK void mem_trace_3_##M(uint32_t Site, uint64_t A0, uint64_t A1,      \
+                                 uint64_t A2) {                                \
+    uint64_t A[3] = {A0, A1, A2};                                              \
+    push<M>(Site, A);                                                          \
+  }
+#define MEM_TRACE_4(M)                                                         \
+  LOOM_HOOK void mem_trace_4_##M(uint32_t Site, uint64_t A0, uint64_t A1,      \
+                                 uint64_t A2, uint64_t A3) {                   \
+    uint64_t A[4] = {A0, A1, A2, A3};                                          \
+    push<M>(Site, A);                                                          \
+  }
+
+MEM_TRACE_1(0) MEM_TRACE_1(1)
+MEM_TRACE_2(0) MEM_TRACE_2(1) MEM_TRACE_2(2) MEM_TRACE_2(3)
+MEM_TRACE_3(0) MEM_TRACE_3(1) MEM_TRACE_3(2) MEM_TRACE_3(3)
+MEM_TRACE_3(4) MEM_TRACE_3(5) MEM_TRACE_3(6) MEM_TRACE_3(7)
+MEM_TRACE_4(0) MEM_TRACE_4(1) MEM_TRACE_4(2) MEM_TRACE_4(3)
+MEM_TRACE_4(4) MEM_TRACE_4(5) MEM_TRACE_4(6) MEM_TRACE_4(7)
+MEM_TRACE_4(8) MEM_TRACE_4(9) MEM_TRACE_4(10) MEM_TRACE_4(11)
+MEM_TRACE_4(12) MEM_TRACE_4(13) MEM_TRACE_4(14) MEM_TRACE_4(15)
