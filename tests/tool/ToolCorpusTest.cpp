@@ -45,10 +45,6 @@ namespace {
 struct Sweep {
   const char *Name;
   const char *Filter;
-  /// Its kernels use VGPR indexing (s_set_gpr_idx_on): instruction mode
-  /// cannot put a hook inside such a region yet and runs them
-  /// uninstrumented (docs/instrument.md, "Not done yet").
-  bool IndexesVgprs = false;
 };
 
 /// What every sweep leaves out (the file comment says why).
@@ -57,12 +53,10 @@ constexpr const char *LeftOut =
 
 /// A few seconds per run on two cores, every optimisation level: integer
 /// and LDS code, cross-lane operations, 3-D dispatches, pointer chasing
-/// through device functions, a data-dependent loop, MFMA chains (not at
-/// -O0, whose VGPR indexing regions instruction mode cannot instrument
-/// yet: docs/instrument.md, "Not done yet").
+/// through device functions, a data-dependent loop, MFMA chains (whose
+/// -O0 code indexes VGPRs: hooks inside s_set_gpr_idx_on regions).
 const Sweep Fast{"fast", "IntOps.Int32/*:Lds.*:Crosslane.*:Dispatch.*:"
-                         "ControlFlow.BinarySearch/*:Pointers.*:"
-                         "MfmaChain.*/O1:MfmaChain.*/O2:MfmaChain.*/O3"};
+                         "ControlFlow.BinarySearch/*:Pointers.*:MfmaChain.*"};
 /// The whole corpus but what is left out, a suite per process: the
 /// counting tools' device array (65,536 slots, tools/common/CountSlots.h)
 /// does not hold every kernel of the corpus at once in instruction mode.
@@ -71,8 +65,8 @@ const Sweep Full[] = {
     {"full_Convert", "Convert.*"},   {"full_Crosslane", "Crosslane.*"},
     {"full_Dispatch", "Dispatch.*"}, {"full_FloatOps", "FloatOps.*"},
     {"full_IntOps", "IntOps.*"},     {"full_Lds", "Lds.*"},
-    {"full_Pointers", "Pointers.*"}, {"full_Mfma", "Mfma.*", true},
-    {"full_MfmaChain", "MfmaChain.*", true}};
+    {"full_Pointers", "Pointers.*"}, {"full_Mfma", "Mfma.*"},
+    {"full_MfmaChain", "MfmaChain.*"}};
 
 Program corpus(const Sweep &S, std::vector<std::string> Env = {}) {
   return Program({LOOM_DIFF_HSA, "--gtest_brief=1",
@@ -93,8 +87,6 @@ protected:
 };
 
 TEST_P(ToolsOnCorpus, InstrCountByInstruction) {
-  if (GetParam().IndexesVgprs)
-    GTEST_SKIP() << "hooks inside s_set_gpr_idx_on regions are not done yet";
   const std::vector<DispatchTruth> &Truth = truth();
   ASSERT_FALSE(Truth.empty());
   expectInstrCountsEqualTruth(instrCount(corpus(GetParam()), "instruction"),
