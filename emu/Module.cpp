@@ -221,9 +221,9 @@ constexpr uint32_t DefaultDynamicStack = 1024;
 
 } // namespace
 
-Expected<DispatchResult> Module::launch(StringRef Kernel,
-                                        const LaunchConfig &C,
-                                        const KernelArgs &Args) {
+Expected<PreparedLaunch> Module::prepare(StringRef Kernel,
+                                         const LaunchConfig &C,
+                                         const KernelArgs &Args) const {
   if (!Resolved)
     return fail(Name + ": launch before its symbols are resolved");
   const codeobj::Kernel *K = CO->findKernel(Kernel);
@@ -235,11 +235,9 @@ Expected<DispatchResult> Module::launch(StringRef Kernel,
 
   uint64_t KernargSize =
       std::max<uint64_t>({MD->KernargSegmentSize, K->KD.KernargSize, 16});
-  DeviceBuffer Kernarg(Dev, alignTo(KernargSize, 64), 64);
-  uint8_t *KA = Kernarg.data<uint8_t>();
-
-  uint32_t GroupSize = static_cast<uint32_t>(MD->GroupSegmentFixedSize) +
-                       C.DynamicLdsBytes;
+  PreparedLaunch L;
+  L.Kernarg.assign(KernargSize, 0);
+  uint8_t *KA = L.Kernarg.data();
 
   size_t Explicit = 0;
   for (const codeobj::KernelArgMetadata &A : MD->Args) {
@@ -283,21 +281,33 @@ Expected<DispatchResult> Module::launch(StringRef Kernel,
     std::memcpy(KA + Offset, Bytes.data(), Bytes.size());
   }
 
-  DispatchParams P;
+  DispatchParams &P = L.Params;
   P.KernelObject = Base + K->Descriptor.Address;
   for (int D = 0; D < 3; ++D) {
     P.GridSize[D] = C.Grid[D];
     P.WorkgroupSize[D] = C.Workgroup[D];
   }
   P.Dimensions = C.Dimensions;
-  P.Kernarg = Kernarg.address();
-  P.GroupSegmentSize = GroupSize;
+  P.GroupSegmentSize =
+      static_cast<uint32_t>(MD->GroupSegmentFixedSize) + C.DynamicLdsBytes;
   P.PrivateSegmentSize =
       K->KD.PrivateSegmentFixedSize + C.ExtraPrivateBytes +
       (K->KD.Properties.UsesDynamicStack ? DefaultDynamicStack : 0);
   P.Cancel = C.Cancel;
   P.KernelName = K->name().str();
-  return Dev.dispatch(P);
+  return L;
+}
+
+Expected<DispatchResult> Module::launch(StringRef Kernel,
+                                        const LaunchConfig &C,
+                                        const KernelArgs &Args) {
+  Expected<PreparedLaunch> L = prepare(Kernel, C, Args);
+  if (!L)
+    return L.takeError();
+  DeviceBuffer Kernarg(Dev, alignTo(L->Kernarg.size(), 64), 64);
+  std::memcpy(Kernarg.data(), L->Kernarg.data(), L->Kernarg.size());
+  L->Params.Kernarg = Kernarg.address();
+  return Dev.dispatch(L->Params);
 }
 
 } // namespace loom::emu

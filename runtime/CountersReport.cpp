@@ -78,7 +78,7 @@ CountersReport *CountersReport::get() {
 }
 
 void CountersReport::record(unsigned Node, const emu::DispatchParams &P,
-                            const emu::DispatchResult &R) {
+                            const emu::DispatchResult &R, double Seconds) {
   const emu::DispatchCounters &C = R.Counters;
   std::lock_guard<std::mutex> G(Lock);
   uint64_t Id = Dispatches++;
@@ -111,6 +111,7 @@ void CountersReport::record(unsigned Node, const emu::DispatchParams &P,
       J.attribute("lane_instructions", C.ActiveLaneInstructions);
       J.attribute("memory_instructions", C.MemoryInstructions);
       J.attribute("memory_bytes", C.MemoryBytes);
+      J.attribute("seconds", Seconds);
       J.attributeObject("opcodes", [&] {
         for (auto &[Name, N] : ByOpcode)
           J.attribute(Name, json::Array{N.first, N.second});

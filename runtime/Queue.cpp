@@ -13,6 +13,7 @@
 
 #include "hsa/hsa_ext_amd.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <shared_mutex>
@@ -453,9 +454,13 @@ hsa_status_t Queue::execute(const void *PacketPtr, uint64_t Index) {
     D.Cancel = &Cancel;
     if (RuntimeState *RS = RuntimeState::get())
       D.TimeoutNs = uint64_t(RS->Config.KernelTimeoutSeconds) * 1'000'000'000;
+    auto Start = std::chrono::steady_clock::now();
     emu::DispatchResult R = TheAgent->device()->dispatch(D);
     if (CountersReport *Report = CountersReport::get())
-      Report->record(TheAgent->node(), D, R);
+      Report->record(TheAgent->node(), D, R,
+                     std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - Start)
+                         .count());
     if (R.Status == emu::DispatchStatus::Cancelled)
       return Aborted;
     if (!R.ok()) {

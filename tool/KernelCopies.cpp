@@ -59,6 +59,7 @@ void KernelCopies::dump(StringRef Name, StringRef Extension, StringRef Bytes) {
 }
 
 Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
+                                        uint64_t KernelObject,
                                         const std::vector<ToolChoice> &Choices,
                                         const std::string &Suffix,
                                         hsa_executable_t &Exec) {
@@ -87,7 +88,7 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   };
   for (const ToolChoice &Choice : Choices) {
     KernelInstrumentation KI(BC, *C.Lift->Live, *Kernel, Plan,
-                             Choice.Configuration);
+                             Choice.Configuration, KernelObject);
     if (Error E = Choice.Tool->call(
             [&](Tool &T, ToolContext &Ctx) { return T.instrument(Ctx, KI); }))
       return Blame(Choice, std::move(E));
@@ -183,7 +184,7 @@ const KernelCopy *KernelCopies::get(const KernelInfo &K, uint64_t KernelObject,
   Slot.Original = K.Code->Executable.handle;
   unsigned N = CopiesOf[KernelObject]++;
   std::string Suffix = ".loom" + (N ? std::to_string(N) : std::string());
-  Expected<KernelCopy> Copy = make(K, Choices, Suffix, Slot.Exec);
+  Expected<KernelCopy> Copy = make(K, KernelObject, Choices, Suffix, Slot.Exec);
   if (Copy)
     return &Slot.Copy.emplace(*Copy);
 

@@ -53,7 +53,7 @@ public:
   void clear();
 
 private:
-  llvm::Expected<KernelCopy> make(const KernelInfo &K,
+  llvm::Expected<KernelCopy> make(const KernelInfo &K, uint64_t KernelObject,
                                   const std::vector<ToolChoice> &Choices,
                                   const std::string &Suffix,
                                   hsa_executable_t &Exec);

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../support/RunCommand.h"
+#include "ToolTruth.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -32,17 +32,6 @@ struct Counted {
   uint64_t Waves, Lanes;
 };
 
-/// Lines of \p Text starting with \p Prefix.
-std::vector<std::string> lines(StringRef Text, StringRef Prefix) {
-  std::vector<std::string> Out;
-  SmallVector<StringRef, 32> All;
-  Text.split(All, '\n');
-  for (StringRef L : All)
-    if (L.starts_with(Prefix))
-      Out.push_back(L.str());
-  return Out;
-}
-
 /// instr_count's dispatch lines ("instr_count: dispatch 1 _Z5...: 7
 /// wave-instructions, 9 lane-instructions"), or those of the tool \p Tool
 /// printing the same (the example).
@@ -52,7 +41,7 @@ std::vector<Counted> instrCounts(StringRef Err,
   Regex Line(("^" + Tool + ": dispatch ([0-9]+) ([^:]+): ([0-9]+) "
               "wave-instructions, ([0-9]+) lane-instructions$")
                  .str());
-  for (const std::string &L : lines(Err, (Tool + ": dispatch ").str())) {
+  for (const std::string &L : linesStarting(Err, (Tool + ": dispatch ").str())) {
     SmallVector<StringRef, 5> M;
     if (!Line.match(L, &M)) {
       ADD_FAILURE() << "unexpected line: " << L;
@@ -135,7 +124,7 @@ TEST_F(ToolRuntimeTest, InstrCountMatchesTheVirtualGpu) {
   CommandResult R = instrument({"--tool", "instr_count"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, *Baseline);
-  EXPECT_EQ(lines(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
   std::vector<Counted> Counts = instrCounts(R.Err);
   ASSERT_EQ(Counts.size(), 3u) << R.Err;
   for (uint64_t I = 0; I < 3; ++I)
@@ -175,7 +164,7 @@ TEST_F(ToolRuntimeTest, ProbeSeesEveryCallbackOptionsAndGlobals) {
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, *Baseline);
   // HIP loads more than the program's code object: any number will do.
-  std::vector<std::string> Probe = lines(R.Err, "probe:");
+  std::vector<std::string> Probe = linesStarting(R.Err, "probe:");
   ASSERT_FALSE(Probe.empty()) << R.Err;
   EXPECT_TRUE(Regex("^probe: fini code_objects [1-9][0-9]* frozen [1-9][0-9]* "
                     "completed 3$")
@@ -203,19 +192,19 @@ TEST_F(ToolRuntimeTest, ProbeInstrumentsEachKernelOnce) {
       instrument({"--tool", LOOM_PROBE_TOOL, "--tool-arg", "instrument=1"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, *Baseline);
-  std::vector<std::string> Instrumented = lines(R.Err, "probe: instrument");
+  std::vector<std::string> Instrumented = linesStarting(R.Err, "probe: instrument");
   // steps calls collatzSteps: two functions.
   EXPECT_EQ(Instrumented,
             (std::vector<std::string>{
                 "probe: instrument _Z5scalePffi (1 functions)",
                 "probe: instrument _Z5stepsPKiPii (2 functions)"}))
       << R.Err;
-  EXPECT_EQ(lines(R.Err, "probe: complete"),
+  EXPECT_EQ(linesStarting(R.Err, "probe: complete"),
             (std::vector<std::string>{"probe: complete 0 instrumented 1",
                                       "probe: complete 1 instrumented 1",
                                       "probe: complete 2 instrumented 1"}))
       << R.Err;
-  EXPECT_EQ(lines(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
 }
 
 TEST_F(ToolRuntimeTest, TwoToolsAtOnce) {
@@ -227,9 +216,9 @@ TEST_F(ToolRuntimeTest, TwoToolsAtOnce) {
   std::vector<Counted> Counts = instrCounts(R.Err);
   ASSERT_EQ(Counts.size(), 3u) << R.Err;
   expectTruth(Counts);
-  EXPECT_EQ(lines(R.Err, "probe: complete").size(), 3u) << R.Err;
-  EXPECT_EQ(lines(R.Err, "probe: instrument").size(), 2u) << R.Err;
-  EXPECT_EQ(lines(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "probe: complete").size(), 3u) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "probe: instrument").size(), 2u) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
 }
 
 TEST_F(ToolRuntimeTest, HooksThatDoNotCompileLeaveTheOriginalCode) {
@@ -237,7 +226,7 @@ TEST_F(ToolRuntimeTest, HooksThatDoNotCompileLeaveTheOriginalCode) {
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, *Baseline);
   // Once per kernel, though scale runs twice.
-  std::vector<std::string> Errors = lines(R.Err, "loom-tool:");
+  std::vector<std::string> Errors = linesStarting(R.Err, "loom-tool:");
   ASSERT_EQ(Errors.size(), 2u) << R.Err;
   EXPECT_TRUE(StringRef(Errors[0]).starts_with(
       "loom-tool: bad_hook: _Z5scalePffi: the hooks call "))
@@ -262,7 +251,7 @@ TEST_P(HipProgramUnderTool, PassesAndIsCounted) {
   CommandResult R = runCommand(
       {LOOM_BIN, "instrument", "--tool", "instr_count", "--", Program});
   EXPECT_EQ(R.ExitCode, 0) << R.Out << R.Err;
-  EXPECT_EQ(lines(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
   EXPECT_FALSE(instrCounts(R.Err).empty()) << R.Err;
 }
 
@@ -295,11 +284,11 @@ TEST_P(HipProgramUnderClobber, ResultsUnchanged) {
     return Kept;
   };
   EXPECT_EQ(Results(R.Out), Results(Plain.Out));
-  EXPECT_EQ(lines(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "loom-tool:"), std::vector<std::string>()) << R.Err;
   // Every kind of point ran. (Summed over the dispatches: dispatches on
   // several streams at once share the tool's counters, so one may see
   // another's counts.)
-  std::vector<std::string> Counts = lines(R.Err, "clobber: dispatch");
+  std::vector<std::string> Counts = linesStarting(R.Err, "clobber: dispatch");
   ASSERT_FALSE(Counts.empty()) << R.Err;
   uint64_t Sums[5] = {};
   Regex Line("before ([0-9]+) after ([0-9]+) blocks ([0-9]+) entries ([0-9]+) "

@@ -122,7 +122,9 @@ public:
       if (E)
         return E;
     }
-    Kernels[K.kernel().name()] = std::move(Plan);
+    // By kernel object: the corpus has a kernel of one name in a code
+    // object per optimisation level, each with its own slots.
+    Kernels[K.kernelObject()] = std::move(Plan);
     return llvm::Error::success();
   }
 
@@ -130,7 +132,7 @@ public:
   /// device and zeroed there.
   llvm::Expected<DispatchCounts> take(instrument::ToolContext &Ctx,
                                       const instrument::Dispatch &D) {
-    auto It = Kernels.find(D.Kernel);
+    auto It = Kernels.find(D.KernelObject);
     if (It == Kernels.end())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "%s was not instrumented by this tool",
@@ -174,7 +176,7 @@ private:
     std::vector<std::pair<std::string, size_t>> Blocks;
   };
   SlotAllocator Slots;
-  llvm::StringMap<Kernel> Kernels;
+  std::map<uint64_t, Kernel> Kernels;
 };
 
 /// mode=instruction|block, \p Default if not given.

@@ -10,7 +10,8 @@
 // launch() is the convenience path tests, benchmarks and the JIT use to run a
 // kernel by name: it builds the kernarg segment from the metadata (explicit
 // arguments in order, hidden arguments filled in as the runtime would) and a
-// dispatch packet, and dispatches.
+// dispatch packet, and dispatches. prepare() builds the same without
+// dispatching.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_EMU_MODULE_H
@@ -86,6 +87,15 @@ struct LaunchConfig {
   }
 };
 
+/// What launch() dispatches, before it is placed in device memory: the
+/// kernarg segment's bytes (explicit and hidden arguments) and the
+/// dispatch, whose Kernarg the caller sets. For callers that dispatch
+/// another way (an AQL packet through the HSA runtime).
+struct PreparedLaunch {
+  std::vector<uint8_t> Kernarg;
+  DispatchParams Params;
+};
+
 class Module {
 public:
   /// Largest span of loaded segments (lowest address 0 to the end of the
@@ -120,6 +130,11 @@ public:
   std::optional<uint64_t> symbolAddress(llvm::StringRef Name) const;
   /// Loaded address of a kernel's descriptor (the kernel object).
   std::optional<uint64_t> kernelObject(llvm::StringRef Kernel) const;
+
+  /// The kernarg segment and dispatch parameters launch() would use.
+  llvm::Expected<PreparedLaunch> prepare(llvm::StringRef Kernel,
+                                         const LaunchConfig &Config,
+                                         const KernelArgs &Args) const;
 
   /// Runs \p Kernel. Buffers the arguments point to must be registered
   /// with the device's memory map (see DeviceBuffer).

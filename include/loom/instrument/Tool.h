@@ -116,9 +116,9 @@ class KernelInstrumentation {
 public:
   KernelInstrumentation(BinaryContext &BC, const Liveness &Live,
                         BinaryFunction &Kernel, InstrumentationPlan &Plan,
-                        uint64_t Configuration)
+                        uint64_t Configuration, uint64_t KernelObject = 0)
       : BC(BC), Live(Live), Kernel(Kernel), Plan(Plan),
-        Configuration(Configuration) {}
+        Configuration(Configuration), KernelObject(KernelObject) {}
 
   BinaryContext &context() const { return BC; }
   const Liveness &liveness() const { return Live; }
@@ -126,6 +126,10 @@ public:
   /// The kernel, then every function it may call in this code object.
   std::vector<BinaryFunction *> functions() const;
   uint64_t configuration() const { return Configuration; }
+  /// The original kernel object (Dispatch::KernelObject of the dispatches
+  /// the copy runs for): kernels of one name in several code objects have
+  /// distinct ones.
+  uint64_t kernelObject() const { return KernelObject; }
   InstrumentationPlan &plan() const { return Plan; }
 
 private:
@@ -134,6 +138,7 @@ private:
   BinaryFunction &Kernel;
   InstrumentationPlan &Plan;
   uint64_t Configuration;
+  uint64_t KernelObject;
 };
 
 /// Given to a tool: its options, and its device globals.

@@ -25,9 +25,10 @@ public:
   bool wantsCounters() const { return Counters != nullptr; }
   bool wantsMemoryTrace() const { return Trace != nullptr; }
 
-  /// Appends dispatch \p Result of \p Params on GPU node \p Node.
+  /// Appends dispatch \p Result of \p Params on GPU node \p Node, which
+  /// the virtual GPU ran in \p Seconds (wall time, counting included).
   void record(unsigned Node, const emu::DispatchParams &Params,
-              const emu::DispatchResult &Result);
+              const emu::DispatchResult &Result, double Seconds);
 
 private:
   CountersReport() = default;

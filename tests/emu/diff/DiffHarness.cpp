@@ -23,6 +23,7 @@ struct Observation {
   LaunchObserver Observer;
   bool RecordMemoryAccesses = false;
   LaunchInterceptor Interceptor;
+  DeviceProvider Provider;
 };
 Observation &observation() {
   static Observation O;
@@ -37,6 +38,10 @@ void setLaunchObserver(LaunchObserver Observer, bool RecordMemoryAccesses) {
 
 void setLaunchInterceptor(LaunchInterceptor Interceptor) {
   observation().Interceptor = std::move(Interceptor);
+}
+
+void setDeviceProvider(DeviceProvider Provider) {
+  observation().Provider = std::move(Provider);
 }
 
 DeviceOptions deviceOptions() {
@@ -56,7 +61,8 @@ std::string kernelPath(llvm::StringRef Source, int Level) {
 namespace {
 // Modules are destroyed before the device they are loaded on.
 struct Shared {
-  std::unique_ptr<Device> Dev;
+  std::unique_ptr<Device> Owned;
+  Device *Dev = nullptr;
   bool Failed = false;
   std::map<std::string, std::unique_ptr<Module>> Modules;
   std::map<const Module *, std::string> Paths;
@@ -71,17 +77,28 @@ Shared &shared() {
 Device *sharedDevice() {
   Shared &S = shared();
   if (!S.Dev && !S.Failed) {
-    auto D = Device::create(deviceOptions());
-    if (!D) {
-      S.Failed = true;
-      ADD_FAILURE() << "Device::create: " << llvm::toString(D.takeError());
-      return nullptr;
+    if (const DeviceProvider &P = observation().Provider) {
+      auto D = P();
+      if (!D) {
+        S.Failed = true;
+        ADD_FAILURE() << "no device: " << llvm::toString(D.takeError());
+        return nullptr;
+      }
+      S.Dev = *D;
+    } else {
+      auto D = Device::create(deviceOptions());
+      if (!D) {
+        S.Failed = true;
+        ADD_FAILURE() << "Device::create: " << llvm::toString(D.takeError());
+        return nullptr;
+      }
+      S.Owned = std::move(*D);
+      S.Dev = S.Owned.get();
     }
-    S.Dev = std::move(*D);
   }
   if (!S.Dev)
     ADD_FAILURE() << "no device (creating it failed earlier)";
-  return S.Dev.get();
+  return S.Dev;
 }
 
 Module *loadModule(llvm::StringRef Source, int Level) {

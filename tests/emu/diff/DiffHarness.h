@@ -97,6 +97,14 @@ using LaunchInterceptor = std::function<llvm::Expected<DispatchResult>(
     const LaunchConfig &Config, const KernelArgs &Args)>;
 void setLaunchInterceptor(LaunchInterceptor Interceptor);
 
+/// Gives the device the corpus runs on in place of one sharedDevice()
+/// creates: the corpus dispatched through Loom's HSA runtime
+/// (HsaDispatch.cpp) runs on the device behind the runtime's GPU agent, so
+/// its buffers are memory that agent's dispatches reach. The device is not
+/// owned; it must outlive the binary's modules.
+using DeviceProvider = std::function<llvm::Expected<Device *>()>;
+void setDeviceProvider(DeviceProvider Provider);
+
 /// A parameterised test over OptLevels; GetParam() is the level.
 class LevelTest : public ::testing::TestWithParam<int> {
 protected:

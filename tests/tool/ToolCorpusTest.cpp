@@ -1,0 +1,214 @@
+//===- tests/tool/ToolCorpusTest.cpp - Shipped tools over the corpus ------===//
+//
+// The emulator's differential corpus (tests/emu/diff, -O0..-O3), built as
+// emu_diff_hsa so that its dispatches go through Loom's HSA runtime, run
+// under each shipped tool. The truth is the corpus run uninstrumented under
+// `loom exec --counters`: with a tool attached, the counters of the same
+// run count the instrumented copy (hooks, saves and restores included), so
+// they are not the truth of the original code. The corpus is deterministic
+// (same tests, same order, same dispatches, same inputs; one queue), so the
+// N-th dispatch of the uninstrumented run is the N-th of every tool's run.
+//
+//  - the corpus's own checks pass under every tool (exit status 0): the
+//    results are unchanged;
+//  - instr_count, both modes: per dispatch, waves and lanes in all and per
+//    opcode equal the truth's;
+//  - opcode_hist: its CSV is the truth's opcodes summed per kernel name;
+//  - bb_count: every block's entries, summed per kernel name;
+//  - kernel_args: per dispatch, the kernel, grid and work-group of the
+//    truth, and each argument's value, read back into bytes by its kind,
+//    equal to the bytes the test passed (LOOM_DIFF_LAUNCH_LOG).
+//
+// Left out of the corpus here: Counters.* (it reads the emulator's
+// counters in process, which a dispatch through HSA does not return),
+// Faults.* (it makes its own devices), Atomics.* (compare-and-swap loops
+// retry as often as waves collide: counts differ from run to run, tool or
+// not) and ControlFlow.DivergentOps (calls through function pointers:
+// see docs/tools.md, "Not done yet").
+//
+//===----------------------------------------------------------------------===//
+
+#include "ToolTruth.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace llvm;
+using namespace loom::test;
+
+namespace {
+
+struct Sweep {
+  const char *Name;
+  const char *Filter;
+};
+
+/// What every sweep leaves out (the file comment says why).
+constexpr const char *LeftOut =
+    "Counters.*:Faults.*:Atomics.*:ControlFlow.DivergentOps/*";
+
+/// A few seconds per run on two cores, every optimisation level: integer
+/// and LDS code, cross-lane operations, 3-D dispatches, pointer chasing
+/// through device functions, a data-dependent loop, MFMA chains (whose
+/// -O0 code indexes VGPRs: hooks inside s_set_gpr_idx_on regions).
+const Sweep Fast{"fast", "IntOps.Int32/*:Lds.*:Crosslane.*:Dispatch.*:"
+                         "ControlFlow.BinarySearch/*:Pointers.*:MfmaChain.*"};
+/// The whole corpus but what is left out, a suite per process: the
+/// counting tools' device array (65,536 slots, tools/common/CountSlots.h)
+/// does not hold every kernel of the corpus at once in instruction mode.
+const Sweep Full[] = {
+    {"full_AmdgcnBuiltins", "AmdgcnBuiltins.*"}, {"full_ControlFlow", "ControlFlow.*"},
+    {"full_Convert", "Convert.*"},   {"full_Crosslane", "Crosslane.*"},
+    {"full_Dispatch", "Dispatch.*"}, {"full_FloatOps", "FloatOps.*"},
+    {"full_IntOps", "IntOps.*"},     {"full_Lds", "Lds.*"},
+    {"full_Pointers", "Pointers.*"}, {"full_Mfma", "Mfma.*"},
+    {"full_MfmaChain", "MfmaChain.*"}};
+
+Program corpus(const Sweep &S, std::vector<std::string> Env = {}) {
+  return Program({LOOM_DIFF_HSA, "--gtest_brief=1",
+                  std::string("--gtest_filter=") + S.Filter + "-" + LeftOut},
+                 std::move(Env));
+}
+
+class ToolsOnCorpus : public ::testing::TestWithParam<Sweep> {
+protected:
+  /// The uninstrumented run's dispatches, once per sweep.
+  const std::vector<DispatchTruth> &truth() {
+    static std::map<std::string, std::vector<DispatchTruth>> Cache;
+    auto [It, New] = Cache.try_emplace(GetParam().Name);
+    if (New)
+      It->second = groundTruth(corpus(GetParam()));
+    return It->second;
+  }
+};
+
+TEST_P(ToolsOnCorpus, InstrCountByInstruction) {
+  const std::vector<DispatchTruth> &Truth = truth();
+  ASSERT_FALSE(Truth.empty());
+  expectInstrCountsEqualTruth(instrCount(corpus(GetParam()), "instruction"),
+                              Truth);
+}
+
+TEST_P(ToolsOnCorpus, InstrCountByBlock) {
+  const std::vector<DispatchTruth> &Truth = truth();
+  ASSERT_FALSE(Truth.empty());
+  expectInstrCountsEqualTruth(instrCount(corpus(GetParam()), "block"), Truth);
+}
+
+TEST_P(ToolsOnCorpus, OpcodeHist) {
+  const std::vector<DispatchTruth> &Truth = truth();
+  ASSERT_FALSE(Truth.empty());
+  std::string Path = tempPath("tools-corpus-opcode-hist");
+  CommandResult R = instrument(
+      corpus(GetParam()), {"--tool", "opcode_hist", "--tool-arg", "output=" + Path});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "loom-tool:"), std::vector<std::string>())
+      << R.Err;
+  expectOpcodeHistEqualsTruth(Path, Truth);
+}
+
+TEST_P(ToolsOnCorpus, BbCount) {
+  const std::vector<DispatchTruth> &Truth = truth();
+  ASSERT_FALSE(Truth.empty());
+  expectBlocksEqualTruth(corpus(GetParam()), Truth);
+}
+
+/// The bytes kernel_args' \p Value stands for, for an argument of \p Size
+/// bytes: "0x..." is a little-endian number (pointers, aggregates),
+/// integers are two's complement, floating-point numbers are binary32 or
+/// binary64 by size, booleans a byte.
+std::string valueBytes(const json::Value &Value, size_t Size) {
+  std::string Bytes(Size, '\0');
+  if (std::optional<StringRef> S = Value.getAsString()) {
+    StringRef Digits = *S;
+    if (!Digits.consume_front("0x"))
+      return "not a number: " + S->str();
+    for (size_t I = 0; I < Size && !Digits.empty(); ++I) {
+      StringRef Byte = Digits.take_back(2);
+      Digits = Digits.drop_back(Byte.size());
+      unsigned V = 0;
+      if (Byte.getAsInteger(16, V))
+        return "not a number: " + S->str();
+      Bytes[I] = char(V);
+    }
+    return Bytes;
+  }
+  if (std::optional<bool> B = Value.getAsBoolean()) {
+    Bytes[0] = *B;
+    return Bytes;
+  }
+  if (std::optional<int64_t> I = Value.getAsInteger()) {
+    std::memcpy(Bytes.data(), &*I, std::min<size_t>(Size, 8));
+    return Bytes;
+  }
+  if (std::optional<uint64_t> U = Value.getAsUINT64()) {
+    std::memcpy(Bytes.data(), &*U, std::min<size_t>(Size, 8));
+    return Bytes;
+  }
+  if (std::optional<double> D = Value.getAsNumber()) {
+    if (Size == 4) {
+      float F = float(*D);
+      std::memcpy(Bytes.data(), &F, 4);
+    } else if (Size == 8) {
+      std::memcpy(Bytes.data(), &*D, 8);
+    }
+    return Bytes;
+  }
+  return "an unexpected JSON value";
+}
+
+TEST_P(ToolsOnCorpus, KernelArgsAreTheLaunchParameters) {
+  const std::vector<DispatchTruth> &Truth = truth();
+  ASSERT_FALSE(Truth.empty());
+  std::string Out = tempPath("tools-corpus-kernel-args"),
+              Log = tempPath("tools-corpus-launches");
+  CommandResult R =
+      instrument(corpus(GetParam(), {"LOOM_DIFF_LAUNCH_LOG=" + Log}),
+                 {"--tool", "kernel_args", "--tool-arg", "output=" + Out});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  std::vector<json::Value> Lines = jsonLines(Out), Launches = jsonLines(Log);
+  sys::fs::remove(Out);
+  sys::fs::remove(Log);
+  ASSERT_EQ(Lines.size(), Truth.size());
+  ASSERT_EQ(Launches.size(), Truth.size());
+  size_t Checked = 0;
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    const json::Object &O = *Lines[I].getAsObject(),
+                       &L = *Launches[I].getAsObject();
+    std::string Kernel = O.getString("kernel")->str();
+    ASSERT_EQ(*O.getInteger("dispatch"), int64_t(I));
+    ASSERT_EQ(Kernel, Truth[I].Kernel);
+    ASSERT_EQ(Kernel, L.getString("kernel")->str());
+    EXPECT_EQ(triple(O, "grid"), Truth[I].Grid) << Kernel;
+    EXPECT_EQ(triple(O, "workgroup"), Truth[I].Workgroup) << Kernel;
+    EXPECT_EQ(triple(O, "grid"), triple(L, "grid")) << Kernel;
+    EXPECT_EQ(triple(O, "workgroup"), triple(L, "workgroup")) << Kernel;
+    const json::Array &Args = *O.getArray("args"), &Set = *L.getArray("args");
+    ASSERT_EQ(Args.size(), Set.size()) << Kernel;
+    for (size_t A = 0; A < Args.size(); ++A) {
+      const json::Object &Arg = *Args[A].getAsObject();
+      std::string Want = fromHex(*Set[A].getAsString());
+      ASSERT_EQ(uint64_t(*Arg.getInteger("size")), Want.size()) << Kernel;
+      EXPECT_EQ(toHex(valueBytes(*Arg.get("value"), Want.size()), true),
+                toHex(Want, true))
+          << Kernel << " argument " << A << ": "
+          << formatv("{0}", *Arg.get("value")).str();
+      ++Checked;
+    }
+  }
+  EXPECT_GT(Checked, Truth.size());
+}
+
+std::string sweepName(const ::testing::TestParamInfo<Sweep> &I) {
+  return I.param.Name;
+}
+INSTANTIATE_TEST_SUITE_P(Fast, ToolsOnCorpus, ::testing::Values(Fast),
+                         sweepName);
+INSTANTIATE_TEST_SUITE_P(Full, ToolsOnCorpus, ::testing::ValuesIn(Full),
+                         sweepName);
+
+} // namespace

@@ -1,0 +1,218 @@
+//===- tests/tool/ToolTruth.cpp - Shipped tools against the ground truth --===//
+
+#include "ToolTruth.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+using namespace llvm;
+
+namespace loom::test {
+
+std::vector<json::Value> jsonLines(StringRef Path) {
+  std::vector<json::Value> Out;
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf) {
+    ADD_FAILURE() << "no file " << Path.str();
+    return Out;
+  }
+  SmallVector<StringRef, 8> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef L : Lines) {
+    Expected<json::Value> V = json::parse(L);
+    if (!V) {
+      ADD_FAILURE() << toString(V.takeError()) << ": " << L.str();
+      continue;
+    }
+    Out.push_back(std::move(*V));
+  }
+  return Out;
+}
+
+std::map<std::string, WavesLanes> opcodes(const json::Object &O) {
+  std::map<std::string, WavesLanes> Out;
+  for (const auto &[Name, V] : *O.getObject("opcodes")) {
+    const json::Array &A = *V.getAsArray();
+    Out[Name.str()] = {uint64_t(*A[0].getAsInteger()),
+                       uint64_t(*A[1].getAsInteger())};
+  }
+  return Out;
+}
+
+std::vector<int64_t> triple(const json::Object &O, StringRef Key) {
+  std::vector<int64_t> Out;
+  for (const json::Value &V : *O.getArray(Key))
+    Out.push_back(*V.getAsInteger());
+  return Out;
+}
+
+std::string tempPath(StringRef Name) {
+  SmallString<128> Path;
+  sys::fs::createTemporaryFile(Name, "out", Path);
+  return std::string(Path);
+}
+
+/// \p Program's dispatches, as the virtual GPU counted them.
+std::vector<DispatchTruth> groundTruth(const Program &P) {
+  std::string Path = tempPath("tools-truth");
+  std::vector<std::string> Args{LOOM_BIN, "exec", "--counters", Path, "--"};
+  Args.insert(Args.end(), P.Command.begin(), P.Command.end());
+  CommandResult R = runCommand(Args, P.Env);
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  std::vector<DispatchTruth> Out;
+  for (const json::Value &V : jsonLines(Path)) {
+    const json::Object &O = *V.getAsObject();
+    DispatchTruth T;
+    T.Kernel = O.getString("kernel")->str();
+    T.Grid = triple(O, "grid");
+    T.Workgroup = triple(O, "workgroup");
+    T.Waves = *O.getInteger("wave_instructions");
+    T.Lanes = *O.getInteger("lane_instructions");
+    T.Opcodes = opcodes(O);
+    for (const auto &[Name, N] : *O.getObject("blocks"))
+      T.Blocks[Name.str()] = *N.getAsInteger();
+    Out.push_back(std::move(T));
+  }
+  sys::fs::remove(Path);
+  return Out;
+}
+
+CommandResult instrument(const Program &P, std::vector<std::string> Options) {
+  std::vector<std::string> Args{LOOM_BIN, "instrument"};
+  Args.insert(Args.end(), Options.begin(), Options.end());
+  Args.push_back("--");
+  Args.insert(Args.end(), P.Command.begin(), P.Command.end());
+  return runCommand(Args, P.Env);
+}
+
+std::vector<std::string> linesStarting(StringRef Text, StringRef Prefix) {
+  std::vector<std::string> Out;
+  SmallVector<StringRef, 32> All;
+  Text.split(All, '\n');
+  for (StringRef L : All)
+    if (L.starts_with(Prefix))
+      Out.push_back(L.str());
+  return Out;
+}
+
+/// instr_count's JSON lines for \p Program in \p Mode.
+std::vector<json::Value> instrCount(const Program &P, StringRef Mode,
+                                    std::vector<std::string> More) {
+  std::string Path = tempPath("tools-instr-count");
+  std::vector<std::string> Options{"--tool",     "instr_count",
+                                   "--tool-arg", "mode=" + Mode.str(),
+                                   "--tool-arg", "output=" + Path};
+  Options.insert(Options.end(), More.begin(), More.end());
+  CommandResult R = instrument(P, Options);
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "loom-tool:"), std::vector<std::string>())
+      << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "instr_count: ").size() >= 1, true);
+  std::vector<json::Value> Out = jsonLines(Path);
+  sys::fs::remove(Path);
+  return Out;
+}
+
+/// instr_count's lines in \p Mode against \p Truth, dispatch by dispatch.
+void expectInstrCountsEqualTruth(const std::vector<json::Value> &Counts,
+                                 const std::vector<DispatchTruth> &Truth,
+                                 bool Every) {
+  if (Every)
+    ASSERT_EQ(Counts.size(), Truth.size());
+  for (const json::Value &V : Counts) {
+    const json::Object &O = *V.getAsObject();
+    uint64_t D = *O.getInteger("dispatch");
+    ASSERT_LT(D, Truth.size());
+    const DispatchTruth &T = Truth[D];
+    std::string Kernel = O.getString("kernel")->str();
+    ASSERT_EQ(Kernel, T.Kernel);
+    EXPECT_EQ(uint64_t(*O.getInteger("lane_instructions")), T.Lanes) << Kernel;
+    uint64_t Waves = *O.getInteger("wave_instructions");
+    EXPECT_EQ(Waves, T.Waves) << Kernel;
+    std::map<std::string, WavesLanes> Ops = opcodes(O);
+    for (const auto &[Op, N] : T.Opcodes) {
+      EXPECT_EQ(Ops[Op].second, N.second) << Kernel << " " << Op;
+      EXPECT_EQ(Ops[Op].first, N.first) << Kernel << " " << Op;
+    }
+    for (const auto &[Op, N] : Ops)
+      EXPECT_TRUE(T.Opcodes.count(Op)) << Kernel << " counted " << Op;
+  }
+}
+
+void expectOpcodeHistEqualsTruth(StringRef Path,
+                                 const std::vector<DispatchTruth> &Truth) {
+  std::map<std::string, std::map<std::string, WavesLanes>> Want, Got;
+  for (const DispatchTruth &T : Truth)
+    for (const auto &[Op, N] : T.Opcodes) {
+      Want[T.Kernel][Op].first += N.first;
+      Want[T.Kernel][Op].second += N.second;
+    }
+  auto Buf = MemoryBuffer::getFile(Path);
+  ASSERT_TRUE(bool(Buf));
+  SmallVector<StringRef, 64> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n', -1, false);
+  ASSERT_FALSE(Lines.empty());
+  EXPECT_EQ(Lines[0], "kernel,opcode,waves,lanes");
+  for (StringRef L : ArrayRef(Lines).drop_front()) {
+    SmallVector<StringRef, 4> F;
+    L.split(F, ',');
+    ASSERT_EQ(F.size(), 4u) << L.str();
+    Got[F[0].str()][F[1].str()] = {std::stoull(F[2].str()),
+                                   std::stoull(F[3].str())};
+  }
+  sys::fs::remove(Path);
+  ASSERT_EQ(Got.size(), Want.size());
+  for (auto &[Kernel, Ops] : Want) {
+    for (auto &[Op, N] : Ops) {
+      EXPECT_EQ(Got[Kernel][Op].second, N.second) << Kernel << " " << Op;
+      EXPECT_EQ(Got[Kernel][Op].first, N.first) << Kernel << " " << Op;
+    }
+    EXPECT_EQ(Got[Kernel].size(), Ops.size()) << Kernel;
+  }
+}
+
+/// bb_count's JSON blocks against the truth's block entries, per kernel.
+void expectBlocksEqualTruth(const Program &P,
+                            const std::vector<DispatchTruth> &Truth) {
+  std::string Path = tempPath("tools-bb-count");
+  CommandResult R =
+      instrument(P, {"--tool", "bb_count", "--tool-arg", "output=" + Path});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "loom-tool:"), std::vector<std::string>())
+      << R.Err;
+  std::map<std::string, std::map<std::string, uint64_t>> Want;
+  for (const DispatchTruth &T : Truth)
+    for (const auto &[Block, N] : T.Blocks)
+      Want[T.Kernel][Block] += N;
+  auto Buf = MemoryBuffer::getFile(Path);
+  ASSERT_TRUE(bool(Buf)) << R.Err;
+  Expected<json::Value> Doc = json::parse((*Buf)->getBuffer());
+  ASSERT_TRUE(bool(Doc)) << toString(Doc.takeError());
+  sys::fs::remove(Path);
+  size_t Kernels = 0;
+  for (const json::Value &K : *Doc->getAsObject()->getArray("kernels")) {
+    const json::Object &O = *K.getAsObject();
+    std::string Kernel = O.getString("kernel")->str();
+    ++Kernels;
+    ASSERT_TRUE(Want.count(Kernel)) << Kernel;
+    const auto &Truths = Want[Kernel];
+    uint64_t Entered = 0;
+    for (const auto &[Block, V] : *O.getObject("blocks")) {
+      uint64_t N = *V.getAsInteger();
+      Entered += N != 0;
+      auto It = Truths.find(Block.str());
+      uint64_t T = It == Truths.end() ? 0 : It->second;
+      EXPECT_EQ(N, T) << Kernel << " " << Block.str();
+    }
+    EXPECT_EQ(uint64_t(*O.getInteger("blocks_entered")), Entered);
+    // Every block the truth saw entered is one of the tool's.
+    for (const auto &[Block, N] : Truths)
+      EXPECT_TRUE(O.getObject("blocks")->get(Block)) << Kernel << " " << Block;
+  }
+  EXPECT_EQ(Kernels, Want.size());
+}
+
+} // namespace loom::test

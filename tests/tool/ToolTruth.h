@@ -1,0 +1,91 @@
+//===- tests/tool/ToolTruth.h - Shipped tools against the ground truth ----===//
+//
+// What ToolsTest.cpp (HIP programs) and ToolCorpusTest.cpp (the emulator's
+// differential corpus) share: a program's dispatches as the virtual GPU
+// counted them uninstrumented (`loom exec --counters`), the program run
+// under `loom instrument` with a shipped tool, and the comparisons of each
+// tool's output with that truth.
+//
+// A program is a command line (program and arguments) plus environment
+// entries ("NAME=VALUE") for it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_TESTS_TOOL_TOOLTRUTH_H
+#define LOOM_TESTS_TOOL_TOOLTRUTH_H
+
+#include "../support/RunCommand.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::test {
+
+using WavesLanes = std::pair<uint64_t, uint64_t>;
+
+struct Program {
+  std::vector<std::string> Command;
+  std::vector<std::string> Env;
+  Program(std::string Path) : Command{std::move(Path)} {}
+  Program(const char *Path) : Command{Path} {}
+  Program(std::vector<std::string> Command, std::vector<std::string> Env = {})
+      : Command(std::move(Command)), Env(std::move(Env)) {}
+};
+
+/// One dispatch as the virtual GPU counted it.
+struct DispatchTruth {
+  std::string Kernel;
+  std::vector<int64_t> Grid, Workgroup;
+  uint64_t Waves = 0, Lanes = 0;
+  std::map<std::string, WavesLanes> Opcodes;
+  std::map<std::string, uint64_t> Blocks;
+};
+
+/// Every line of a JSON Lines file (a failure if there is no file).
+std::vector<llvm::json::Value> jsonLines(llvm::StringRef Path);
+/// The "opcodes" object of a counters or instr_count line.
+std::map<std::string, WavesLanes> opcodes(const llvm::json::Object &O);
+/// An [x, y, z] array.
+std::vector<int64_t> triple(const llvm::json::Object &O, llvm::StringRef Key);
+/// A fresh temporary file's path.
+std::string tempPath(llvm::StringRef Name);
+/// Lines of \p Text that start with \p Prefix.
+std::vector<std::string> linesStarting(llvm::StringRef Text,
+                                       llvm::StringRef Prefix);
+
+/// \p P's dispatches, as the virtual GPU counted them with no tool.
+std::vector<DispatchTruth> groundTruth(const Program &P);
+
+/// \p P under `loom instrument` with \p Options (--tool, --tool-arg, ...).
+CommandResult instrument(const Program &P, std::vector<std::string> Options);
+
+/// instr_count's JSON lines for \p P in \p Mode; the run must succeed with
+/// no tool runtime message.
+std::vector<llvm::json::Value> instrCount(const Program &P,
+                                          llvm::StringRef Mode,
+                                          std::vector<std::string> More = {});
+
+/// instr_count's lines against \p Truth, dispatch by dispatch (\p Every:
+/// one line per dispatch of the truth).
+void expectInstrCountsEqualTruth(const std::vector<llvm::json::Value> &Counts,
+                                 const std::vector<DispatchTruth> &Truth,
+                                 bool Every = true);
+
+/// opcode_hist's CSV (in \p Path) against the truth's opcodes summed per
+/// kernel.
+void expectOpcodeHistEqualsTruth(llvm::StringRef Path,
+                                 const std::vector<DispatchTruth> &Truth);
+
+/// bb_count run on \p P: its JSON's blocks against the truth's block
+/// entries summed per kernel.
+void expectBlocksEqualTruth(const Program &P,
+                            const std::vector<DispatchTruth> &Truth);
+
+} // namespace loom::test
+
+#endif // LOOM_TESTS_TOOL_TOOLTRUTH_H
