@@ -271,6 +271,9 @@ Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
   std::unique_lock<std::shared_mutex> G(P->CodeLock);
   auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId,
                               traceThreshold(P->Options.TraceThreshold));
+  // The region keeps no MCInst: what LLVM allocated decoding it can go, so
+  // loading and unloading code costs no memory for good.
+  P->MC->releaseDecodeMemory();
   if (!R)
     return R.takeError();
   P->NextInstructionId += (*R)->size() + 1;
