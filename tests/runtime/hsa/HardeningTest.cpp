@@ -11,6 +11,7 @@
 
 #include "llvm/BinaryFormat/ELF.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -361,6 +362,75 @@ TEST_F(HardeningTest, QueueThreadThatCannotStart) {
   EXPECT_EQ(HSA_STATUS_ERROR_OUT_OF_RESOURCES, S);
   if (S == HSA_STATUS_SUCCESS)
     Queues.push_back(Q);
+  checkStillRuns(Exe);
+}
+
+// Minor: an access beyond the work-group's LDS does what gfx90a does (the
+// write dropped, the read zero; docs/emu.md, "LDS out of range"), and the
+// runtime says so once per kernel on stderr.
+struct LdsArgs {
+  unsigned *Out;
+  unsigned Offset;
+};
+
+TEST_F(HardeningTest, LdsBeyondTheGroupIsDroppedWithAWarning) {
+  hsa_queue_t *Q = createQueue();
+  auto *Out = alloc<unsigned>(Vram, 128);
+  for (int Run = 0; Run < 2; ++Run) {
+    std::fill(Out, Out + 128, 0xffffffffu);
+    testing::internal::CaptureStderr();
+    hsa_signal_t Done = launch(Q, kernel(Exe, "lds_beyond"),
+                               LdsArgs{Out, 0x10000});
+    ASSERT_TRUE(waitZero(Done));
+    std::string Err = testing::internal::GetCapturedStderr();
+    hsa_signal_destroy(Done);
+    for (unsigned T = 0; T < 64; ++T) {
+      EXPECT_EQ(100 + T, Out[2 * T]) << "lane " << T;
+      EXPECT_EQ(0u, Out[2 * T + 1]) << "lane " << T;
+    }
+    if (Run == 0)
+      EXPECT_EQ(0u, Err.find("Loom: warning: 64 LDS accesses out of range in "
+                             "a dispatch of 'lds_beyond' (the hardware drops "
+                             "such writes and reads zero; LOOM_STRICT_LDS=1 "
+                             "makes it a memory fault; later dispatches of "
+                             "this kernel are not reported); first: LDS "
+                             "write of 4 bytes at LDS offset 0x10004 in lane "
+                             "1, beyond the work-group's 256 bytes of LDS: "
+                             "dropped in kernel 'lds_beyond' at lds_beyond+"))
+          << Err;
+    else
+      EXPECT_EQ("", Err);
+  }
+  EXPECT_EQ(0, Errors.load());
+}
+
+// LOOM_STRICT_LDS=1: the same access is a memory fault.
+class StrictLdsTest : public HardeningTest {
+protected:
+  void SetUp() override {
+    setenv("LOOM_STRICT_LDS", "1", 1);
+    HardeningTest::SetUp();
+    unsetenv("LOOM_STRICT_LDS");
+  }
+};
+
+TEST_F(StrictLdsTest, LdsBeyondTheGroupFaults) {
+  hsa_queue_t *Q = createQueue();
+  auto *Out = alloc<unsigned>(Vram, 128);
+  testing::internal::CaptureStderr();
+  hsa_signal_t Done =
+      launch(Q, kernel(Exe, "lds_beyond"), LdsArgs{Out, 0x10000});
+  for (int I = 0; I < 20000 && Errors == 0; ++I)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::string Err = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(1, Errors.load());
+  EXPECT_EQ(HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION, ErrorStatus.load());
+  EXPECT_NE(std::string::npos,
+            Err.find("memory fault: LDS write of 4 bytes at LDS offset "
+                     "0x10004 in lane 1"))
+      << Err;
+  hsa_signal_destroy(Done);
+  destroyQueue(Q);
   checkStillRuns(Exe);
 }
 
