@@ -478,7 +478,7 @@ inline void notePlan(Wave &W, const DecodedInst &I, const Plan &P,
 /// The LDS half of the LDS DMA loads (GLOBAL/SCRATCH/BUFFER_LOAD_DWORD with
 /// lds): the dword each lane of \p Exec read by plan \p Src goes to LDS at
 /// M0 + \p InstOffset + lane * 4 instead of a VGPR; lanes outside Src.Mask
-/// (MUBUF out of range) write zero.
+/// (MUBUF out of range) write zero, lanes beyond the LDS nothing.
 inline void loadDwordsToLds(Wave &W, const DecodedInst &I, const Plan &Src,
                             uint64_t Exec, int64_t InstOffset) {
   Plan Lds;

@@ -9,15 +9,18 @@
 
 #include "HsaTestUtil.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/BinaryFormat/ELF.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <malloc.h>
+#include <mutex>
 #include <sys/resource.h>
 #include <thread>
 
@@ -113,6 +116,11 @@ protected:
     EXPECT_HSA(hsa_signal_create(V, 0, nullptr, &S));
     return S;
   }
+  /// Waits up to 20 s for the queue error callback.
+  void waitForError() {
+    for (int I = 0; I < 20000 && Errors == 0; ++I)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   bool waitZero(hsa_signal_t S, uint64_t Ns = 60'000'000'000ull) {
     return hsa_signal_wait_scacquire(S, HSA_SIGNAL_CONDITION_EQ, 0, Ns,
                                      HSA_WAIT_STATE_BLOCKED) == 0;
@@ -202,13 +210,22 @@ TEST_F(HardeningTest, HugeSegmentIsRefusedBeforeAllocation) {
 
 // Case 3 and the watchdog: a grid of 2^32-1 items in groups of 64 (2^26
 // groups) runs, and LOOM_KERNEL_TIMEOUT ends it with a queue error.
-class TimeoutTest : public HardeningTest {
+/// A HardeningTest whose runtime starts with one setting.
+class WithSetting : public HardeningTest {
 protected:
+  WithSetting(const char *Name, const char *Value)
+      : Name(Name), Value(Value) {}
   void SetUp() override {
-    setenv("LOOM_KERNEL_TIMEOUT", "1", 1);
+    setenv(Name, Value, 1);
     HardeningTest::SetUp();
-    unsetenv("LOOM_KERNEL_TIMEOUT");
+    unsetenv(Name);
   }
+  const char *Name, *Value;
+};
+
+class TimeoutTest : public WithSetting {
+protected:
+  TimeoutTest() : WithSetting("LOOM_KERNEL_TIMEOUT", "1") {}
 };
 
 TEST_F(TimeoutTest, LargestGridRunsUntilTheWatchdog) {
@@ -216,8 +233,7 @@ TEST_F(TimeoutTest, LargestGridRunsUntilTheWatchdog) {
   auto *Out = alloc<float>(Vram, 256);
   hsa_signal_t Done = launch(Q, kernel(Exe, "scale_add"),
                              ScaleArgs{Out, Out, 0}, 0xFFFFFFFFu);
-  for (int I = 0; I < 20000 && Errors == 0; ++I)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  waitForError();
   ASSERT_EQ(1, Errors.load());
   EXPECT_EQ(HSA_STATUS_ERROR, ErrorStatus.load());
   EXPECT_EQ(1, hsa_signal_load_relaxed(Done));
@@ -346,6 +362,27 @@ TEST_F(HardeningTest, QueueLimitIsEnforced) {
 // Case 8: a packet processor thread that cannot start (address space
 // exhausted) is HSA_STATUS_ERROR_OUT_OF_RESOURCES, not an exception.
 TEST_F(HardeningTest, QueueThreadThatCannotStart) {
+  // glibc keeps the stacks of ended threads (up to 40 MiB) for new ones,
+  // and the tests before this one end many: threads of ours take them, so
+  // the queue's thread needs new memory.
+  std::mutex Lock;
+  std::condition_variable Released;
+  bool Release = false;
+  std::vector<std::thread> Holders;
+  for (int I = 0; I < 8; ++I)
+    Holders.emplace_back([&] {
+      std::unique_lock<std::mutex> G(Lock);
+      Released.wait(G, [&] { return Release; });
+    });
+  auto ReleaseHolders = llvm::make_scope_exit([&] {
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      Release = true;
+    }
+    Released.notify_all();
+    for (std::thread &T : Holders)
+      T.join();
+  });
   rlimit Old;
   ASSERT_EQ(0, getrlimit(RLIMIT_AS, &Old));
   // Room for small allocations, none for a thread's 8 MiB stack.
@@ -405,13 +442,9 @@ TEST_F(HardeningTest, LdsBeyondTheGroupIsDroppedWithAWarning) {
 }
 
 // LOOM_STRICT_LDS=1: the same access is a memory fault.
-class StrictLdsTest : public HardeningTest {
+class StrictLdsTest : public WithSetting {
 protected:
-  void SetUp() override {
-    setenv("LOOM_STRICT_LDS", "1", 1);
-    HardeningTest::SetUp();
-    unsetenv("LOOM_STRICT_LDS");
-  }
+  StrictLdsTest() : WithSetting("LOOM_STRICT_LDS", "1") {}
 };
 
 TEST_F(StrictLdsTest, LdsBeyondTheGroupFaults) {
@@ -420,8 +453,7 @@ TEST_F(StrictLdsTest, LdsBeyondTheGroupFaults) {
   testing::internal::CaptureStderr();
   hsa_signal_t Done =
       launch(Q, kernel(Exe, "lds_beyond"), LdsArgs{Out, 0x10000});
-  for (int I = 0; I < 20000 && Errors == 0; ++I)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  waitForError();
   std::string Err = testing::internal::GetCapturedStderr();
   ASSERT_EQ(1, Errors.load());
   EXPECT_EQ(HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION, ErrorStatus.load());
