@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,9 +80,10 @@ struct DispatchState {
   std::mutex FaultLock;
   DispatchStatus Status = DispatchStatus::Completed;
   Fault First;
-  alignas(64) std::atomic<uint64_t> LdsOutOfRange{0};
+  std::atomic<uint64_t> LdsOutOfRange{0};
   std::atomic<bool> LdsOutOfRangeNoted{false};
-  Fault FirstLdsOutOfRange; ///< written once, by the first to note one
+  /// Written once, by the first to note one.
+  std::optional<Fault> FirstLdsOutOfRange;
 
   /// Stops every worker; the first caller's fault is the one reported.
   void stop(Fault F);

@@ -86,7 +86,7 @@ void warnLdsOutOfRange(const emu::DispatchResult &R) {
           "this kernel are not reported); first: %s\n",
           (unsigned long long)R.LdsOutOfRange,
           R.LdsOutOfRange == 1 ? "" : "es", R.KernelName.c_str(),
-          R.FirstLdsOutOfRange.Message.c_str());
+          R.FirstLdsOutOfRange ? R.FirstLdsOutOfRange->Message.c_str() : "");
 }
 } // namespace
 

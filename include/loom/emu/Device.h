@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace loom::codeobj {
@@ -149,9 +150,10 @@ struct DispatchResult {
   std::string KernelName; ///< the kernel's symbol, or Params.KernelName
   /// Lanes whose DS access fell outside the work-group's LDS (dropped
   /// writes, zero reads, as on the hardware), and where the first one was
-  /// (Status Completed; Message says what, where, which lane).
+  /// (set when LdsOutOfRange is; Status Completed; Message says what,
+  /// where, which lane).
   uint64_t LdsOutOfRange = 0;
-  Fault FirstLdsOutOfRange;
+  std::optional<Fault> FirstLdsOutOfRange;
   DispatchCounters Counters;
   bool ok() const { return Status == DispatchStatus::Completed; }
 };

@@ -489,7 +489,8 @@ TEST_P(DsAsmTest, AccessBeyondTheGroupsLdsReadsZero) {
     EXPECT_EQ(R.LdsOutOfRange, 64u) << Addr;
     for (u32 L = 0; L < 64; ++L)
       ASSERT_EQ(Out.data<u32>()[L], 1u) << Addr << " lane " << L;
-    const Fault &F = R.FirstLdsOutOfRange;
+    ASSERT_TRUE(R.FirstLdsOutOfRange);
+    const Fault &F = *R.FirstLdsOutOfRange;
     EXPECT_EQ(F.Address, Addr);
     EXPECT_FALSE(F.IsWrite);
     EXPECT_EQ(F.Function, "lds_wild");
@@ -511,6 +512,7 @@ TEST_P(DsAsmTest, AccessBeyondTheGroupsLdsReadsZero) {
                               KernelArgs().add(Out.address()).add(Arg));
     EXPECT_TRUE(R.ok()) << R.FirstFault.Message;
     EXPECT_EQ(R.LdsOutOfRange, 0u);
+    EXPECT_FALSE(R.FirstLdsOutOfRange);
   }
 }
 
@@ -521,8 +523,9 @@ TEST_P(DsAsmTest, WritesBeyondTheGroupsLdsAreDropped) {
   ASSERT_TRUE(R.ok()) << R.FirstFault.Message;
   // Odd lanes: write, add and read; every lane: read2's second dword.
   EXPECT_EQ(R.LdsOutOfRange, 3 * 32u + 64u);
-  EXPECT_TRUE(R.FirstLdsOutOfRange.IsWrite);
-  EXPECT_EQ(R.FirstLdsOutOfRange.Address, 0x10000u + 4);
+  ASSERT_TRUE(R.FirstLdsOutOfRange);
+  EXPECT_TRUE(R.FirstLdsOutOfRange->IsWrite);
+  EXPECT_EQ(R.FirstLdsOutOfRange->Address, 0x10000u + 4);
   for (u32 T = 0; T < 64; ++T) {
     const u32 *O = Out.data<u32>() + 5 * T;
     u32 Own = T & 1 ? 0x1000 + T : (0xd0000000u | T) + 1;
