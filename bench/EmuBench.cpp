@@ -127,10 +127,20 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
   }
   uint64_t WaveInsts = Counted->Counters.WaveInstructions;
   KernelArgs A = Args(Out, In);
-  // One untimed run: hot traces get compiled here (the compile time is in
-  // the summary's trace-compiler line), the timed runs see steady state.
-  if (auto Warm = (*M)->launch(S.Kernel, C, A); !Warm)
-    llvm::consumeError(Warm.takeError());
+  // Untimed runs until no trace compiles any more: hot traces get compiled
+  // here (the compile time is in the summary's trace-compiler line), the
+  // timed runs see steady state.
+  auto Traces = [] {
+    TraceCompilerStats J = traceCompilerStats();
+    return J.Compiled + J.Reused; // reused: another device compiled it
+  };
+  for (int K = 0; K < 16; ++K) {
+    uint64_t Before = Traces();
+    if (auto Warm = (*M)->launch(S.Kernel, C, A); !Warm)
+      llvm::consumeError(Warm.takeError());
+    if (K > 0 && Traces() == Before)
+      break;
+  }
   for (auto _ : State) {
     auto R = (*M)->launch(S.Kernel, C, A);
     if (!R || !R->ok()) {
