@@ -290,6 +290,7 @@ Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
   // under crash recovery.
   isa::CrashRecoveryScope Recovery;
   std::unique_lock<std::shared_mutex> G(P->CodeLock);
+  std::lock_guard<std::mutex> D(P->Dec->lock());
   auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId,
                               traceThreshold(P->Options.TraceThreshold));
   // The region keeps no MCInst: what LLVM allocated decoding it can go, so
