@@ -22,7 +22,7 @@ uint64_t nowNs() {
 /// Longer than the gap between back-to-back dispatches (the host's packet
 /// handling, a few µs) and than a wake-up, short enough that an idle
 /// device gives its cores back at once.
-constexpr uint64_t DefaultSpinNs = 200'000;
+constexpr uint64_t DefaultSpinNs = 50'000;
 
 } // namespace
 

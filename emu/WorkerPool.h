@@ -6,7 +6,7 @@
 // woken with one futex call, instead of a lock, a queue push and a
 // condition-variable wake per thread (llvm::StdThreadPool).
 //
-// An idle thread spins a short while (SpinNs) before it sleeps: dispatches
+// An idle thread polls a short while (spinNs()) before it sleeps: dispatches
 // of a few hundred microseconds back to back (kernels of 16 or 32
 // work-groups on 16 cores) otherwise paid a sleeping thread's wake-up, tens
 // to hundreds of microseconds on a virtual machine, at every dispatch, and
