@@ -35,10 +35,7 @@ uint64_t WorkerPool::spinNs() {
   return Ns;
 }
 
-WorkerPool::WorkerPool(unsigned N) {
-  for (unsigned I = 0; I < N; ++I)
-    Threads.emplace_back([this] { run(); });
-}
+WorkerPool::WorkerPool(unsigned N) : Size(N) {}
 
 WorkerPool::~WorkerPool() {
   {
@@ -57,6 +54,11 @@ void WorkerPool::post(unsigned Count, const std::function<void()> &Task) {
     return;
   {
     std::lock_guard<std::mutex> G(Lock);
+    // Threads start with the first dispatch that needs them: a device that
+    // only ever runs one work-group at a time has none (their stacks, once
+    // freed, would also stay cached by the C library).
+    while (Threads.size() < Size)
+      Threads.emplace_back([this] { run(); });
     for (unsigned I = 0; I < Count; ++I)
       Tasks.push_back(Task);
     Queued.fetch_add(Count, std::memory_order_release);

@@ -28,7 +28,7 @@ namespace loom::emu {
 
 class WorkerPool {
 public:
-  /// Starts \p Threads threads.
+  /// A pool of \p Threads threads, started by the first post().
   explicit WorkerPool(unsigned Threads);
   /// Runs the queued tasks, then ends the threads.
   ~WorkerPool();
@@ -53,7 +53,8 @@ private:
   std::atomic<uint32_t> Sleepers{0};
   /// Tasks queued and not yet taken: what idle threads poll.
   alignas(64) std::atomic<uint32_t> Queued{0};
-  std::vector<std::thread> Threads;
+  unsigned Size;
+  std::vector<std::thread> Threads; // guarded by Lock
 };
 
 } // namespace loom::emu

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-constexpr int N = 1 << 18, Degree = 16, Reps = 4, Block = 256;
+constexpr int N = 1 << 18, Degree = 16, Reps = 12, Block = 256;
 
 __constant__ double Coef[Degree + 1];
 

@@ -8,7 +8,7 @@
 #include "Program.h"
 #include <vector>
 
-constexpr int N = 1 << 22, Bins = 256, Block = 256, Reps = 2;
+constexpr int N = 1 << 22, Bins = 256, Block = 256, Reps = 6;
 
 __global__ void histLds(const unsigned *In, unsigned *Hist, int Words) {
   __shared__ unsigned Local[Bins];

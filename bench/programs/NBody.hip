@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-constexpr int N = 2048, Block = 256, Steps = 2;
+constexpr int N = 2048, Block = 256, Steps = 6;
 constexpr float Soft = 0.01f;
 
 __global__ void accel(const float4 *Pos, float4 *Acc, int N) {

@@ -8,7 +8,7 @@
 #include "Program.h"
 #include <vector>
 
-constexpr int N = 1 << 21, Block = 256, Rounds = 4;
+constexpr int N = 1 << 21, Block = 256, Rounds = 8;
 
 __global__ void blockSum(const int *In, int *Out, int N) {
   __shared__ int Part[Block];

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <vector>
 
-constexpr int Rows = 1 << 15, Cols = 1 << 15, PerRow = 16, Reps = 8;
+constexpr int Rows = 1 << 15, Cols = 1 << 15, PerRow = 16, Reps = 24;
 
 #define SPARSE_CHECK(Call)                                                     \
   do {                                                                         \

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-constexpr int N2 = 512, Sweeps2 = 16;
-constexpr int N3 = 64, Sweeps3 = 8;
+constexpr int N2 = 512, Sweeps2 = 32;
+constexpr int N3 = 64, Sweeps3 = 16;
 
 __global__ void jacobi2d(const float *In, float *Out, int N) {
   int X = blockIdx.x * blockDim.x + threadIdx.x;
