@@ -50,9 +50,6 @@ std::atomic<uint32_t> ActivityWaiters{0};
 constexpr uint64_t RecheckNs = 5'000'000;
 // Spin this long before sleeping: a dispatch round trip is a few µs.
 constexpr uint64_t SpinNs = 20'000;
-// A signal waiter spins for less: its wake-up comes from notify() (the
-// completion's store or subtract) and costs only a futex call.
-constexpr uint64_t WaitSpinNs = 10'000;
 
 inline void cpuRelax() { __builtin_ia32_pause(); }
 } // namespace
@@ -168,7 +165,7 @@ int64_t Signal::wait(hsa_signal_condition_t Cond, int64_t Compare,
   // a waiter that spun for the whole kernel took a core from the emulator
   // (a third of one on a 2-core machine). A round trip takes a few µs; past
   // that the waiter sleeps until notify() wakes it.
-  uint64_t Spin = WaitSpinNs;
+  uint64_t Spin = SpinNs;
   for (uint32_t Polls = 1;; ++Polls) {
     int64_t V = load(Order);
     if (conditionHolds(Cond, V, Compare))

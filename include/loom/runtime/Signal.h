@@ -49,7 +49,7 @@ public:
 
   /// Waits until the value satisfies \p Cond against \p Compare or
   /// \p TimeoutTicks pass; returns the last value seen. \p Hint is not
-  /// followed: every wait spins a few µs, then sleeps until an update
+  /// followed: every wait spins 20 µs, then sleeps until an update
   /// through the runtime (notify()) wakes it.
   int64_t wait(hsa_signal_condition_t Cond, int64_t Compare,
                uint64_t TimeoutTicks, hsa_wait_state_t Hint,
