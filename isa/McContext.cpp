@@ -130,16 +130,13 @@ struct McContext::Impl {
   std::unique_ptr<MCCodeEmitter> Emitter;
   /// MCRegister id -> SGPR index, -1 for other registers.
   std::vector<int16_t> SgprOfReg;
-<<<<<<< HEAD
   unsigned VccLo = 0, VccHi = 0;
   /// MC register by name, for renumbered(); built on first use.
   StringMap<unsigned> RegByName;
   std::once_flag RegByNameOnce;
-=======
 
   /// A fresh DecodeCtx and DisAsm; false if LLVM gives no disassembler.
   bool newDisassembler();
->>>>>>> harden2
 };
 
 bool McContext::Impl::newDisassembler() {
