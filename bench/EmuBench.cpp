@@ -16,8 +16,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <sys/resource.h>
 #include <thread>
 #include <vector>
 
@@ -80,13 +84,46 @@ void nativeFma(benchmark::State &State) {
 
 unsigned allThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
+/// The thread counts each kernel runs with: 1 and all cores, or the list in
+/// LOOM_BENCH_THREADS ("1,2,4,8,16") for a scaling curve.
+std::vector<unsigned> threadCounts() {
+  std::vector<unsigned> Counts;
+  if (const char *Env = std::getenv("LOOM_BENCH_THREADS")) {
+    for (const char *P = Env; *P;) {
+      char *End;
+      unsigned long N = std::strtoul(P, &End, 10);
+      if (End == P)
+        break;
+      if (N)
+        Counts.push_back(unsigned(N));
+      P = *End ? End + 1 : End;
+    }
+  }
+  if (Counts.empty()) {
+    Counts.push_back(1);
+    if (allThreads() > 1)
+      Counts.push_back(allThreads());
+  }
+  return Counts;
+}
+
+/// Process CPU time (all threads), seconds.
+double cpuSeconds() {
+  rusage U;
+  getrusage(RUSAGE_SELF, &U);
+  return double(U.ru_utime.tv_sec + U.ru_stime.tv_sec) +
+         double(U.ru_utime.tv_usec + U.ru_stime.tv_usec) * 1e-6;
+}
+
 void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
               bool Compile) {
   DeviceOptions Opts;
   Opts.Threads = Threads;
   Opts.CollectCounters = false;
-  if (!Compile)
-    Opts.TraceThreshold = 0;
+  // Steady state: traces compile after 10,000 instructions, within the
+  // untimed warm-up below (the default, 2M, is for whole programs: a short
+  // trace of stream would compile only after ~60 dispatches).
+  Opts.TraceThreshold = Compile ? 10'000 : 0;
   auto Dev = Device::create(Opts);
   DeviceOptions CountOpts = Opts;
   CountOpts.CollectCounters = true;
@@ -127,10 +164,22 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
   }
   uint64_t WaveInsts = Counted->Counters.WaveInstructions;
   KernelArgs A = Args(Out, In);
-  // One untimed run: hot traces get compiled here (the compile time is in
-  // the summary's trace-compiler line), the timed runs see steady state.
-  if (auto Warm = (*M)->launch(S.Kernel, C, A); !Warm)
-    llvm::consumeError(Warm.takeError());
+  // Untimed runs until no trace compiles any more: hot traces get compiled
+  // here (the compile time is in the summary's trace-compiler line), the
+  // timed runs see steady state.
+  auto Traces = [] {
+    TraceCompilerStats J = traceCompilerStats();
+    return J.Compiled + J.Reused; // reused: another device compiled it
+  };
+  for (int K = 0; K < 16; ++K) {
+    uint64_t Before = Traces();
+    if (auto Warm = (*M)->launch(S.Kernel, C, A); !Warm)
+      llvm::consumeError(Warm.takeError());
+    if (K > 0 && Traces() == Before)
+      break;
+  }
+  double Cpu0 = cpuSeconds();
+  auto Wall0 = std::chrono::steady_clock::now();
   for (auto _ : State) {
     auto R = (*M)->launch(S.Kernel, C, A);
     if (!R || !R->ok()) {
@@ -140,6 +189,12 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
       return;
     }
   }
+  // Cores busy on average while timed: below the thread count, threads
+  // waited (wake-ups, the dispatch's tail); at it, they ran slower.
+  State.counters["cpus"] =
+      (cpuSeconds() - Cpu0) /
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Wall0)
+          .count();
   State.counters["wave_insts"] = double(WaveInsts);
   State.counters["wave_insts_per_s"] = benchmark::Counter(
       double(WaveInsts) * State.iterations(), benchmark::Counter::kIsRate);
@@ -150,9 +205,9 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-/// Registers \p S on one thread and on all of them.
+/// Registers \p S on each of threadCounts().
 void registerThreads(const Shape &S) {
-  for (unsigned T : {1u, allThreads()}) {
+  for (unsigned T : threadCounts()) {
     std::string Name = std::string(S.Name) + "/threads:" + std::to_string(T);
     benchmark::RegisterBenchmark(
         Name.c_str(),
@@ -160,8 +215,6 @@ void registerThreads(const Shape &S) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()
         ->MinTime(0.5);
-    if (allThreads() == 1)
-      break;
   }
 }
 
@@ -207,9 +260,11 @@ public:
       Measured[{Kernel, Threads}] = It->second.value;
       if (auto T = R.counters.find("s_per_dispatch"); T != R.counters.end())
         Millis[{Kernel, Threads}] = 1e3 * T->second.value;
+      if (auto C = R.counters.find("cpus"); C != R.counters.end())
+        Cpus[{Kernel, Threads}] = C->second.value;
     }
   }
-  std::map<std::pair<std::string, unsigned>, double> Measured, Millis;
+  std::map<std::pair<std::string, unsigned>, double> Measured, Millis, Cpus;
 };
 
 } // namespace
@@ -219,7 +274,8 @@ int main(int argc, char **argv) {
   registerAll();
   SummaryReporter Reporter;
   benchmark::RunSpecifiedBenchmarks(&Reporter);
-  unsigned N = allThreads();
+  std::vector<unsigned> Counts = threadCounts();
+  unsigned N = *std::max_element(Counts.begin(), Counts.end());
   std::printf("\n%-12s %14s %14s %10s %12s %16s %9s\n", "kernel",
               "1 thread", (std::to_string(N) + " threads").c_str(), "scaling",
               "vs target", "interpreter", "speed-up");
@@ -234,6 +290,26 @@ int main(int argc, char **argv) {
     std::printf("%-12s %11.1f M/s %11.1f M/s %9.2fx %11.2fx %12.1f M/s %8.2fx\n",
                 S.Name, One / 1e6, All / 1e6, All / One, One / TargetPerCore,
                 Interp / 1e6, Interp ? One / Interp : 0.0);
+  }
+  if (Counts.size() > 2) {
+    // The scaling curve: rate over the 1-thread rate, and the cores the
+    // process kept busy (cpus) at each thread count.
+    std::printf("\nscaling (rate / 1-thread rate, cores busy):\n%-12s",
+                "kernel");
+    for (unsigned T : Counts)
+      std::printf(" %16u", T);
+    std::printf("\n");
+    for (const Shape &S : Shapes) {
+      auto One = Reporter.Measured.find({S.Name, 1});
+      if (One == Reporter.Measured.end())
+        continue;
+      std::printf("%-12s", S.Name);
+      for (unsigned T : Counts)
+        std::printf(" %7.2fx (%4.1f)",
+                    Reporter.Measured[{S.Name, T}] / One->second,
+                    Reporter.Cpus[{S.Name, T}]);
+      std::printf("\n");
+    }
   }
   auto Native = Reporter.Measured.find({"native_fma", 1});
   auto Fma = Reporter.Measured.find({"fma_loop", 1});

@@ -35,6 +35,7 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
   R->Name = Name.str();
   R->LoadBase = LoadBase;
   R->FirstId = FirstId;
+  R->Dec = &Dec;
 
   std::vector<const codeobj::LoadSegment *> Exec;
   for (const codeobj::LoadSegment &S : CO.loadSegments())
@@ -59,13 +60,11 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
     while (Off < S->FileSize) {
       DecodedInst I;
       uint64_t Addr = LoadBase + S->VAddr + Off;
-      std::string Text = Dec.decode(
-          ArrayRef<uint8_t>(Bytes + Off, S->FileSize - Off), Addr, I);
+      Dec.decode(ArrayRef<uint8_t>(Bytes + Off, S->FileSize - Off), Addr, I);
       I.Id = FirstId + static_cast<uint32_t>(R->Insts.size());
       R->IndexOfWord[(Addr - R->Begin) / 4] =
           static_cast<uint32_t>(R->Insts.size());
       R->Insts.push_back(I);
-      R->Texts.push_back(std::move(Text));
       Off += I.Size;
     }
   }
@@ -86,6 +85,7 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
   // Kernels and functions, and their basic blocks as `loom disasm` sees
   // them, so block counters and the disassembly agree.
   isa::Disassembler Disasm(Dec.mc(), CO);
+  Disasm.omitText();
   Expected<std::vector<isa::DisassembledFunction>> Funcs =
       Disasm.disassembleAll();
   if (!Funcs)
@@ -111,7 +111,6 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
   Sentinel.Address = R->End;
   Sentinel.Id = FirstId + static_cast<uint32_t>(R->Insts.size());
   R->Insts.push_back(Sentinel);
-  R->Texts.push_back("<end of code>");
 
   // Insts is complete (the traces keep a pointer into it).
   if (TraceThreshold)
@@ -121,6 +120,16 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
 }
 
 CodeRegion::~CodeRegion() = default;
+
+std::string CodeRegion::text(uint32_t Index) const {
+  if (Index >= size())
+    return "<end of code>";
+  const DecodedInst &I = Insts[Index];
+  return Dec->text(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(
+                                         I.Address),
+                                     std::max<size_t>(I.Size, 4)),
+                   I.Address);
+}
 
 uint32_t CodeRegion::indexOf(uint64_t Addr) const {
   if (Addr < Begin || Addr >= End || (Addr - Begin) % 4)

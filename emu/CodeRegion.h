@@ -58,7 +58,9 @@ public:
   /// off the end of the code).
   uint32_t size() const { return static_cast<uint32_t>(Insts.size() - 1); }
   uint32_t firstId() const { return FirstId; }
-  const std::string &text(uint32_t Index) const { return Texts[Index]; }
+  /// The assembly text of instruction \p Index (decoded again: for
+  /// messages only).
+  std::string text(uint32_t Index) const;
 
   /// Index of the instruction starting at \p Addr, or NoInstruction.
   uint32_t indexOf(uint64_t Addr) const;
@@ -79,7 +81,7 @@ private:
   uint64_t LoadBase = 0, Begin = 0, End = 0;
   uint32_t FirstId = 0;
   std::vector<DecodedInst> Insts;
-  std::vector<std::string> Texts;
+  Decoder *Dec = nullptr; // the device's, which outlives its regions
   std::vector<uint32_t> IndexOfWord; // (Addr - Begin) / 4 -> index
   std::vector<Symbol> Symbols;       // by address
   std::vector<Symbol> Hooks;         // by address, disjoint

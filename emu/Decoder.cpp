@@ -256,8 +256,20 @@ void Decoder::convert(const MCInst &Inst, DecodedInst &Out) {
     Out.Fn = illegalInstruction;
 }
 
-std::string Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
-                            DecodedInst &Out) {
+std::string Decoder::text(ArrayRef<uint8_t> Bytes, uint64_t Address) {
+  std::lock_guard<std::mutex> G(McLock);
+  isa::CrashRecoveryScope Recovery; // see Device::registerCode
+  MCInst Inst;
+  if (MC.decode(Bytes, Address, Inst).Valid)
+    return MC.print(Inst, Address);
+  std::string Text = ".long 0x";
+  for (unsigned I = std::min<size_t>(4, Bytes.size()); I-- > 0;)
+    Text += utohexstr(Bytes[I], /*LowerCase=*/true, /*Width=*/2);
+  return Text;
+}
+
+void Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
+                     DecodedInst &Out) {
   Out = DecodedInst();
   Out.Address = Address;
   MCInst Inst;
@@ -266,10 +278,7 @@ std::string Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
   if (!R.Valid) {
     Out.Fn = illegalInstruction;
     Out.NameId = 0;
-    std::string Text = ".long 0x";
-    for (unsigned I = std::min<size_t>(4, Bytes.size()); I-- > 0;)
-      Text += utohexstr(Bytes[I], /*LowerCase=*/true, /*Width=*/2);
-    return Text;
+    return;
   }
   Out.Opcode = Inst.getOpcode();
   OpName Op = operationName(MC.opcodeName(Out.Opcode));
@@ -288,7 +297,6 @@ std::string Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
   if (Info && Info->Specialize && Out.Fn == Info->Fn)
     if (Handler Fast = Info->Specialize(Out))
       Out.Fn = Fast;
-  return MC.print(Inst, Address);
 }
 
 } // namespace loom::emu

@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -85,9 +86,19 @@ public:
   /// Decodes one instruction of \p Bytes at host address \p Address into
   /// \p Out. Bytes that decode to no instruction, or to one without a
   /// handler, get the handler that reports an illegal instruction; Out.Size
-  /// is then the bytes to skip. Returns the instruction's text.
-  std::string decode(llvm::ArrayRef<uint8_t> Bytes, uint64_t Address,
-                     DecodedInst &Out);
+  /// is then the bytes to skip.
+  void decode(llvm::ArrayRef<uint8_t> Bytes, uint64_t Address,
+              DecodedInst &Out);
+
+  /// The text of the instruction at the start of \p Bytes (".long 0x..."
+  /// for bytes that are none), for messages: printing every instruction at
+  /// load time cost as much as decoding it.
+  /// Takes lock() itself.
+  std::string text(llvm::ArrayRef<uint8_t> Bytes, uint64_t Address);
+
+  /// Serialises the use of the McContext (not thread-safe): held while a
+  /// code object is decoded, taken by text() (faults, on any thread).
+  std::mutex &lock() { return McLock; }
 
   /// Name of \p NameId (see DecodedInst::NameId).
   llvm::StringRef nameOf(uint16_t NameId) const { return Names[NameId]; }
@@ -98,6 +109,7 @@ private:
   uint16_t internName(llvm::StringRef Name);
 
   isa::McContext &MC;
+  std::mutex McLock;
   /// Register number -> operand, precomputed from register names.
   std::vector<Operand> RegOperands;
   int InputModsType = -1;

@@ -250,8 +250,7 @@ Expected<std::unique_ptr<Device>> Device::create(const DeviceOptions &Options) {
                                : std::max(1u, std::thread::hardware_concurrency());
   // The thread that dispatches is one of the workers (see dispatch).
   if (I->Threads > 1)
-    I->Pool =
-        std::make_unique<StdThreadPool>(hardware_concurrency(I->Threads - 1));
+    I->Pool = std::make_unique<WorkerPool>(I->Threads - 1);
   I->Memory.add(I->PacketStorage, sizeof(I->PacketStorage), AccessRead);
   I->Memory.add(I->QueueStorage, sizeof(I->QueueStorage), AccessReadWrite);
   // amd_queue_t's group/private_segment_aperture_base_hi (offsets 64 and
@@ -290,6 +289,7 @@ Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
   // under crash recovery.
   isa::CrashRecoveryScope Recovery;
   std::unique_lock<std::shared_mutex> G(P->CodeLock);
+  std::lock_guard<std::mutex> D(P->Dec->lock());
   auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId,
                               traceThreshold(P->Options.TraceThreshold));
   // The region keeps no MCInst: what LLVM allocated decoding it can go, so
@@ -936,14 +936,17 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   // dispatch of a few milliseconds then ran on one thread for half its
   // time). It also guarantees progress when every pool thread is busy
   // with other dispatches.
-  if (I.Pool)
-    for (unsigned W = 1; W < Workers; ++W)
-      I.Pool->async([Run, W] {
-        if (!Run->enter())
-          return;
-        runWorker(Run->D, W, Run->NumIds, Run->Merged, Run->MergeLock);
-        Run->leave();
-      });
+  if (I.Pool && Workers > 1) {
+    // Worker numbers in the order the pool threads join.
+    auto Joined = std::make_shared<std::atomic<unsigned>>(1);
+    I.Pool->post(Workers - 1, [Run, Joined] {
+      if (!Run->enter())
+        return;
+      unsigned W = Joined->fetch_add(1, std::memory_order_relaxed);
+      runWorker(Run->D, W, Run->NumIds, Run->Merged, Run->MergeLock);
+      Run->leave();
+    });
+  }
   runWorker(D, 0, NumIds, Merged, Run->MergeLock);
   if (I.Pool && Workers > 1)
     Run->close();

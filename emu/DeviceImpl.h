@@ -4,11 +4,10 @@
 
 #include "CodeRegion.h"
 #include "Decoder.h"
+#include "WorkerPool.h"
 
 #include "loom/emu/Device.h"
 #include "loom/isa/McContext.h"
-
-#include "llvm/Support/ThreadPool.h"
 
 #include <atomic>
 #include <memory>
@@ -34,7 +33,7 @@ struct Device::Impl {
 
   /// Workers shared by every dispatch: a dispatch runs on its caller's
   /// thread and on the pool threads free to join it (see dispatch).
-  std::unique_ptr<llvm::StdThreadPool> Pool;
+  std::unique_ptr<WorkerPool> Pool;
 
   /// Device-owned stand-ins for the AQL packet when the caller passes none
   /// (registered memory, one per concurrent dispatch; a dispatch that

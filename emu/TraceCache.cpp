@@ -27,7 +27,7 @@ constexpr uint32_t JitMode = 0xf0;
 void countTrace(Wave &W, const DecodedInst &I) {
   TraceCache &C = *W.Region->traces();
   TraceCache::Trace &T = C.at(W.Index);
-  if (T.Runs.fetch_add(1, std::memory_order_relaxed) + 1 == C.threshold())
+  if (T.Runs.fetch_add(1, std::memory_order_relaxed) + 1 == T.CompileAt)
     C.compile(W.Index);
   T.Original(W, I);
 }
@@ -96,6 +96,11 @@ TraceCache::TraceCache(DecodedInst *Insts, uint32_t Size, const Decoder &Dec,
     }
     if (worthCompiling(Ops)) {
       auto T = std::make_unique<Trace>();
+      // Compiling costs about as much as interpreting millions of
+      // instructions: a trace compiles once the instructions it ran, not
+      // its runs, reach the threshold, so short programs stay interpreted.
+      T->CompileAt = std::max<uint32_t>(
+          1, (this->Threshold + Ops.size() - 1) / Ops.size());
       T->Ops = std::move(Ops);
       T->Original = Insts[Idx].Fn;
       Insts[Idx].Fn = countTrace;

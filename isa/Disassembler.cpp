@@ -169,7 +169,8 @@ static void classify(McContext &MC, const MCInst &Inst, Instruction &I) {
 }
 
 static std::vector<DecodedInst>
-decodeAll(McContext &MC, ArrayRef<uint8_t> Bytes, uint64_t Address) {
+decodeAll(McContext &MC, ArrayRef<uint8_t> Bytes, uint64_t Address,
+          bool WithText = true) {
   std::vector<DecodedInst> Out;
   for (uint64_t Off = 0; Off < Bytes.size();) {
     DecodedInst D;
@@ -177,13 +178,13 @@ decodeAll(McContext &MC, ArrayRef<uint8_t> Bytes, uint64_t Address) {
     I.Address = Address + Off;
     McContext::DecodeResult R = MC.decode(Bytes.slice(Off), I.Address, D.Inst);
     std::string Text;
-    if (R.Valid)
+    if (R.Valid && WithText)
       Text = MC.print(D.Inst, I.Address);
-    if (R.Valid && Text.empty()) // the printer crashed: skip a word
+    if (R.Valid && WithText && Text.empty()) // the printer crashed: skip a word
       R.Size = std::min<uint64_t>(4, Bytes.size() - Off);
     ArrayRef<uint8_t> Enc = Bytes.slice(Off, R.Size);
     I.Bytes.assign(Enc.begin(), Enc.end());
-    I.Valid = !Text.empty();
+    I.Valid = WithText ? !Text.empty() : R.Valid;
     if (I.Valid) {
       I.Opcode = D.Inst.getOpcode();
       I.OpcodeName = MC.opcodeName(I.Opcode).str();
@@ -191,7 +192,8 @@ decodeAll(McContext &MC, ArrayRef<uint8_t> Bytes, uint64_t Address) {
       classify(MC, D.Inst, I);
     } else {
       D.Inst = MCInst();
-      I.Text = dataDirective(Enc);
+      if (WithText)
+        I.Text = dataDirective(Enc);
     }
     Off += R.Size;
     Out.push_back(std::move(D));
@@ -598,7 +600,8 @@ Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind,
     return createStringError(functionKindName(Kind) + " " + Sym.Name + ": " +
                              toString(Bytes.takeError()));
 
-  std::vector<DecodedInst> Decoded = decodeAll(MC, *Bytes, Sym.Address);
+  std::vector<DecodedInst> Decoded =
+      decodeAll(MC, *Bytes, Sym.Address, WithText);
 
   // Direct branch targets start blocks; register contents are not carried
   // across them, since other paths join there.

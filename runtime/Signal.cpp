@@ -156,12 +156,16 @@ int64_t Signal::cas(int64_t Expected, int64_t V, std::memory_order Order) {
 }
 
 int64_t Signal::wait(hsa_signal_condition_t Cond, int64_t Compare,
-                     uint64_t TimeoutTicks, hsa_wait_state_t Hint,
+                     uint64_t TimeoutTicks, hsa_wait_state_t /*Hint*/,
                      std::memory_order Order) {
   uint64_t Start = nowTicks();
   uint64_t Deadline =
       TimeoutTicks >= UINT64_MAX - Start ? UINT64_MAX : Start + TimeoutTicks;
-  uint64_t Spin = Hint == HSA_WAIT_STATE_ACTIVE ? UINT64_MAX : SpinNs;
+  // Whatever the hint: HIP waits for every kernel with the active hint, and
+  // a waiter that spun for the whole kernel took a core from the emulator
+  // (a third of one on a 2-core machine). A round trip takes a few µs; past
+  // that the waiter sleeps until notify() wakes it.
+  uint64_t Spin = SpinNs;
   for (uint32_t Polls = 1;; ++Polls) {
     int64_t V = load(Order);
     if (conditionHolds(Cond, V, Compare))

@@ -17,7 +17,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "FloatMath.h"
+#include "HostLanes.h"
 #include "Vop.h"
+
+#ifdef LOOM_HOST_LANES
+#include <immintrin.h>
+#endif
 
 // Vop.h asks to vectorise every lane loop; most float lanes here (branchy
 // NaN/denormal rules, libm calls) cannot be, which is expected, not news.
@@ -45,6 +50,19 @@ struct SrcMods {
 SrcMods srcMods(unsigned M) {
   return {bool(M & 4), bool(M & 8), bool(M & 1), bool(M & 2)};
 }
+
+#ifdef LOOM_HOST_LANES
+/// Whether \p I has no modifier the host lane loops leave out: negation,
+/// clamp, SDWA or DPP (op_sel and op_sel_hi are followed).
+bool plainPacked(const DecodedInst &I, unsigned N, bool VgprOnly) {
+  if ((I.Flags & (FlagSdwa | FlagDpp)) || (I.NumImm > 0 && I.Imm[0]))
+    return false;
+  for (unsigned J = 0; J < N; ++J)
+    if ((I.Src[J].Mods & 3) || (VgprOnly && !I.Src[J].isVector()))
+      return false;
+  return true;
+}
+#endif
 
 /// The low-result and high-result 16-bit operands of a packed lane value.
 struct Pair16 {
@@ -134,6 +152,107 @@ uint16_t mulH(const PkCtx &, uint16_t A, uint16_t B) {
 uint16_t fmaH(const PkCtx &, uint16_t A, uint16_t B, uint16_t C) {
   return fm::fma<fm::F16>(A, B, C);
 }
+
+#ifdef LOOM_HOST_LANES
+/// 4 x 64-bit lane masks -> 4 x 32-bit.
+__attribute__((target("avx2"))) inline __m128i narrowMask(__m256d M) {
+  const __m256i Evens = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  return _mm256_castsi256_si128(
+      _mm256_permutevar8x32_epi32(_mm256_castpd_si256(M), Evens));
+}
+
+/// Four doubles to float rounding to odd: truncated, then the last bit set
+/// if inexact.
+__attribute__((target("avx2"))) inline __m128 toFloatOdd(__m256d D) {
+  const __m256d Abs = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
+  __m128 F = _mm256_cvtpd_ps(D);
+  __m256d Back = _mm256_cvtps_pd(F);
+  __m256d Inexact = _mm256_cmp_pd(Back, D, _CMP_NEQ_UQ);
+  __m256d Above = _mm256_cmp_pd(_mm256_and_pd(Back, Abs),
+                                _mm256_and_pd(D, Abs), _CMP_GT_OQ);
+  __m128i Bits = _mm_add_epi32(_mm_castps_si128(F), narrowMask(Above));
+  Bits = _mm_or_si128(Bits,
+                      _mm_and_si128(narrowMask(Inexact), _mm_set1_epi32(1)));
+  return _mm_castsi128_ps(Bits);
+}
+
+/// Eight doubles rounded once to f16 (F16C): to float rounding to odd,
+/// which then rounds to nearest f16 as the double itself would (24 >= 11 + 2
+/// bits).
+__attribute__((target("avx2,f16c"))) inline __m128i toF16(__m256d A,
+                                                          __m256d B) {
+  __m256 F = _mm256_set_m128(toFloatOdd(B), toFloatOdd(A));
+  return _mm256_cvtps_ph(F, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+/// Packed f16 add, mul and fma (\p Op 0, 1, 2) in the default MODE: the
+/// halves as op_sel picks them, widened (F16C), computed in double (exact
+/// for add and mul; for fma a*b is exact and the sum inexact only where a
+/// half rounding cannot tell), rounded once. Lanes with an infinity or NaN
+/// operand are computed again by \p Generic, the general handler's lane.
+template <unsigned Op, class Generic>
+__attribute__((target("avx2,fma,f16c"))) void pk16Host(Wave &W,
+                                                       const DecodedInst &I) {
+  constexpr unsigned N = Op == 2 ? 3 : 2;
+  if ((W.Mode & 0xff) != host::DefaultFloatMode)
+    return runPk16<Generic, N>(W, I);
+  Lanes32 Tmp[N];
+  alignas(32) uint16_t H[N][2][WaveSize];
+  uint64_t Special = 0;
+  for (unsigned J = 0; J < N; ++J) {
+    const uint32_t *S = readVector32(W, I.Src[J], Tmp[J]);
+    unsigned Lo = I.Src[J].Mods & 4 ? 16 : 0, Hi = I.Src[J].Mods & 8 ? 16 : 0;
+    for (unsigned L = 0; L < WaveSize; ++L) {
+      H[J][0][L] = uint16_t(S[L] >> Lo);
+      H[J][1][L] = uint16_t(S[L] >> Hi);
+      bool Inf = (H[J][0][L] & 0x7c00) == 0x7c00 ||
+                 (H[J][1][L] & 0x7c00) == 0x7c00;
+      Special |= uint64_t(Inf) << L;
+    }
+  }
+  alignas(32) uint16_t R[2][WaveSize];
+  for (unsigned Half = 0; Half < 2; ++Half)
+    for (unsigned C = 0; C < WaveSize; C += 8) {
+      __m256d X[N][2];
+      for (unsigned J = 0; J < N; ++J) {
+        __m256 F = _mm256_cvtph_ps(
+            _mm_load_si128(reinterpret_cast<const __m128i *>(&H[J][Half][C])));
+        X[J][0] = _mm256_cvtps_pd(_mm256_castps256_ps128(F));
+        X[J][1] = _mm256_cvtps_pd(_mm256_extractf128_ps(F, 1));
+      }
+      __m256d D[2];
+      for (unsigned K = 0; K < 2; ++K) {
+        if constexpr (Op == 0)
+          D[K] = _mm256_add_pd(X[0][K], X[1][K]);
+        else if constexpr (Op == 1)
+          D[K] = _mm256_mul_pd(X[0][K], X[1][K]);
+        else
+          D[K] = _mm256_fmadd_pd(X[0][K], X[1][K], X[2][K]);
+      }
+      _mm_store_si128(reinterpret_cast<__m128i *>(&R[Half][C]),
+                      toF16(D[0], D[1]));
+    }
+  PkCtx Ctx = pkCtx(W, I);
+  for (uint64_t M = Special; M; M &= M - 1) {
+    unsigned L = unsigned(__builtin_ctzll(M));
+    [&]<size_t... J>(std::index_sequence<J...>) {
+      R[0][L] = Generic::half(Ctx, H[J][0][L]...);
+      R[1][L] = Generic::half(Ctx, H[J][1][L]...);
+    }(std::make_index_sequence<N>());
+  }
+  alignas(64) uint32_t Res[WaveSize];
+  for (unsigned L = 0; L < WaveSize; ++L)
+    Res[L] = R[0][L] | uint32_t(R[1][L]) << 16;
+  vop::blend32(W.vgpr(W.vectorIndex(I.Dst[0])), Res, W.exec());
+}
+
+template <unsigned Op, class Generic>
+Handler pk16Fast(const DecodedInst &I) {
+  return host::HasF16c && plainPacked(I, Op == 2 ? 3 : 2, /*VgprOnly=*/false)
+             ? &pk16Host<Op, Generic>
+             : nullptr;
+}
+#endif
 uint16_t minH(const PkCtx &C, uint16_t A, uint16_t B) {
   return fm::minF<fm::F16>(A, B, vop::ieeeMode(C.Mode));
 }
@@ -201,6 +320,36 @@ template <auto K, unsigned N> void runPkF32(Wave &W, const DecodedInst &I) {
 float addF(float A, float B) { return A + B; }
 float mulF(float A, float B) { return A * B; }
 float fmaF(float A, float B, float C) { return std::fma(A, B, C); }
+
+#ifdef LOOM_HOST_LANES
+/// runPkF32 in the default MODE on vector registers: the low and the high
+/// results are each one 32-bit lane loop over the rows op_sel and
+/// op_sel_hi pick (std::fma inlined instead of a libm call per lane).
+template <auto K, class... A>
+__attribute__((target("avx2,fma"))) void pkF32Host(Wave &W,
+                                                   const DecodedInst &I) {
+  constexpr unsigned N = sizeof...(A);
+  uint32_t *Dst = W.vgpr(W.vectorIndex(I.Dst[0]));
+  const uint32_t *Lo[N], *Hi[N];
+  bool Overwritten = false;
+  for (unsigned J = 0; J < N; ++J) {
+    const uint32_t *Row = W.vgpr(W.vectorIndex(I.Src[J]));
+    Lo[J] = Row + (I.Src[J].Mods & 4 ? WaveSize : 0);
+    Hi[J] = Row + (I.Src[J].Mods & 8 ? WaveSize : 0);
+    Overwritten |= Hi[J] == Dst; // the low results are written first
+  }
+  if ((W.Mode & 0xff) != host::DefaultFloatMode || Overwritten)
+    return runPkF32<K, N>(W, I);
+  host::plainLanes32<K, A...>(Dst, Lo, W.exec());
+  host::plainLanes32<K, A...>(Dst + WaveSize, Hi, W.exec());
+}
+
+template <auto K, class... A> Handler pkF32Fast(const DecodedInst &I) {
+  return host::HasAvx2Fma && plainPacked(I, sizeof...(A), /*VgprOnly=*/true)
+             ? &pkF32Host<K, A...>
+             : nullptr;
+}
+#endif
 
 /// v_pk_mov_b32: each result dword from either dword of its source, by
 /// op_sel[0] (src0) and op_sel[1] (src1).
@@ -352,9 +501,20 @@ void pkFmacF16(Wave &W, const DecodedInst &I) {
 
 void registerPackedOps(HandlerTable &T) {
   auto Add = [&](const char *Name, Handler H) { T.add(Name, H, FlagVector); };
-  Add("V_PK_ADD_F16", runPk16<F16Half<addH>, 2>);
-  Add("V_PK_MUL_F16", runPk16<F16Half<mulH>, 2>);
-  Add("V_PK_FMA_F16", runPk16<F16Half<fmaH>, 3>);
+  // With a host loop for plain instructions, picked at decode time.
+  auto Fast = [&](const char *Name, Handler H, Specializer S) {
+#ifdef LOOM_HOST_LANES
+    T.add(Name, H, FlagVector, S);
+#else
+    T.add(Name, H, FlagVector);
+#endif
+  };
+  Fast("V_PK_ADD_F16", runPk16<F16Half<addH>, 2>,
+       pk16Fast<0, F16Half<addH>>);
+  Fast("V_PK_MUL_F16", runPk16<F16Half<mulH>, 2>,
+       pk16Fast<1, F16Half<mulH>>);
+  Fast("V_PK_FMA_F16", runPk16<F16Half<fmaH>, 3>,
+       pk16Fast<2, F16Half<fmaH>>);
   Add("V_PK_MIN_F16", runPk16<F16Half<minH>, 2>);
   Add("V_PK_MAX_F16", runPk16<F16Half<maxH>, 2>);
   Add("V_PK_ADD_U16", runPk16<IntHalf<addI<uint16_t>, uint16_t>, 2>);
@@ -371,9 +531,10 @@ void registerPackedOps(HandlerTable &T) {
   Add("V_PK_LSHLREV_B16", runPk16<IntHalf<lshlrevB16, uint16_t>, 2>);
   Add("V_PK_LSHRREV_B16", runPk16<IntHalf<lshrrevB16, uint16_t>, 2>);
   Add("V_PK_ASHRREV_I16", runPk16<IntHalf<ashrrevI16, int16_t>, 2>);
-  Add("V_PK_ADD_F32", runPkF32<addF, 2>);
-  Add("V_PK_MUL_F32", runPkF32<mulF, 2>);
-  Add("V_PK_FMA_F32", runPkF32<fmaF, 3>);
+  Fast("V_PK_ADD_F32", runPkF32<addF, 2>, pkF32Fast<addF, float, float>);
+  Fast("V_PK_MUL_F32", runPkF32<mulF, 2>, pkF32Fast<mulF, float, float>);
+  Fast("V_PK_FMA_F32", runPkF32<fmaF, 3>,
+       pkF32Fast<fmaF, float, float, float>);
   Add("V_PK_MOV_B32", pkMovB32);
   Add("V_PK_FMAC_F16", pkFmacF16);
   Add("V_FMA_MIX_F32", fmaMix<MixDst::F32>);

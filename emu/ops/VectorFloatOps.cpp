@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FloatMath.h"
+#include "HostLanes.h"
 #include "Vop.h"
 
 // Vop.h asks to vectorise every lane loop; most float lanes here (branchy
@@ -76,9 +77,7 @@ template <class T> vop::Carry<T> flushOut(vop::Carry<T> X, uint32_t Mode) {
   return {flushOut(X.V, Mode), X.C};
 }
 
-/// Round to nearest even and every denormal kept: float operations need no
-/// per-lane MODE handling.
-constexpr uint32_t DefaultFloatMode = 0xf0;
+using host::DefaultFloatMode;
 
 /// Which of a kernel's operands MODE flushing applies to.
 enum Flush : unsigned { FlushIn = 1, FlushOut = 2, FlushBoth = 3 };
@@ -163,46 +162,8 @@ bool isPlain(const DecodedInst &I) {
   return true;
 }
 
-#if defined(__x86_64__) && defined(__clang__)
-/// The build targets baseline x86-64, where std::fma is a library call per
-/// lane. The hot operations get a second copy of their plain lane loop (no
-/// modifiers, SDWA or DPP), compiled for hosts with AVX2 and FMA: the same
-/// IEEE results, vectorised. The decoder picks it per instruction, so the
-/// only check left when it runs is MODE (s_setreg may change it).
-const bool HostHasAvx2Fma = [] {
-  __builtin_cpu_init(); // needed before static initialisation is over
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}();
-
-/// 32-bit lanes: eight lanes at a time, read, computed and written back in
-/// place. A destination row may be one of the sources (v_fmac), but only
-/// lane for lane, so each chunk reads all its inputs before writing.
-template <auto K, class... A>
-[[gnu::always_inline]] __attribute__((target("avx2,fma"))) inline void
-plainLanes32(uint32_t *D, const uint32_t *const *S, uint64_t Exec) {
-  constexpr unsigned Chunk = 8;
-  auto Compute = [&](unsigned C, uint32_t *Res) {
-    [&]<size_t... J>(std::index_sequence<J...>) {
-      for (unsigned L = 0; L < Chunk; ++L)
-        Res[L] = std::bit_cast<uint32_t>(K(std::bit_cast<A>(S[J][C + L])...));
-    }(std::index_sequence_for<A...>());
-  };
-  if (Exec == ~uint64_t(0)) {
-    for (unsigned C = 0; C < WaveSize; C += Chunk) {
-      uint32_t Res[Chunk];
-      Compute(C, Res);
-      std::memcpy(D + C, Res, sizeof(Res));
-    }
-    return;
-  }
-  for (unsigned C = 0; C < WaveSize; C += Chunk) {
-    uint32_t Res[Chunk];
-    Compute(C, Res);
-    uint32_t Bits = uint32_t(Exec >> C) & 0xff;
-    for (unsigned L = 0; L < Chunk; ++L)
-      D[C + L] = (Bits >> L) & 1 ? Res[L] : D[C + L];
-  }
-}
+#ifdef LOOM_HOST_LANES
+using host::plainLanes32;
 
 /// The 32-bit plain handler. With \p AllVgpr every source is a vector
 /// register and no broadcast buffers are needed (the common case, and
@@ -247,7 +208,7 @@ __attribute__((target("avx2,fma"))) void plainAvx2Wide(Wave &W,
 
 template <class M, auto K, class R, class... A>
 Handler plainIfPossible(const DecodedInst &I) {
-  if (!HostHasAvx2Fma || !isPlain(I))
+  if (!host::HasAvx2Fma || !isPlain(I))
     return nullptr;
   if constexpr (sizeof(R) == 8) {
     return &plainAvx2Wide<M, K, R, A...>;
@@ -269,7 +230,7 @@ struct HotHandler {
 };
 template <class M, auto K, class Sig = decltype(K)> struct Hot;
 template <class M, auto K, class R, class... A> struct Hot<M, K, R (*)(A...)> {
-#if defined(__x86_64__) && defined(__clang__)
+#ifdef LOOM_HOST_LANES
   static constexpr HotHandler H = {&byMode<M, true>,
                                    &plainIfPossible<M, K, R, A...>};
 #else

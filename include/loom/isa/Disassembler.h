@@ -163,6 +163,12 @@ public:
   /// Every kernel and device function, in address order.
   llvm::Expected<std::vector<DisassembledFunction>> disassembleAll();
 
+  /// From now on, leave Instruction::Text empty (bytes are an instruction
+  /// when the decoder says so): for callers that need the control flow
+  /// alone, such as the virtual GPU's block analysis of a whole library,
+  /// since printing costs about what decoding does.
+  void omitText() { WithText = false; }
+
   /// The symbols of every kernel and device function, in address order
   /// (then by name): what disassembleAll disassembles.
   std::vector<std::pair<const codeobj::SymbolInfo *, FunctionKind>>
@@ -186,6 +192,7 @@ private:
   const codeobj::CodeObject &CO;
   std::vector<Symbol> Symbols; // by address
   uint64_t MaxSymbolSize = 0;
+  bool WithText = true;
   unsigned SccReg = 0;
 };
 

@@ -48,7 +48,9 @@ public:
   int64_t cas(int64_t Expected, int64_t V, std::memory_order Order);
 
   /// Waits until the value satisfies \p Cond against \p Compare or
-  /// \p TimeoutTicks pass; returns the last value seen.
+  /// \p TimeoutTicks pass; returns the last value seen. \p Hint is not
+  /// followed: every wait spins 20 µs, then sleeps until an update
+  /// through the runtime (notify()) wakes it.
   int64_t wait(hsa_signal_condition_t Cond, int64_t Compare,
                uint64_t TimeoutTicks, hsa_wait_state_t Hint,
                std::memory_order Order);

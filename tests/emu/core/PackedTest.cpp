@@ -88,6 +88,19 @@ std::vector<Case> packed16Cases() {
              return fm::fma<fm::F16>(A, B, C);
            },
            {Sel{}, Sel{}, Sel{false, true, false, true}}),
+      // Plain and op_sel-only forms run the host's F16C loop (default MODE).
+      pk16("pk_fma_f16_plain",
+           [](const Ref &R, uint16_t A, uint16_t B, uint16_t C) {
+             return out16(hv(fm::fma<fm::F16>(hb(in16(A, R)), hb(in16(B, R)),
+                                              hb(in16(C, R)))),
+                          R);
+           },
+           {}, DenormModes),
+      pk16("pk_fma_f16_opsel",
+           [](const Ref &R, uint16_t A, uint16_t B, uint16_t C) {
+             return fm::fma<fm::F16>(A, B, C);
+           },
+           {Sel{false, true}, Sel{true, false}, Sel{}}),
       pk16("pk_min_f16",
            [](const Ref &R, uint16_t A, uint16_t B, uint16_t) {
              return fm::minF<fm::F16>(A, B, true);
@@ -231,6 +244,25 @@ std::vector<Case> otherCases() {
           "pk_fma_f32",
           [](float A, float B, float C) { return std::fma(A, B, C); },
           {Sel{false, true, false, true}}, true),
+      // Without negation or clamp: the host's AVX2 lane loops.
+      pkF32("pk_fma_f32_plain",
+            [](float A, float B, float C) { return std::fma(A, B, C); }),
+      pkF32("pk_fma_f32_opsel",
+            [](float A, float B, float C) { return std::fma(A, B, C); },
+            {Sel{true, false}, Sel{}, Sel{}}),
+      // Both results read the destination's low dword, which the low
+      // result overwrites.
+      {"pk_fma_f32_dst_src", 4,
+       [](const Ref &R) {
+         auto Half = [&](bool High) {
+           float X = std::fma(in32(R.d(), R),
+                              in32(R.b() >> (High ? 32 : 0), R),
+                              in32(R.c() >> (High ? 32 : 0), R));
+           return bits(out32(X, R));
+         };
+         return d(Half(false) | Half(true) << 32);
+       },
+       MaskTo::None, DenormModes},
       {"pk_mov_b32", 4,
        [](const Ref &R) { return d((R.a() >> 32) | R.b() << 32); }},
       {"fma_mix_f32", 2,

@@ -219,6 +219,8 @@ VTEST pk_add_f16, v_pk_add_f16 v8, v2, v4
 VTEST pk_add_f16_mods, v_pk_add_f16 v8, v2, v4 op_sel:[1,0] op_sel_hi:[0,1] neg_lo:[0,1] neg_hi:[1,0] clamp
 VTEST pk_mul_f16, v_pk_mul_f16 v8, v2, v4 op_sel_hi:[1,0]
 VTEST pk_fma_f16, v_pk_fma_f16 v8, v2, v4, v6 neg_hi:[0,0,1]
+VTEST pk_fma_f16_plain, v_pk_fma_f16 v8, v2, v4, v6
+VTEST pk_fma_f16_opsel, v_pk_fma_f16 v8, v2, v4, v6 op_sel:[0,1,0] op_sel_hi:[1,0,1]
 VTEST pk_min_f16, v_pk_min_f16 v8, v2, v4
 VTEST pk_max_f16, v_pk_max_f16 v8, v2, v4 op_sel:[0,1]
 VTEST pk_add_f16_inline, v_pk_add_f16 v8, 1.0, v4 op_sel_hi:[0,1]
@@ -236,6 +238,9 @@ VTEST pk_lshrrev_b16, v_pk_lshrrev_b16 v8, v2, v4
 VTEST pk_add_f32, v_pk_add_f32 v[8:9], v[2:3], v[4:5]
 VTEST pk_mul_f32_opsel, v_pk_mul_f32 v[8:9], v[2:3], v[4:5] op_sel:[1,0] op_sel_hi:[0,1] neg_lo:[0,1]
 VTEST pk_fma_f32, v_pk_fma_f32 v[8:9], v[2:3], v[4:5], v[6:7] neg_hi:[1,0,0] clamp
+VTEST pk_fma_f32_plain, v_pk_fma_f32 v[8:9], v[2:3], v[4:5], v[6:7]
+VTEST pk_fma_f32_opsel, v_pk_fma_f32 v[8:9], v[2:3], v[4:5], v[6:7] op_sel:[1,0,0] op_sel_hi:[0,1,1]
+VTEST pk_fma_f32_dst_src, v_pk_fma_f32 v[8:9], v[8:9], v[4:5], v[6:7] op_sel_hi:[0,1,1]
 VTEST pk_mov_b32, v_pk_mov_b32 v[8:9], v[2:3], v[4:5] op_sel:[1,0]
 VTEST pk_fmac_f16, v_pk_fmac_f16 v8, v2, v4
 VTEST fma_mix_f32, v_fma_mix_f32 v8, v2, -v4, |v6| op_sel:[1,0,0] op_sel_hi:[1,0,1]

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Summarises bench/scaling/run.sh's results: per kernel and round, the
+machine's all-core capacity (the sum of N one-thread emu_bench processes run
+at once), emu_bench on 1 and N threads (each repetition), and N threads as a
+share of that capacity and of N times the one-thread rate.
+
+usage: bench/scaling/summary.py OUT_DIR
+"""
+import collections
+import glob
+import json
+import os
+import sys
+
+KERNELS = ["fma_loop", "stream", "lds_barrier", "branchy", "mfma_loop"]
+
+
+def docs(path):
+    """The JSON documents of a file (several are concatenated)."""
+    text, dec, i, out = open(path).read(), json.JSONDecoder(), 0, []
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return out
+        doc, i = dec.raw_decode(text, i)
+        out.append(doc)
+
+
+def rates(path):
+    """{(kernel, threads): [M wave-instructions/s, ...]}"""
+    r = collections.defaultdict(list)
+    for d in docs(path):
+        for b in d["benchmarks"]:
+            if b.get("run_type") != "iteration" or "/interpreter/" in b["name"]:
+                continue
+            kernel, rest = b["name"].split("/threads:")
+            r[kernel, int(rest.split("/")[0])].append(
+                b["wave_insts_per_s"] / 1e6)
+    return r
+
+
+def main():
+    out = sys.argv[1]
+    for cap in sorted(glob.glob(os.path.join(out, "capacity.*.json"))):
+        rnd = cap.split(".")[-2]
+        c = rates(cap)
+        t = rates(os.path.join(out, f"threads.{rnd}.json"))
+        b = os.path.join(out, f"base.{rnd}.json")
+        base = rates(b) if os.path.exists(b) else {}
+        n = max(k[1] for k in t)
+        print(f"round {rnd} ({n} threads)")
+        print("| kernel | capacity (M/s) | 1 thread | "
+              f"{n} threads | of capacity | of {n} x 1 thread |"
+              + (f" main, {n} threads | of capacity |" if base else ""))
+        print("| --- | ---: | ---: | ---: | ---: | ---: |"
+              + (" ---: | ---: |" if base else ""))
+        for k in KERNELS:
+            capacity = sum(c[k, 1])
+            one, many = t[k, 1], t[k, n]
+            row = (f"| {k} | {capacity:.0f} | "
+                   f"{' / '.join(f'{x:.0f}' for x in one)} | "
+                   f"{' / '.join(f'{x:.0f}' for x in many)} | "
+                   f"{max(many) / capacity:.2f} | "
+                   f"{max(many) / (n * max(one)):.2f} |")
+            if base:
+                bm = base[k, n]
+                row += (f" {' / '.join(f'{x:.0f}' for x in bm)} | "
+                        f"{max(bm) / capacity:.2f} |")
+            print(row)
+        print()
+
+
+if __name__ == "__main__":
+    main()
