@@ -29,28 +29,23 @@ static cl::opt<bool> CoverageMissingOnly(
     "missing", cl::desc("List only operations Loom does not implement"),
     cl::sub(CoverageCommand), cl::cat(LoomCategory));
 
-/// \p E prefixed with \p Name unless it names it already.
-static Error withFileName(StringRef Name, Error E) {
-  std::string Msg = toString(std::move(E));
-  if (StringRef(Msg).starts_with(Name))
-    return createStringError(inconvertibleErrorCode(), Msg);
-  return createStringError(inconvertibleErrorCode(), Name + ": " + Msg);
-}
-
 int runCoverage() {
   std::map<std::string, uint64_t> Uses;
-  std::string Processor;
+  // The target is the first code object's; errors about it name that one.
+  std::string Processor, ProcessorFrom;
   for (const std::string &File : CoverageFiles) {
     Expected<codeobj::Input> In = codeobj::readInputFile(File);
     if (!In)
       return reportError("coverage", In.takeError());
     for (const codeobj::EmbeddedCodeObject &E : In->CodeObjects) {
-      if (Processor.empty())
+      if (Processor.empty()) {
         Processor = E.Object->target().Processor;
+        ProcessorFrom = E.Object->name().str();
+      }
       auto Used = emu::operationsUsedBy(*E.Object);
       if (!Used)
-        return reportError("coverage",
-                           withFileName(E.Object->name(), Used.takeError()));
+        return reportError("coverage", codeobj::withPath(E.Object->name(),
+                                                         Used.takeError()));
       for (const auto &[Op, N] : *Used)
         Uses[Op] += N;
     }
@@ -59,7 +54,10 @@ int runCoverage() {
     Processor = "gfx90a";
   auto All = emu::targetOperations(Processor);
   if (!All)
-    return reportError("coverage", All.takeError());
+    return reportError("coverage",
+                       ProcessorFrom.empty()
+                           ? All.takeError()
+                           : codeobj::withPath(ProcessorFrom, All.takeError()));
   size_t ImplementedTotal = 0;
   for (const std::string &Op : *All)
     ImplementedTotal += emu::isImplemented(Op);

@@ -2,6 +2,8 @@
 
 #include "Commands.h"
 
+#include "loom/codeobj/ErrorText.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/InitLLVM.h"
@@ -15,8 +17,9 @@ namespace loom::cli {
 cl::OptionCategory LoomCategory("loom options");
 
 int reportError(StringRef Command, Error E) {
-  std::string Msg = toString(std::move(E));
-  // Names from a file may hold any byte: keep the terminal's text valid.
+  // Names from a file (and the file's own name) may hold any byte: one
+  // line, control characters escaped, and valid text for the terminal.
+  std::string Msg = codeobj::oneLine(toString(std::move(E)));
   const UTF8 *Start = reinterpret_cast<const UTF8 *>(Msg.data());
   if (!isLegalUTF8String(&Start, Start + Msg.size())) {
     std::string Safe;

@@ -8,7 +8,7 @@
 
 #include "loom/codeobj/CodeObject.h"
 
-#include "ErrorText.h"
+#include "loom/codeobj/ErrorText.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Demangle/Demangle.h"

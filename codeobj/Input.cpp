@@ -9,7 +9,7 @@
 
 #include "loom/codeobj/Input.h"
 
-#include "ErrorText.h"
+#include "loom/codeobj/ErrorText.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/Magic.h"
@@ -294,16 +294,14 @@ private:
   Input &Out;
 };
 
-/// Prefixes \p E with the file name unless it already names it (errors of
-/// embedded code objects name "file#offset=N").
+} // namespace
+
 Error withPath(StringRef Path, Error E) {
   std::string Msg = toString(std::move(E));
   if (StringRef(Msg).starts_with(Path))
     return fail(Path + oneLine(StringRef(Msg).drop_front(Path.size())));
   return fail(Path + ": " + oneLine(Msg));
 }
-
-} // namespace
 
 Expected<Input> readInput(ArrayRef<uint8_t> Bytes, StringRef Name) {
   if (Bytes.size() > MaxInputBytes)

@@ -66,8 +66,10 @@ void DispatchState::stop(Fault F) {
   Stop.store(true, std::memory_order_relaxed);
 }
 
-void raiseFault(Wave &W, DispatchStatus Status, uint64_t Address, bool IsWrite,
-                const std::string &What) {
+/// \p What at the wave's current instruction: where (code object,
+/// function and offset, hook, instruction) and which work-group and wave.
+static Fault describeAt(Wave &W, DispatchStatus Status, uint64_t Address,
+                        bool IsWrite, const std::string &What) {
   Fault F;
   F.Status = Status;
   F.Address = Address;
@@ -95,8 +97,25 @@ void raiseFault(Wave &W, DispatchStatus Status, uint64_t Address, bool IsWrite,
                       W.WG ? W.WG->Id[0] : 0, W.WG ? W.WG->Id[1] : 0,
                       W.WG ? W.WG->Id[2] : 0, W.WaveInGroup)
                   .str();
+  return F;
+}
+
+void raiseFault(Wave &W, DispatchStatus Status, uint64_t Address, bool IsWrite,
+                const std::string &What) {
+  Fault F = describeAt(W, Status, Address, IsWrite, What);
   W.State = WaveState::Faulted;
   W.D->stop(std::move(F));
+}
+
+void noteLdsOutOfRange(Wave &W, uint64_t Lanes, uint64_t Address,
+                       bool IsWrite, function_ref<std::string()> What) {
+  DispatchState &D = *W.D;
+  D.LdsOutOfRange.fetch_add(Lanes, std::memory_order_relaxed);
+  if (D.LdsOutOfRangeNoted.exchange(true, std::memory_order_relaxed))
+    return;
+  // Read once the workers are done (dispatch joins them first).
+  D.FirstLdsOutOfRange =
+      describeAt(W, DispatchStatus::Completed, Address, IsWrite, What());
 }
 
 const CodeRegion *Device::Impl::regionFor(uint64_t Addr) const {
@@ -210,6 +229,8 @@ Expected<std::unique_ptr<Device>> Device::create(const DeviceOptions &Options) {
   I->Target = std::move(*Props);
   if (I->Options.LdsSize > I->Target.LdsBytes)
     I->Options.LdsSize = I->Target.LdsBytes;
+  if (const char *Strict = std::getenv("LOOM_STRICT_LDS"))
+    I->Options.StrictLds = StringRef(Strict) == "1";
   codeobj::TargetId Id;
   Id.Processor = Processor.str();
   for (StringRef F : split(FeatureText, ':')) {
@@ -271,6 +292,9 @@ Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
   std::unique_lock<std::shared_mutex> G(P->CodeLock);
   auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId,
                               traceThreshold(P->Options.TraceThreshold));
+  // The region keeps no MCInst: what LLVM allocated decoding it can go, so
+  // loading and unloading code costs no memory for good.
+  P->MC->releaseDecodeMemory();
   if (!R)
     return R.takeError();
   P->NextInstructionId += (*R)->size() + 1;
@@ -896,6 +920,7 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
 
   D.Count = I.Options.CollectCounters;
   D.Record = I.Options.RecordMemoryAccesses;
+  D.StrictLds = I.Options.StrictLds;
   if (Params.TimeoutNs)
     D.Deadline = nowNs() + Params.TimeoutNs;
   size_t &NumIds = Run->NumIds;
@@ -929,6 +954,8 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   DispatchResult R;
   R.Status = D.Status;
   R.FirstFault = std::move(D.First);
+  R.LdsOutOfRange = D.LdsOutOfRange.load(std::memory_order_relaxed);
+  R.FirstLdsOutOfRange = std::move(D.FirstLdsOutOfRange);
   R.KernelName = std::move(D.KernelName); // the workers are done with it
   if (D.Count) {
     DispatchCounters &C = R.Counters;

@@ -15,8 +15,11 @@
 #include "loom/codeobj/KernelDescriptor.h"
 #include "loom/emu/Device.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,7 @@ struct DispatchState {
 
   bool Count = false;
   bool Record = false;
+  bool StrictLds = false; ///< LDS out of range faults (DeviceOptions)
   uint64_t Deadline = 0; ///< steady-clock ns; 0: none
 
   // Written while waves run: each on a line of its own, away from the
@@ -76,6 +80,10 @@ struct DispatchState {
   std::mutex FaultLock;
   DispatchStatus Status = DispatchStatus::Completed;
   Fault First;
+  std::atomic<uint64_t> LdsOutOfRange{0};
+  std::atomic<bool> LdsOutOfRangeNoted{false};
+  /// Written once, by the first to note one.
+  std::optional<Fault> FirstLdsOutOfRange;
 
   /// Stops every worker; the first caller's fault is the one reported.
   void stop(Fault F);
@@ -87,6 +95,13 @@ struct DispatchState {
 /// Records a fault at the wave's current instruction and stops the dispatch.
 void raiseFault(Wave &W, DispatchStatus Status, uint64_t Address,
                 bool IsWrite, const std::string &What);
+
+/// Counts \p Lanes DS accesses of the wave's current instruction outside
+/// the work-group's LDS; the first of the dispatch is described by
+/// \p What() (called once) at the wave's location.
+void noteLdsOutOfRange(Wave &W, uint64_t Lanes, uint64_t Address,
+                       bool IsWrite,
+                       llvm::function_ref<std::string()> What);
 
 /// Continues execution at \p Address (s_setpc/s_swappc and calls into
 /// other code objects). Faults if no instruction starts there.

@@ -120,6 +120,10 @@ struct McContext::Impl {
   std::unique_ptr<MCInstrInfo> MII;
   std::unique_ptr<MCContext> Ctx;
   std::unique_ptr<MCObjectFileInfo> MOFI;
+  /// The disassembler's own context: what decoding allocates there
+  /// (expressions for lit() operands, say) lives until the context goes,
+  /// so releaseDecodeMemory replaces both.
+  std::unique_ptr<MCContext> DecodeCtx;
   std::unique_ptr<MCDisassembler> DisAsm;
   std::unique_ptr<MCInstrAnalysis> MIA;
   std::unique_ptr<MCInstPrinter> Printer;
@@ -130,7 +134,18 @@ struct McContext::Impl {
   /// MC register by name, for renumbered(); built on first use.
   StringMap<unsigned> RegByName;
   std::once_flag RegByNameOnce;
+
+  /// A fresh DecodeCtx and DisAsm; false if LLVM gives no disassembler.
+  bool newDisassembler();
 };
+
+bool McContext::Impl::newDisassembler() {
+  DisAsm.reset();
+  DecodeCtx = std::make_unique<MCContext>(TheTriple, MAI.get(), MRI.get(),
+                                          STI.get());
+  DisAsm.reset(TheTarget->createMCDisassembler(*STI, *DecodeCtx));
+  return DisAsm != nullptr;
+}
 
 McContext::McContext(std::unique_ptr<Impl> I) : P(std::move(I)) {}
 McContext::~McContext() = default;
@@ -186,8 +201,7 @@ Expected<std::unique_ptr<McContext>> McContext::create(StringRef Processor,
                                        I->STI.get());
   I->MOFI.reset(T.createMCObjectFileInfo(*I->Ctx, /*PIC=*/false));
   I->Ctx->setObjectFileInfo(I->MOFI.get());
-  I->DisAsm.reset(T.createMCDisassembler(*I->STI, *I->Ctx));
-  if (!I->DisAsm)
+  if (!I->newDisassembler())
     return mcError("disassembler", Processor);
   I->MIA.reset(T.createMCInstrAnalysis(I->MII.get()));
   I->Printer.reset(T.createMCInstPrinter(
@@ -258,6 +272,12 @@ McContext::DecodeResult McContext::decode(ArrayRef<uint8_t> Bytes,
     R.Size = 1;
   R.Size = std::min<uint64_t>(R.Size, Bytes.size());
   return R;
+}
+
+void McContext::releaseDecodeMemory() {
+  bool Ok = P->newDisassembler();
+  assert(Ok && "the disassembler was created once already");
+  (void)Ok;
 }
 
 std::string McContext::print(const MCInst &Inst, uint64_t Address) {

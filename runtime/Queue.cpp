@@ -16,6 +16,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <shared_mutex>
 #include <sys/mman.h>
 #include <system_error>
@@ -67,6 +69,26 @@ hsa_status_t statusOfFault(emu::DispatchStatus S) {
 
 // A status meaning "the queue is going away": stop without an error.
 const hsa_status_t Aborted = hsa_status_t(0x7fffffff);
+
+/// LDS accesses out of range run as on the hardware (dropped, zero) but
+/// are most likely a bug: one stderr line per kernel and process says so.
+void warnLdsOutOfRange(const emu::DispatchResult &R) {
+  static std::mutex Lock;
+  static auto *Warned = new std::set<std::string>;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    if (!Warned->insert(R.KernelName).second)
+      return;
+  }
+  fprintf(stderr,
+          "Loom: warning: %llu LDS access%s out of range in a dispatch of "
+          "'%s' (the hardware drops such writes and reads zero; "
+          "LOOM_STRICT_LDS=1 makes it a memory fault; later dispatches of "
+          "this kernel are not reported); first: %s\n",
+          (unsigned long long)R.LdsOutOfRange,
+          R.LdsOutOfRange == 1 ? "" : "es", R.KernelName.c_str(),
+          R.FirstLdsOutOfRange ? R.FirstLdsOutOfRange->Message.c_str() : "");
+}
 } // namespace
 
 //===--- Creation and destruction -----------------------------------------===//
@@ -461,6 +483,8 @@ hsa_status_t Queue::execute(const void *PacketPtr, uint64_t Index) {
                      std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - Start)
                          .count());
+    if (R.LdsOutOfRange)
+      warnLdsOutOfRange(R);
     if (R.Status == emu::DispatchStatus::Cancelled)
       return Aborted;
     if (!R.ok()) {

@@ -5,8 +5,10 @@
 // take two 8-bit offsets in units of the element size (times 64 for the
 // st64 forms). On gfx9 M0 does not bound LDS accesses (clang leaves it at
 // -1); only append/consume and the addtid forms read it, as a base
-// (M0[15:0]). An access beyond the work-group's allocation is a
-// MemoryFault naming the LDS offset.
+// (M0[15:0]). A lane whose access lies beyond the work-group's allocation
+// is out of range: as on the hardware its write is dropped and its read
+// (or atomic's return) is zero, and the dispatch counts it (ldsPlan;
+// LOOM_STRICT_LDS=1 makes it a MemoryFault naming the LDS offset).
 //
 // Atomics go through std::atomic_ref on the LDS bytes: the waves of a group
 // run on one host thread today, but stay correct if they ever do not.
@@ -44,7 +46,7 @@ template <Width Wd> void dsRead(Wave &W, const DecodedInst &I) {
   if (!dsPlan(W, I.Src[0], uint16_t(I.Imm[0]), Wd.Bytes, false, P))
     return;
   notePlan(W, I, P, Wd.Bytes, false, false);
-  loadLanes<Wd>(W, W.vectorIndex(I.Dst[0]), P, P.Mask);
+  loadLanes<Wd>(W, W.vectorIndex(I.Dst[0]), P, W.exec());
   countBytes(W, I, uint64_t(std::popcount(P.Mask)) * Wd.Bytes);
 }
 
@@ -76,9 +78,11 @@ void dsRead2(Wave &W, const DecodedInst &I) {
   unsigned Dst = W.vectorIndex(I.Dst[0]);
   for (unsigned K = 0; K < 2; ++K) {
     notePlan(W, I, P[K], Wd.Bytes, false, false);
-    loadLanes<Wd>(W, Dst + K * Wd.Regs, P[K], P[K].Mask);
+    loadLanes<Wd>(W, Dst + K * Wd.Regs, P[K], W.exec());
   }
-  countBytes(W, I, uint64_t(std::popcount(P[0].Mask)) * 2 * Wd.Bytes);
+  countBytes(W, I,
+             uint64_t(std::popcount(P[0].Mask) + std::popcount(P[1].Mask)) *
+                 Wd.Bytes);
 }
 
 template <Width Wd, unsigned Stride>
@@ -90,7 +94,9 @@ void dsWrite2(Wave &W, const DecodedInst &I) {
     notePlan(W, I, P[K], Wd.Bytes, true, false);
     storeLanes<Wd>(W, W.vectorIndex(I.Src[1 + K]), P[K]);
   }
-  countBytes(W, I, uint64_t(std::popcount(P[0].Mask)) * 2 * Wd.Bytes);
+  countBytes(W, I,
+             uint64_t(std::popcount(P[0].Mask) + std::popcount(P[1].Mask)) *
+                 Wd.Bytes);
 }
 
 bool checkLdsAlignment(Wave &W, const Plan &P, unsigned Bytes) {
@@ -111,7 +117,7 @@ void dsAtomic(Wave &W, const DecodedInst &I) {
   if constexpr (requires { Op::TwoData; })
     D1 = W.vectorIndex(I.Src[2]);
   atomicLanes<Op, T, Rtn>(W, P, W.vectorIndex(I.Src[1]), D1,
-                          Rtn ? W.vectorIndex(I.Dst[0]) : 0, P.Mask);
+                          Rtn ? W.vectorIndex(I.Dst[0]) : 0, W.exec());
   countBytes(W, I, uint64_t(std::popcount(P.Mask)) * sizeof(T));
 }
 
@@ -139,13 +145,16 @@ void dsWrxchg2(Wave &W, const DecodedInst &I) {
   }
   W.StoredMemory |= Changed;
   unsigned Dst = W.vectorIndex(I.Dst[0]);
+  uint64_t Exec = W.exec();
   for (unsigned K = 0; K < 2; ++K)
     for (unsigned R = 0; R < Regs; ++R) {
       uint32_t *D = W.vgpr(Dst + K * Regs + R);
       for (unsigned L = 0; L < WaveSize; ++L)
-        D[L] = (P[K].Mask >> L) & 1 ? uint32_t(Old[K][L] >> (32 * R)) : D[L];
+        D[L] = (Exec >> L) & 1 ? uint32_t(Old[K][L] >> (32 * R)) : D[L];
     }
-  countBytes(W, I, uint64_t(std::popcount(P[0].Mask)) * 2 * sizeof(T));
+  countBytes(W, I,
+             uint64_t(std::popcount(P[0].Mask) + std::popcount(P[1].Mask)) *
+                 sizeof(T));
 }
 
 /// ds_append/ds_consume: one atomic add (sub) of the number of active lanes
@@ -163,14 +172,16 @@ template <bool Consume> void dsAppend(Wave &W, const DecodedInst &I) {
   notePlan(W, I, P, 4, true, true);
   using Op = std::conditional_t<Consume, atomic::Sub, atomic::Add>;
   bool Changed = false;
-  uint32_t Old = atomicApply<Op, uint32_t>(
-      P.Addr[First], uint32_t(std::popcount(Exec)), 0, Changed);
+  uint32_t Old = 0; // out of range: nothing added, zero returned
+  if (P.Mask)
+    Old = atomicApply<Op, uint32_t>(P.Addr[First],
+                                    uint32_t(std::popcount(Exec)), 0, Changed);
   W.StoredMemory = true;
   Lanes32 Out;
   for (unsigned L = 0; L < WaveSize; ++L)
     Out.V[L] = Old;
   writeVector32(W, I.Dst[0], Out.V, Exec);
-  countBytes(W, I, 4);
+  countBytes(W, I, P.Mask ? 4 : 0);
 }
 
 /// ds_read/write_addtid_b32: lane L accesses M0[15:0] + offset + L * 4.
@@ -186,7 +197,7 @@ template <bool Write> void dsAddTid(Wave &W, const DecodedInst &I) {
   if constexpr (Write)
     storeLanes<B32>(W, W.vectorIndex(I.Src[0]), P);
   else
-    loadLanes<B32>(W, W.vectorIndex(I.Dst[0]), P, P.Mask);
+    loadLanes<B32>(W, W.vectorIndex(I.Dst[0]), P, W.exec());
   countBytes(W, I, uint64_t(std::popcount(P.Mask)) * 4);
 }
 

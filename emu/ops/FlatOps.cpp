@@ -108,6 +108,7 @@ bool routeFlat(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
   P.Private = Private;
   P.WaveBase = W.flatScratch();
   bool Ok = true;
+  uint64_t OutOfRange = 0;
   forLanes(P.Mask, [&](unsigned L) {
     if (!Ok)
       return;
@@ -115,8 +116,12 @@ bool routeFlat(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
     uint32_t Off = uint32_t(A);
     if ((Shared >> L) & 1) {
       if (uint64_t(Off) + Bytes > W.LdsSize) {
-        ldsFault(W, A, Off, Bytes, L, IsWrite);
-        Ok = false;
+        // LDS's own range check, as for DS instructions (ldsOutOfRange).
+        if (!OutOfRange)
+          Ok = ldsOutOfRange(W, A, Off, Bytes, L, 1, IsWrite);
+        else
+          W.D->LdsOutOfRange.fetch_add(1, std::memory_order_relaxed);
+        OutOfRange |= uint64_t(1) << L;
         return;
       }
       P.Addr[L] = reinterpret_cast<uint64_t>(W.Lds) + Off;
@@ -131,6 +136,8 @@ bool routeFlat(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
       Ok = checkMemory(W, A, Bytes, IsWrite, int(L));
     }
   });
+  P.Mask &= ~OutOfRange;
+  P.Local &= ~OutOfRange;
   return Ok;
 }
 
@@ -174,7 +181,7 @@ template <Seg S, Width Wd> void flatLoad(Wave &W, const DecodedInst &I) {
   if (!flatPlan<S>(W, I, flatArgs<S, Kind::Load>(I), Wd.Bytes, false, P))
     return;
   notePlan(W, I, P, Wd.Bytes, false, false);
-  loadLanes<Wd>(W, W.vectorIndex(I.Dst[0]), P, P.Mask);
+  loadLanes<Wd>(W, W.vectorIndex(I.Dst[0]), P, W.exec());
   countBytes(W, I, uint64_t(std::popcount(P.Mask)) * Wd.Bytes);
 }
 
@@ -204,7 +211,7 @@ void flatAtomic(Wave &W, const DecodedInst &I) {
   notePlan(W, I, P, sizeof(T), true, true);
   unsigned Data = W.vectorIndex(*A.VData);
   atomicLanes<Op, T, Rtn>(W, P, Data, Data + sizeof(T) / 4,
-                          Rtn ? W.vectorIndex(I.Dst[0]) : 0, P.Mask);
+                          Rtn ? W.vectorIndex(I.Dst[0]) : 0, W.exec());
   countBytes(W, I, uint64_t(std::popcount(P.Mask)) * sizeof(T));
 }
 

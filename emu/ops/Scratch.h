@@ -240,24 +240,53 @@ inline bool checkGlobal(Wave &W, const uint64_t *Addr, uint64_t Mask,
   return Ok;
 }
 
+/// Reports that lane \p Lane (one of \p Lanes lanes) accessed LDS beyond
+/// the work-group's allocation at \p Address (an LDS offset, or a flat
+/// address; \p Offset in LDS). The hardware drops such writes and reads
+/// zero, and so does Loom, counting them for the dispatch's warning
+/// (docs/emu.md, "LDS out of range"); with DeviceOptions::StrictLds it is
+/// a memory fault. False after a fault.
+inline bool ldsOutOfRange(Wave &W, uint64_t Address, uint64_t Offset,
+                          unsigned Bytes, unsigned Lane, uint64_t Lanes,
+                          bool IsWrite) {
+  if (W.D->StrictLds) {
+    ldsFault(W, Address, Offset, Bytes, Lane, IsWrite);
+    return false;
+  }
+  noteLdsOutOfRange(W, Lanes, Address, IsWrite, [&] {
+    return llvm::formatv("LDS {0} of {1} bytes at LDS offset {2:x} in lane "
+                         "{3}, beyond the work-group's {4} bytes of LDS: {5}",
+                         IsWrite ? "write" : "read", Bytes, Offset, Lane,
+                         W.LdsSize,
+                         IsWrite ? "dropped" : "read as zero")
+        .str();
+  });
+  return true;
+}
+
 /// Turns the LDS offsets in P.Addr of the plan's lanes into host addresses
-/// in the work-group's LDS, after checking that [offset, offset + Bytes)
-/// lies in its allocation (the first lane outside faults). LDS offsets are
-/// 32-bit (the hardware's sums wrap there); callers pass them wrapped.
+/// in the work-group's LDS. Lanes whose [offset, offset + Bytes) does not
+/// lie in the allocation leave P.Mask (see ldsOutOfRange): callers write
+/// nothing for them and give the lanes of EXEC outside P.Mask zero. LDS
+/// offsets are 32-bit (the hardware's sums wrap there); callers pass them
+/// wrapped. False after a fault (strict LDS).
 inline bool ldsPlan(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
-  P.Local = P.Mask;
   uint64_t Max = 0;
   for (unsigned L = 0; L < WaveSize; ++L)
     Max = std::max(Max, (P.Mask >> L) & 1 ? P.Addr[L] : 0);
-  if (P.Mask && (Max > W.LdsSize || W.LdsSize - Max < Bytes)) {
+  if (P.Mask && (Max > W.LdsSize || W.LdsSize - Max < Bytes)) [[unlikely]] {
     uint64_t Bad = 0;
     for (unsigned L = 0; L < WaveSize; ++L)
       Bad |= uint64_t(P.Addr[L] > W.LdsSize || W.LdsSize - P.Addr[L] < Bytes)
              << L;
-    unsigned L = std::countr_zero(Bad & P.Mask);
-    ldsFault(W, P.Addr[L], P.Addr[L], Bytes, L, IsWrite);
-    return false;
+    Bad &= P.Mask;
+    unsigned L = std::countr_zero(Bad);
+    if (!ldsOutOfRange(W, P.Addr[L], P.Addr[L], Bytes, L, std::popcount(Bad),
+                       IsWrite))
+      return false;
+    P.Mask &= ~Bad;
   }
+  P.Local = P.Mask;
   uint64_t Base = reinterpret_cast<uint64_t>(W.Lds);
   for (unsigned L = 0; L < WaveSize; ++L)
     P.Addr[L] += Base;
@@ -449,7 +478,7 @@ inline void notePlan(Wave &W, const DecodedInst &I, const Plan &P,
 /// The LDS half of the LDS DMA loads (GLOBAL/SCRATCH/BUFFER_LOAD_DWORD with
 /// lds): the dword each lane of \p Exec read by plan \p Src goes to LDS at
 /// M0 + \p InstOffset + lane * 4 instead of a VGPR; lanes outside Src.Mask
-/// (MUBUF out of range) write zero.
+/// (MUBUF out of range) write zero, lanes beyond the LDS nothing.
 inline void loadDwordsToLds(Wave &W, const DecodedInst &I, const Plan &Src,
                             uint64_t Exec, int64_t InstOffset) {
   Plan Lds;
@@ -461,7 +490,7 @@ inline void loadDwordsToLds(Wave &W, const DecodedInst &I, const Plan &Src,
     return;
   notePlan(W, I, Src, 4, false, false);
   notePlan(W, I, Lds, 4, true, false);
-  forLanes(Exec, [&](unsigned L) {
+  forLanes(Lds.Mask, [&](unsigned L) {
     uint8_t Buf[4] = {};
     if ((Src.Mask >> L) & 1)
       laneCopy<false>(Src, L, Buf, 4);

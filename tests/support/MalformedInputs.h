@@ -105,26 +105,39 @@ inline std::optional<uint64_t> findSection(const Bytes &B,
   return std::nullopt;
 }
 
+/// Section header of the first symbol table of \p SecType (SHT_SYMTAB or
+/// SHT_DYNSYM).
+inline std::optional<uint64_t> findSymbolTable(const Bytes &B,
+                                               uint32_t SecType) {
+  for (unsigned I = 0, N = get16(B, elf64::EShnum); I < N; ++I)
+    if (get32(B, shdr(B, I) + elf64::ShType) == SecType)
+      return shdr(B, I);
+  return std::nullopt;
+}
+
+/// File offset of the name of symbol \p Sym of symbol table \p SymTab.
+inline uint64_t symbolNameOffset(const Bytes &B, uint64_t SymTab,
+                                 uint64_t Sym) {
+  uint64_t Str = get64(B, shdr(B, get32(B, SymTab + elf64::ShLink)) +
+                              elf64::ShOffset);
+  return Str + get32(B, Sym + elf64::StName);
+}
+
 /// File offsets of the entries of the first symbol table of \p SecType
 /// (SHT_SYMTAB or SHT_DYNSYM) whose name satisfies \p Match.
 template <typename Pred>
 std::vector<uint64_t> findSymbols(const Bytes &B, uint32_t SecType,
                                   Pred Match) {
   std::vector<uint64_t> Out;
-  for (unsigned I = 0, N = get16(B, elf64::EShnum); I < N; ++I) {
-    uint64_t Sh = shdr(B, I);
-    if (get32(B, Sh + elf64::ShType) != SecType)
-      continue;
-    uint64_t Str = get64(B, shdr(B, get32(B, Sh + elf64::ShLink)) +
-                                elf64::ShOffset);
-    uint64_t Off = get64(B, Sh + elf64::ShOffset);
-    uint64_t Count = get64(B, Sh + elf64::ShSize) / elf64::SymSize;
-    for (uint64_t S = 1; S < Count; ++S) {
-      uint64_t Sym = Off + S * elf64::SymSize;
-      if (Match(llvm::StringRef(cstr(B, Str + get32(B, Sym + elf64::StName)))))
-        Out.push_back(Sym);
-    }
-    break;
+  std::optional<uint64_t> Sh = findSymbolTable(B, SecType);
+  if (!Sh)
+    return Out;
+  uint64_t Off = get64(B, *Sh + elf64::ShOffset);
+  uint64_t Count = get64(B, *Sh + elf64::ShSize) / elf64::SymSize;
+  for (uint64_t S = 1; S < Count; ++S) {
+    uint64_t Sym = Off + S * elf64::SymSize;
+    if (Match(llvm::StringRef(cstr(B, symbolNameOffset(B, *Sh, Sym)))))
+      Out.push_back(Sym);
   }
   return Out;
 }

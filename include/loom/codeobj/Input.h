@@ -63,6 +63,11 @@ llvm::Expected<Input> readInputFile(llvm::StringRef Path);
 llvm::Expected<Input> readInput(llvm::ArrayRef<uint8_t> Bytes,
                                 llvm::StringRef Name);
 
+/// \p E prefixed with \p Path unless its message starts with it already
+/// (errors of embedded code objects name "file#offset=N"), the rest of the
+/// message on one line (oneLine).
+llvm::Error withPath(llvm::StringRef Path, llvm::Error E);
+
 } // namespace loom::codeobj
 
 #endif // LOOM_CODEOBJ_INPUT_H

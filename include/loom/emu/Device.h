@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace loom::codeobj {
@@ -51,6 +52,10 @@ struct DeviceOptions {
   /// is compiled to host code; 0 keeps everything in the interpreter.
   /// LOOM_TRACE_THRESHOLD overrides it (docs/emu.md, "Trace compiler").
   uint32_t TraceThreshold = 1000;
+  /// Fault on a DS access outside the work-group's LDS instead of doing
+  /// what the hardware does (drop the write, read zero; docs/emu.md, "LDS
+  /// out of range"). LOOM_STRICT_LDS=1 sets it.
+  bool StrictLds = false;
 };
 
 /// What the trace compiler (DeviceOptions::TraceThreshold) has done in this
@@ -143,6 +148,12 @@ struct DispatchResult {
   DispatchStatus Status = DispatchStatus::Completed;
   Fault FirstFault;
   std::string KernelName; ///< the kernel's symbol, or Params.KernelName
+  /// Lanes whose DS access fell outside the work-group's LDS (dropped
+  /// writes, zero reads, as on the hardware), and where the first one was
+  /// (set when LdsOutOfRange is; Status Completed; Message says what,
+  /// where, which lane).
+  uint64_t LdsOutOfRange = 0;
+  std::optional<Fault> FirstLdsOutOfRange;
   DispatchCounters Counters;
   bool ok() const { return Status == DispatchStatus::Completed; }
 };

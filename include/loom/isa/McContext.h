@@ -119,6 +119,13 @@ public:
   DecodeResult decode(llvm::ArrayRef<uint8_t> Bytes, uint64_t Address,
                       llvm::MCInst &Inst) const;
 
+  /// Frees what decoding allocated inside LLVM (the AMDGPU disassembler
+  /// keeps expressions it builds, for lit() operands say, until its
+  /// MCContext goes: they would add up over the code loaded in a process).
+  /// MCInsts decoded before may point into that memory: call it only when
+  /// none is in use any more.
+  void releaseDecodeMemory();
+
   /// The instruction text exactly as llvm-objdump prints it, without its
   /// leading tab and padding ("s_cbranch_scc1 13"). Empty only if LLVM's
   /// printer crashed on it (see enableCrashRecovery).

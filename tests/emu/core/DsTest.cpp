@@ -6,11 +6,14 @@
 // -O2 code); and, with instructions pinned by inline asm (kernels/ds.c,
 // -O2): every DS atomic with per-lane operands, D16 reads and writes,
 // chosen read2/write2/wrxchg2 offsets, addtid, every ds_swizzle mode, and
-// an access beyond the group's LDS. Results are compared with the host.
+// accesses beyond the group's LDS (dropped, read as zero, or a fault with
+// StrictLds). Results are compared with the host.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/emu/Module.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 #include <gtest/gtest.h>
 
@@ -473,24 +476,87 @@ TEST_P(DsAsmTest, AddTidUsesM0AndTheLaneIndex) {
         << L;
 }
 
-TEST_P(DsAsmTest, AccessBeyondTheGroupsLdsFaults) {
+// Beyond the group's LDS, as the hardware does it: a read is zero, a write
+// and an atomic are dropped (the atomic returns zero); the dispatch counts
+// the lanes and describes the first.
+TEST_P(DsAsmTest, AccessBeyondTheGroupsLdsReadsZero) {
   DeviceBuffer Out = words(64, 0);
-  // lds_wild reads at its argument + 8.
+  // lds_wild reads at its argument + 8; every lane adds its own 1.
   for (u32 Addr : {0x10000u, 256u, 253u}) {
     DispatchResult R = launch("lds_wild", 64, 64,
                               KernelArgs().add(Out.address()).add(Addr - 8));
-    ASSERT_EQ(R.Status, DispatchStatus::MemoryFault) << Addr;
-    EXPECT_EQ(R.FirstFault.Address, Addr);
-    EXPECT_FALSE(R.FirstFault.IsWrite);
-    EXPECT_NE(R.FirstFault.Message.find("LDS"), std::string::npos)
-        << R.FirstFault.Message;
+    ASSERT_TRUE(R.ok()) << Addr << ": " << R.FirstFault.Message;
+    EXPECT_EQ(R.LdsOutOfRange, 64u) << Addr;
+    for (u32 L = 0; L < 64; ++L)
+      ASSERT_EQ(Out.data<u32>()[L], 1u) << Addr << " lane " << L;
+    ASSERT_TRUE(R.FirstLdsOutOfRange);
+    const Fault &F = *R.FirstLdsOutOfRange;
+    EXPECT_EQ(F.Address, Addr);
+    EXPECT_FALSE(F.IsWrite);
+    EXPECT_EQ(F.Function, "lds_wild");
+    EXPECT_NE(F.Pc, 0u);
+    EXPECT_NE(F.Message.find(llvm::formatv("LDS read of 4 bytes at LDS "
+                                           "offset {0:x} in lane 0, beyond "
+                                           "the work-group's 256 bytes of "
+                                           "LDS: read as zero in kernel "
+                                           "'lds_wild' at lds_wild+",
+                                           Addr)
+                                 .str()),
+              std::string::npos)
+        << F.Message;
   }
-  // The last dword of the allocation is fine, and so is an address that
+  // The last dword of the allocation is in range, and so is an address that
   // wraps around to the start (clang folds "base - 4t" that way).
   for (u32 Arg : {252u - 8, 0xfffffff8u}) {
     DispatchResult R = launch("lds_wild", 64, 64,
                               KernelArgs().add(Out.address()).add(Arg));
     EXPECT_TRUE(R.ok()) << R.FirstFault.Message;
+    EXPECT_EQ(R.LdsOutOfRange, 0u);
+    EXPECT_FALSE(R.FirstLdsOutOfRange);
+  }
+}
+
+TEST_P(DsAsmTest, WritesBeyondTheGroupsLdsAreDropped) {
+  DeviceBuffer Out = words(5 * 64, 0);
+  DispatchResult R = launch("lds_wild_write", 64, 64,
+                            KernelArgs().add(Out.address()).add(0x10000u));
+  ASSERT_TRUE(R.ok()) << R.FirstFault.Message;
+  // Odd lanes: write, add and read; every lane: read2's second dword.
+  EXPECT_EQ(R.LdsOutOfRange, 3 * 32u + 64u);
+  ASSERT_TRUE(R.FirstLdsOutOfRange);
+  EXPECT_TRUE(R.FirstLdsOutOfRange->IsWrite);
+  EXPECT_EQ(R.FirstLdsOutOfRange->Address, 0x10000u + 4);
+  for (u32 T = 0; T < 64; ++T) {
+    const u32 *O = Out.data<u32>() + 5 * T;
+    u32 Own = T & 1 ? 0x1000 + T : (0xd0000000u | T) + 1;
+    EXPECT_EQ(O[0], T & 1 ? 0 : Own) << "read, lane " << T;
+    EXPECT_EQ(O[1], T & 1 ? 0 : 0xd0000000u | T) << "add's return, lane " << T;
+    EXPECT_EQ(O[2], Own) << "own dword, lane " << T;
+    EXPECT_EQ(O[3], Own) << "read2's first, lane " << T;
+    EXPECT_EQ(O[4], 0u) << "read2's second, lane " << T;
+  }
+}
+
+// LOOM_STRICT_LDS (DeviceOptions::StrictLds): a memory fault instead.
+TEST_P(DsAsmTest, StrictLdsFaultsBeyondTheGroupsLds) {
+  DeviceOptions Strict;
+  Strict.StrictLds = true;
+  auto D = Device::create(Strict);
+  ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
+  auto M = Module::loadFile(**D, std::string(LOOM_EMU_CORE_DIR) + "/ds.O" +
+                                     std::to_string(GetParam()) + ".elf");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  DeviceBuffer Out(**D, 64 * 4);
+  for (u32 Addr : {0x10000u, 256u, 253u}) {
+    auto R = (*M)->launch("lds_wild", LaunchConfig::linear(64, 64),
+                          KernelArgs().add(Out.address()).add(Addr - 8));
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    ASSERT_EQ(R->Status, DispatchStatus::MemoryFault) << Addr;
+    EXPECT_EQ(R->FirstFault.Address, Addr);
+    EXPECT_FALSE(R->FirstFault.IsWrite);
+    EXPECT_NE(R->FirstFault.Message.find("memory fault: LDS read"),
+              std::string::npos)
+        << R->FirstFault.Message;
   }
 }
 

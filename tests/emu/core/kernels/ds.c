@@ -3,7 +3,7 @@
 // between the waves of a group, append/consume; and (when optimising)
 // instructions pinned with inline asm: D16 forms, every DS atomic with
 // per-lane data, addtid, swizzle patterns, permutes with ragged EXEC, and
-// an access beyond the group's LDS.
+// accesses beyond the group's LDS.
 #define KERNEL __attribute__((amdgpu_kernel, visibility("default")))
 #define LOCAL __attribute__((address_space(3)))
 #define SHARED(type, name, n)                                                  \
@@ -383,6 +383,32 @@ KERNEL void lds_wild(u32 *out, u32 addr) {
   asm volatile("ds_read_b32 %0, %1 offset:8" WAIT : "=v"(r) : "v"(addr)
                : "memory");
   out[gid()] = r + lds[tid()];
+}
+
+// Odd lanes address addr + 4t (beyond the group's 256 bytes for the test's
+// addr), even lanes their own dword: a write, an atomic add returning the
+// old value and a read, then each lane's own dword, and a read2 whose second
+// dword is beyond the LDS for every lane. out[5i..5i+4].
+KERNEL void lds_wild_write(u32 *out, u32 addr) {
+  SHARED(u32, lds, 64);
+  u32 t = tid(), r, old;
+  u64 pair;
+  lds[t] = 0x1000 + t;
+  barrier();
+  u32 a = (t & 1) ? addr + 4 * t : (u32)(LOCAL u32 *)&lds[t];
+  asm volatile("ds_write_b32 %0, %1" WAIT : : "v"(a), "v"(0xd0000000u | t)
+               : "memory");
+  asm volatile("ds_add_rtn_u32 %0, %1, %2" WAIT : "=v"(old) : "v"(a), "v"(1u)
+               : "memory");
+  asm volatile("ds_read_b32 %0, %1" WAIT : "=v"(r) : "v"(a) : "memory");
+  asm volatile("ds_read2_b32 %0, %1 offset0:0 offset1:255" WAIT : "=v"(pair)
+               : "v"((u32)(LOCAL u32 *)&lds[t]) : "memory");
+  barrier();
+  out[5 * gid()] = r;
+  out[5 * gid() + 1] = old;
+  out[5 * gid() + 2] = lds[t];
+  out[5 * gid() + 3] = (u32)pair;
+  out[5 * gid() + 4] = (u32)(pair >> 32);
 }
 
 #endif // __OPTIMIZE__

@@ -1,4 +1,4 @@
-//===- codeobj/ErrorText.h - Keep error messages on one line ---------------===//
+//===- loom/codeobj/ErrorText.h - Keep error messages on one line ---------===//
 //
 // Error messages quote names taken from the file (symbols, bundle entry ids)
 // and LLVM's own messages, either of which may hold line breaks or other
