@@ -111,6 +111,11 @@ countedRunOnce(const Program &P, std::vector<std::string> Prefix) {
   CommandResult R = runCommand(Prefix, {"LOOM_COUNTERS=" + Path.str().str()});
   auto Lines = readCounters(Path);
   sys::fs::remove(Path);
+  if (R.crashed())
+    return createStringError(inconvertibleErrorCode(),
+                             "%s was killed (a crash, or it ran past "
+                             "runCommand's 120 s)",
+                             P.Label.c_str());
   if (R.ExitCode != 0)
     return createStringError(inconvertibleErrorCode(),
                              "%s exited with %d: %s", P.Label.c_str(),
@@ -227,11 +232,12 @@ int main(int Argc, char **Argv) {
     Programs.push_back({"tool_program", {LOOM_TOOL_PROGRAM}});
 
   std::map<std::string, Ratios> ByTool;
+  std::vector<std::string> Failures;
   outs() << format("%-28s %-34s", "program", "kernel");
   for (const ToolConfig &T : Tools)
     outs() << format(" %24s", T.Label.c_str());
   outs() << "\n"
-         << format("%-28s %-34s", "", "(waves, wave-instructions)");
+         << format("%-28s %-34s", "", "(dispatches, wave-instructions)");
   for (size_t I = 0; I < Tools.size(); ++I)
     outs() << format(" %24s", "instr x   time x");
   outs() << "\n";
@@ -253,6 +259,7 @@ int main(int Argc, char **Argv) {
       ++It->second.Dispatches;
     }
     std::vector<std::map<std::string, KernelTotals>> ToolOf(Tools.size());
+    std::vector<bool> Ran(Tools.size(), false);
     for (size_t T = 0; T < Tools.size(); ++T) {
       // The tool's detailed output (every shipped tool takes output=) goes
       // to a file of ours, written as it would be, then dropped.
@@ -265,12 +272,19 @@ int main(int Argc, char **Argv) {
         Prefix.insert(Prefix.end(), {"--tool-arg", A});
       auto Run = countedRun(P, Prefix, Repeat);
       sys::fs::remove(Output);
-      if (!Run)
-        return fail(toString(Run.takeError()));
-      if (Run->size() != Base->size())
-        return fail(formatv("{0} under {1}: {2} dispatches, {3} without",
-                            P.Label, Tools[T].Label, Run->size(),
-                            Base->size()));
+      // A run that fails (or hangs past runCommand's limit) leaves its
+      // rows empty; the others go on, and the failures are listed last.
+      if (!Run) {
+        Failures.push_back(Tools[T].Label + ": " + toString(Run.takeError()));
+        continue;
+      }
+      if (Run->size() != Base->size()) {
+        Failures.push_back(formatv("{0}: {1}: {2} dispatches, {3} without",
+                                   Tools[T].Label, P.Label, Run->size(),
+                                   Base->size()));
+        continue;
+      }
+      Ran[T] = true;
       // By the original's name: the instrumented run names the copy
       // ("k.loom").
       for (size_t D = 0; D < Run->size(); ++D) {
@@ -284,6 +298,10 @@ int main(int Argc, char **Argv) {
       outs() << format("%-28s %-34s", P.Label.c_str(),
                        (K.size() > 34 ? K.substr(0, 31) + "..." : K).c_str());
       for (size_t T = 0; T < Tools.size(); ++T) {
+        if (!Ran[T]) {
+          outs() << format(" %15s %8s", "failed", "-");
+          continue;
+        }
         const KernelTotals &I = ToolOf[T][K];
         double W = B.Waves ? double(I.Waves) / B.Waves : 1,
                S = B.Seconds > 0 ? I.Seconds / B.Seconds : 1;
@@ -303,17 +321,19 @@ int main(int Argc, char **Argv) {
     outs().flush();
   }
 
-  outs() << "\nsummary over " << ByTool.begin()->second.Waves.size()
-         << " kernels (instrumented / uninstrumented)\n";
+  outs() << "\nsummary (instrumented / uninstrumented)\n";
   for (const ToolConfig &T : Tools) {
     const Ratios &R = ByTool[T.Label];
+    if (R.Waves.empty())
+      continue;
     size_t WorstW = std::max_element(R.Waves.begin(), R.Waves.end()) -
                     R.Waves.begin();
     size_t WorstT =
         std::max_element(R.Time.begin(), R.Time.end()) - R.Time.begin();
+    outs() << format("%-30s %zu kernels\n", T.Label.c_str(), R.Waves.size());
     outs() << format("%-30s instructions: median %.3fx, geomean %.3fx, "
                      "worst %.3fx (%s)\n",
-                     T.Label.c_str(), median(R.Waves), geomean(R.Waves),
+                     "", median(R.Waves), geomean(R.Waves),
                      R.Waves[WorstW], R.Where[WorstW].c_str())
            << format("%-30s time:         median %.2fx, geomean %.2fx, "
                      "worst %.2fx (%s)\n",
@@ -327,5 +347,7 @@ int main(int Argc, char **Argv) {
                      R.All.Seconds / R.Base.Seconds, R.All.Seconds,
                      R.Base.Seconds);
   }
-  return 0;
+  for (const std::string &F : Failures)
+    outs() << "failed: " << StringRef(F).split('\n').first << "\n";
+  return Failures.empty() ? 0 : 1;
 }
