@@ -145,6 +145,16 @@ TEST_F(ShippedTools, KernelArgsAreTheLaunchParameters) {
                                 S1.at("arg1").getAsString()->str()};
   EXPECT_EQ(Buffers.size(), 3u);
   EXPECT_EQ(Buffers.count("0x0"), 0u);
+  // The types, demangled from the kernels' names.
+  auto Types = [&](size_t I) {
+    std::vector<std::string> Out;
+    for (const json::Value &A : *Lines[I].getAsObject()->getArray("args"))
+      Out.push_back(A.getAsObject()->getString("type")->str());
+    return Out;
+  };
+  EXPECT_EQ(Types(0), (std::vector<std::string>{"float*", "float", "int"}));
+  EXPECT_EQ(Types(1),
+            (std::vector<std::string>{"int const*", "int*", "int"}));
 }
 
 // HIP test programs: instr_count (both modes) and bb_count against the

@@ -90,8 +90,10 @@ json::Value argumentValue(const codeobj::KernelArgMetadata &A,
 /// .type_name (HIP's, unless built with debug information); empty if it
 /// is not a mangled function name.
 std::vector<std::string> parameterTypes(StringRef Symbol) {
+  // The demangler keeps pointers into the name: it must outlive D's use.
+  std::string Mangled = Symbol.str();
   ItaniumPartialDemangler D;
-  if (D.partialDemangle(Symbol.str().c_str()) || !D.isFunction())
+  if (D.partialDemangle(Mangled.c_str()) || !D.isFunction())
     return {};
   size_t Size = 0;
   char *Buf = D.getFunctionParameters(nullptr, &Size);
