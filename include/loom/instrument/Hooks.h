@@ -223,6 +223,28 @@ LOOM_DEVICE_FN uint64_t scalarLoadFresh(const uint64_t *P) {
                    : "memory");
   return V;
 }
+/// Waits until claim \p Index (its low 32 bits: claims run less than 2^32
+/// ahead of the host) has a slot, the host having consumed up to
+/// *Consumed. In scalar code of its own: LLVM builds a loop's exit from
+/// EXEC (the lanes still in it), so a wave running the hook with EXEC
+/// empty would leave its loop at once, room or not, and overwrite a record
+/// the host has not read.
+LOOM_DEVICE_FN void scalarWaitForRoom(const uint64_t *Consumed,
+                                      uint32_t Index, uint32_t Capacity) {
+  uint32_t Seen; // Consumed's low word
+  __asm__ volatile("1:\n\t"
+                   "s_load_dword %0, %1, 0x0 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)\n\t"
+                   "s_sub_u32 %0, %2, %0\n\t"
+                   "s_cmp_lt_u32 %0, %3\n\t"
+                   "s_cbranch_scc1 2f\n\t"
+                   "s_sleep 1\n\t"
+                   "s_branch 1b\n"
+                   "2:"
+                   : "=&s"(Seen)
+                   : "s"(Consumed), "s"(Index), "s"(Capacity)
+                   : "memory", "scc");
+}
 typedef uint32_t Words4 __attribute__((ext_vector_type(4)));
 /// \p V, known to be the same in every lane, as an SGPR value.
 LOOM_DEVICE_FN uint32_t uniform(uint32_t V) {
@@ -306,8 +328,7 @@ LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L (&Lanes)[N]) {
   // The scalar unit claims, waits and publishes: no lane election, no
   // broadcast, nothing to branch around.
   uint64_t Index = detail::scalarFetchAdd(&R->Claimed, 1);
-  while (Index - detail::scalarLoadFresh(&R->Consumed) >= K.Capacity)
-    __builtin_amdgcn_s_sleep(1);
+  detail::scalarWaitForRoom(&R->Consumed, uint32_t(Index), K.Capacity);
   uint8_t *Slot = reinterpret_cast<uint8_t *>(K.Records) +
                   (Index & (K.Capacity - 1)) * K.RecordBytes;
   uint8_t *Mine = Slot + sizeof(H) + laneId() * sizeof(L);
