@@ -38,8 +38,7 @@ public:
   }
 
   DispatchChoice dispatch(ToolContext &, const Dispatch &D) override {
-    return Options.wants(D) ? DispatchChoice::instrumented()
-                            : DispatchChoice::original();
+    return Counts.choose(Options, D, "bb_count");
   }
 
   Error instrument(ToolContext &, KernelInstrumentation &K) override {
@@ -47,8 +46,10 @@ public:
   }
 
   void dispatchComplete(ToolContext &Ctx, const Dispatch &D) override {
-    if (!D.Instrumented)
+    if (!D.Instrumented) {
+      Counts.release(D);
       return;
+    }
     Expected<DispatchCounts> C = Counts.take(Ctx, D);
     if (!C) {
       errs() << "bb_count: " << toString(C.takeError()) << "\n";

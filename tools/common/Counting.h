@@ -29,8 +29,10 @@
 #include "loom/instrument/Tool.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +61,33 @@ struct DispatchCounts {
 class Counter {
 public:
   Counter() : Slots("LoomCounts", LOOM_COUNT_SLOTS, 2) {}
+
+  /// The choice for dispatch \p D: instrumented if \p O wants it and no
+  /// other dispatch of its kernel is running (on another queue): the two
+  /// would add into the same slots. Then the original code runs, and a
+  /// line of \p Tool's says so; the counts stay exact.
+  instrument::DispatchChoice choose(const ToolOptions &O,
+                                    const instrument::Dispatch &D,
+                                    llvm::StringRef Tool) {
+    if (!O.wants(D))
+      return instrument::DispatchChoice::original();
+    std::lock_guard<std::mutex> L(RunningLock);
+    auto [It, New] = Running.try_emplace(D.KernelObject, D.Index);
+    if (New)
+      return instrument::DispatchChoice::instrumented();
+    llvm::errs() << Tool << ": dispatch " << D.Index << " " << D.Kernel
+                 << " runs while dispatch " << It->second
+                 << " of the same kernel does: not counted (running the "
+                    "original code)\n";
+    return instrument::DispatchChoice::original();
+  }
+  /// Ends what choose() started for \p D (take() does it too).
+  void release(const instrument::Dispatch &D) {
+    std::lock_guard<std::mutex> L(RunningLock);
+    auto It = Running.find(D.KernelObject);
+    if (It != Running.end() && It->second == D.Index)
+      Running.erase(It);
+  }
 
   /// Adds the hooks to \p K.
   llvm::Error instrument(instrument::KernelInstrumentation &K, CountMode M) {
@@ -133,14 +162,17 @@ public:
   llvm::Expected<DispatchCounts> take(instrument::ToolContext &Ctx,
                                       const instrument::Dispatch &D) {
     auto It = Kernels.find(D.KernelObject);
-    if (It == Kernels.end())
+    if (It == Kernels.end()) {
+      release(D);
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "%s was not instrumented by this tool",
                                      D.Kernel.c_str());
+    }
     const Kernel &Plan = It->second;
     std::vector<uint64_t> Raw;
-    if (llvm::Error E =
-            Slots.take(Ctx, D.Agent, Plan.Base, Plan.Slots.size(), Raw))
+    llvm::Error E = Slots.take(Ctx, D.Agent, Plan.Base, Plan.Slots.size(), Raw);
+    release(D);
+    if (E)
       return std::move(E);
     DispatchCounts C;
     for (size_t S = 0; S < Plan.Slots.size(); ++S) {
@@ -176,6 +208,9 @@ private:
     std::vector<std::pair<std::string, size_t>> Blocks;
   };
   SlotAllocator Slots;
+  /// Kernel object -> the dispatch of it being counted.
+  std::mutex RunningLock;
+  std::map<uint64_t, uint64_t> Running;
   std::map<uint64_t, Kernel> Kernels;
 };
 

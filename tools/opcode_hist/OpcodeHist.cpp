@@ -44,8 +44,7 @@ public:
   }
 
   DispatchChoice dispatch(ToolContext &, const Dispatch &D) override {
-    return Options.wants(D) ? DispatchChoice::instrumented()
-                            : DispatchChoice::original();
+    return Counts.choose(Options, D, "opcode_hist");
   }
 
   Error instrument(ToolContext &, KernelInstrumentation &K) override {
@@ -53,8 +52,10 @@ public:
   }
 
   void dispatchComplete(ToolContext &Ctx, const Dispatch &D) override {
-    if (!D.Instrumented)
+    if (!D.Instrumented) {
+      Counts.release(D);
       return;
+    }
     Expected<DispatchCounts> C = Counts.take(Ctx, D);
     if (!C) {
       errs() << "opcode_hist: " << toString(C.takeError()) << "\n";
