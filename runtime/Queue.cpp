@@ -73,11 +73,15 @@ const hsa_status_t Aborted = hsa_status_t(0x7fffffff);
 /// LDS accesses out of range run as on the hardware (dropped, zero) but
 /// are most likely a bug: one stderr line per kernel and process says so.
 void warnLdsOutOfRange(const emu::DispatchResult &R) {
-  static std::mutex Lock;
-  static auto *Warned = new std::set<std::string>;
+  struct Kernels {
+    std::mutex Lock;
+    std::set<std::string> Names;
+  };
+  // Never destroyed: queue threads may still dispatch during exit.
+  static auto *Warned = new Kernels;
   {
-    std::lock_guard<std::mutex> G(Lock);
-    if (!Warned->insert(R.KernelName).second)
+    std::lock_guard<std::mutex> G(Warned->Lock);
+    if (!Warned->Names.insert(R.KernelName).second)
       return;
   }
   fprintf(stderr,
