@@ -6,6 +6,7 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/LEB128.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <bit>
@@ -51,14 +52,6 @@ template <typename T> void put(raw_ostream &OS, T V) {
   char Buf[sizeof(T)];
   support::endian::write<T, llvm::endianness::little>(Buf, V);
   OS.write(Buf, sizeof(T));
-}
-/// LEB128: 7 bits a byte, low first, the top bit set on all but the last.
-void putVarint(raw_ostream &OS, uint64_t V) {
-  do {
-    uint8_t B = V & 0x7f;
-    V >>= 7;
-    OS << char(B | (V ? 0x80 : 0));
-  } while (V);
 }
 /// Signed differences as unsigned, small either way (zigzag).
 uint64_t zigzag(int64_t V) { return (uint64_t(V) << 1) ^ uint64_t(V >> 63); }
@@ -119,7 +112,7 @@ void TraceWriter::access(const TraceAccess &A) {
     if (I == 0)
       put<uint64_t>(*OS, A.Addresses[0]);
     else
-      putVarint(*OS, zigzag(int64_t(A.Addresses[I] - A.Addresses[I - 1])));
+      encodeULEB128(zigzag(int64_t(A.Addresses[I] - A.Addresses[I - 1])), *OS);
   ++Accesses;
 }
 
@@ -175,18 +168,14 @@ public:
     return Error::success();
   }
   Error getVarint(uint64_t &V, StringRef What) {
-    V = 0;
-    for (unsigned Shift = 0;; Shift += 7) {
-      if (Pos == Bytes.size())
-        return fail(Pos, "truncated in " + What);
-      uint8_t B = Bytes[Pos];
-      if (Shift == 63 && B > 1)
-        return fail(Pos, "a number of more than 64 bits in " + What);
-      V |= uint64_t(B & 0x7f) << Shift;
-      ++Pos;
-      if (!(B & 0x80))
-        return Error::success();
-    }
+    const char *Problem = nullptr;
+    unsigned Size = 0;
+    V = decodeULEB128(Bytes.bytes_begin() + Pos, &Size, Bytes.bytes_end(),
+                      &Problem);
+    if (Problem)
+      return fail(Pos, StringRef(Problem) + " in " + What);
+    Pos += Size;
+    return Error::success();
   }
   Error getString(std::string &S, StringRef What) {
     uint16_t N;
