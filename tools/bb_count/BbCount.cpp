@@ -27,41 +27,9 @@ using namespace loom::tools;
 
 namespace {
 
-class BbCount final : public Tool {
+class BbCount final : public CountingTool {
 public:
-  Error init(ToolContext &Ctx) override {
-    Expected<ToolOptions> O = ToolOptions::parse(Ctx, "bb_count");
-    if (!O)
-      return O.takeError();
-    Options = std::move(*O);
-    return Error::success();
-  }
-
-  DispatchChoice dispatch(ToolContext &, const Dispatch &D) override {
-    return Counts.choose(Options, D, "bb_count");
-  }
-
-  Error instrument(ToolContext &, KernelInstrumentation &K) override {
-    return Counts.instrument(K, CountMode::BlockEntry);
-  }
-
-  void dispatchComplete(ToolContext &Ctx, const Dispatch &D) override {
-    if (!D.Instrumented) {
-      Counts.release(D);
-      return;
-    }
-    Expected<DispatchCounts> C = Counts.take(Ctx, D);
-    if (!C) {
-      errs() << "bb_count: " << toString(C.takeError()) << "\n";
-      return;
-    }
-    auto [It, New] = Kernels.try_emplace(D.Kernel);
-    if (New)
-      Order.push_back(D.Kernel);
-    ++It->second.Dispatches;
-    for (const auto &[Name, N] : C->Blocks)
-      It->second.Blocks[Name] += N;
-  }
+  BbCount() : CountingTool("bb_count", CountMode::BlockEntry, false) {}
 
   void fini(ToolContext &) override {
     json::Array Out;
@@ -102,12 +70,19 @@ public:
   }
 
 private:
+  void counted(const Dispatch &D, const DispatchCounts &C) override {
+    auto [It, New] = Kernels.try_emplace(D.Kernel);
+    if (New)
+      Order.push_back(D.Kernel);
+    ++It->second.Dispatches;
+    for (const auto &[Name, N] : C.Blocks)
+      It->second.Blocks[Name] += N;
+  }
+
   struct Coverage {
     uint64_t Dispatches = 0;
     std::map<std::string, uint64_t> Blocks;
   };
-  ToolOptions Options;
-  Counter Counts;
   std::map<std::string, Coverage> Kernels;
   std::vector<std::string> Order;
 };

@@ -247,6 +247,69 @@ inline void writeOpcodesJson(llvm::raw_ostream &OS,
   OS << "}";
 }
 
+/// What instr_count, opcode_hist and bb_count share: their options, the
+/// counting mode, the dispatch choice (Counter::choose), the hooks, and
+/// each counted dispatch's counts taken once it completes. A tool says
+/// what it does with a dispatch's counts (counted) and at the end (fini).
+class CountingTool : public instrument::Tool {
+public:
+  llvm::Error init(instrument::ToolContext &Ctx) override {
+    llvm::Expected<ToolOptions> O = ToolOptions::parse(Ctx, Name);
+    if (!O)
+      return O.takeError();
+    Options = std::move(*O);
+    if (ModeOption) {
+      llvm::Expected<CountMode> M = parseMode(Ctx, Mode);
+      if (!M)
+        return M.takeError();
+      Mode = *M;
+    }
+    return llvm::Error::success();
+  }
+
+  instrument::DispatchChoice dispatch(instrument::ToolContext &,
+                                      const instrument::Dispatch &D) override {
+    return Counts.choose(Options, D, Name);
+  }
+
+  llvm::Error instrument(instrument::ToolContext &,
+                         instrument::KernelInstrumentation &K) override {
+    return Counts.instrument(K, Mode);
+  }
+
+  void dispatchComplete(instrument::ToolContext &Ctx,
+                        const instrument::Dispatch &D) override {
+    if (!D.Instrumented) {
+      Counts.release(D);
+      return;
+    }
+    llvm::Expected<DispatchCounts> C = Counts.take(Ctx, D);
+    if (!C) {
+      llvm::errs() << Name << ": " << llvm::toString(C.takeError()) << "\n";
+      return;
+    }
+    counted(D, *C);
+  }
+
+protected:
+  /// \p Name begins the tool's lines; mode=instruction|block picks the
+  /// mode if \p ModeOption, \p Mode otherwise (and by default).
+  CountingTool(const char *Name, CountMode Mode, bool ModeOption)
+      : Name(Name), Mode(Mode), ModeOption(ModeOption) {}
+
+  /// The counts of dispatch \p D, one the tool chose to count.
+  virtual void counted(const instrument::Dispatch &D,
+                       const DispatchCounts &C) = 0;
+
+  const char *const Name;
+  ToolOptions Options;
+  CountMode Mode;
+
+private:
+  const bool ModeOption;
+  Counter Counts;
+};
+
 } // namespace loom::tools
 
 #endif // LOOM_TOOLS_COMMON_COUNTING_H

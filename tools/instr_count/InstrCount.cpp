@@ -28,55 +28,15 @@ using namespace loom::tools;
 
 namespace {
 
-class InstrCount final : public Tool {
+class InstrCount final : public CountingTool {
 public:
+  InstrCount() : CountingTool("instr_count", CountMode::Instruction, true) {}
+
   Error init(ToolContext &Ctx) override {
-    Expected<ToolOptions> O = ToolOptions::parse(Ctx, "instr_count");
-    if (!O)
-      return O.takeError();
-    Options = std::move(*O);
-    Expected<CountMode> M = parseMode(Ctx, CountMode::Instruction);
-    if (!M)
-      return M.takeError();
-    Mode = *M;
+    if (Error E = CountingTool::init(Ctx))
+      return E;
     Out = Options.openOutput();
     return Error::success();
-  }
-
-  DispatchChoice dispatch(ToolContext &, const Dispatch &D) override {
-    return Counts.choose(Options, D, "instr_count");
-  }
-
-  Error instrument(ToolContext &, KernelInstrumentation &K) override {
-    return Counts.instrument(K, Mode);
-  }
-
-  void dispatchComplete(ToolContext &Ctx, const Dispatch &D) override {
-    if (!D.Instrumented) {
-      Counts.release(D);
-      return;
-    }
-    Expected<DispatchCounts> C = Counts.take(Ctx, D);
-    if (!C) {
-      errs() << "instr_count: " << toString(C.takeError()) << "\n";
-      return;
-    }
-    ++Dispatches;
-    Waves += C->WaveInstructions;
-    Lanes += C->LaneInstructions;
-    errs() << "instr_count: dispatch " << D.Index << " " << D.Kernel << ": "
-           << C->WaveInstructions << " wave-instructions, "
-           << C->LaneInstructions << " lane-instructions\n";
-    if (Out) {
-      *Out << "{\"dispatch\":" << D.Index << ",\"kernel\":\"" << D.Kernel
-           << "\",\"mode\":\"" << modeName(Mode) << "\",\"wave_instructions\":"
-           << C->WaveInstructions
-           << ",\"lane_instructions\":" << C->LaneInstructions
-           << ",\"opcodes\":";
-      writeOpcodesJson(*Out, C->Opcodes);
-      *Out << "}\n";
-      Out->flush();
-    }
   }
 
   void fini(ToolContext &) override {
@@ -86,9 +46,25 @@ public:
   }
 
 private:
-  ToolOptions Options;
-  CountMode Mode = CountMode::Instruction;
-  Counter Counts;
+  void counted(const Dispatch &D, const DispatchCounts &C) override {
+    ++Dispatches;
+    Waves += C.WaveInstructions;
+    Lanes += C.LaneInstructions;
+    errs() << "instr_count: dispatch " << D.Index << " " << D.Kernel << ": "
+           << C.WaveInstructions << " wave-instructions, "
+           << C.LaneInstructions << " lane-instructions\n";
+    if (Out) {
+      *Out << "{\"dispatch\":" << D.Index << ",\"kernel\":\"" << D.Kernel
+           << "\",\"mode\":\"" << modeName(Mode) << "\",\"wave_instructions\":"
+           << C.WaveInstructions
+           << ",\"lane_instructions\":" << C.LaneInstructions
+           << ",\"opcodes\":";
+      writeOpcodesJson(*Out, C.Opcodes);
+      *Out << "}\n";
+      Out->flush();
+    }
+  }
+
   std::unique_ptr<raw_fd_ostream> Out;
   uint64_t Dispatches = 0, Waves = 0, Lanes = 0;
 };

@@ -29,47 +29,9 @@ using namespace loom::tools;
 
 namespace {
 
-class OpcodeHist final : public Tool {
+class OpcodeHist final : public CountingTool {
 public:
-  Error init(ToolContext &Ctx) override {
-    Expected<ToolOptions> O = ToolOptions::parse(Ctx, "opcode_hist");
-    if (!O)
-      return O.takeError();
-    Options = std::move(*O);
-    Expected<CountMode> M = parseMode(Ctx, CountMode::Block);
-    if (!M)
-      return M.takeError();
-    Mode = *M;
-    return Error::success();
-  }
-
-  DispatchChoice dispatch(ToolContext &, const Dispatch &D) override {
-    return Counts.choose(Options, D, "opcode_hist");
-  }
-
-  Error instrument(ToolContext &, KernelInstrumentation &K) override {
-    return Counts.instrument(K, Mode);
-  }
-
-  void dispatchComplete(ToolContext &Ctx, const Dispatch &D) override {
-    if (!D.Instrumented) {
-      Counts.release(D);
-      return;
-    }
-    Expected<DispatchCounts> C = Counts.take(Ctx, D);
-    if (!C) {
-      errs() << "opcode_hist: " << toString(C.takeError()) << "\n";
-      return;
-    }
-    auto [It, New] = Kernels.try_emplace(D.Kernel);
-    if (New)
-      Order.push_back(D.Kernel);
-    ++It->second.Dispatches;
-    for (const auto &[Name, N] : C->Opcodes) {
-      It->second.Opcodes[Name].first += N.first;
-      It->second.Opcodes[Name].second += N.second;
-    }
-  }
+  OpcodeHist() : CountingTool("opcode_hist", CountMode::Block, true) {}
 
   void fini(ToolContext &) override {
     std::unique_ptr<raw_fd_ostream> Csv = Options.openOutput();
@@ -116,13 +78,21 @@ public:
   }
 
 private:
+  void counted(const Dispatch &D, const DispatchCounts &C) override {
+    auto [It, New] = Kernels.try_emplace(D.Kernel);
+    if (New)
+      Order.push_back(D.Kernel);
+    ++It->second.Dispatches;
+    for (const auto &[Name, N] : C.Opcodes) {
+      It->second.Opcodes[Name].first += N.first;
+      It->second.Opcodes[Name].second += N.second;
+    }
+  }
+
   struct Histogram {
     uint64_t Dispatches = 0;
     std::map<std::string, WavesLanes> Opcodes;
   };
-  ToolOptions Options;
-  CountMode Mode = CountMode::Block;
-  Counter Counts;
   std::map<std::string, Histogram> Kernels;
   std::vector<std::string> Order; ///< kernels, as first counted
 };
