@@ -333,16 +333,24 @@ std::optional<unsigned> McContext::sgprIndex(unsigned Reg) const {
   return static_cast<unsigned>(P->SgprOfReg[Reg]);
 }
 
-SmallVector<unsigned, 4> McContext::sgprIndices(unsigned Reg) const {
+/// What \p Of gives for \p Reg and its sub-registers, sorted, once each.
+template <typename FnT>
+static SmallVector<unsigned, 4> ofSubregisters(const MCRegisterInfo &MRI,
+                                               unsigned Reg, FnT Of) {
   SmallVector<unsigned, 4> Out;
-  if (Reg == 0 || Reg >= P->SgprOfReg.size())
+  if (Reg == 0 || Reg >= MRI.getNumRegs())
     return Out;
-  for (MCPhysReg Sub : P->MRI->subregs_inclusive(Reg))
-    if (std::optional<unsigned> N = sgprIndex(Sub))
+  for (MCPhysReg Sub : MRI.subregs_inclusive(Reg))
+    if (std::optional<unsigned> N = Of(Sub))
       Out.push_back(*N);
   llvm::sort(Out);
   Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
   return Out;
+}
+
+SmallVector<unsigned, 4> McContext::sgprIndices(unsigned Reg) const {
+  return ofSubregisters(*P->MRI, Reg,
+                        [&](unsigned Sub) { return sgprIndex(Sub); });
 }
 
 std::optional<unsigned> McContext::scalarCode(unsigned Reg) const {
@@ -395,15 +403,8 @@ std::optional<unsigned> McContext::renumbered(unsigned Reg,
 }
 
 SmallVector<unsigned, 4> McContext::scalarCodes(unsigned Reg) const {
-  SmallVector<unsigned, 4> Out;
-  if (Reg == 0 || Reg >= P->SgprOfReg.size())
-    return Out;
-  for (MCPhysReg Sub : P->MRI->subregs_inclusive(Reg))
-    if (std::optional<unsigned> N = scalarCode(Sub))
-      Out.push_back(*N);
-  llvm::sort(Out);
-  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
-  return Out;
+  return ofSubregisters(*P->MRI, Reg,
+                        [&](unsigned Sub) { return scalarCode(Sub); });
 }
 
 } // namespace loom::isa

@@ -6,6 +6,7 @@
 #include "loom/isa/McContext.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <gtest/gtest.h>
 
@@ -159,6 +160,17 @@ void checkFlow(const BinaryFunction &F, const std::map<uint64_t, uint64_t> &Coun
 }
 
 } // namespace
+
+std::string OracleTotals::str() const {
+  return llvm::formatv(
+      "{0} dispatches of {1} kernels checked: {2} function runs, {3} "
+      "executed instruction addresses ({4} wave-instructions), {5} of {6} "
+      "blocks executed, {7} flow checks ({8} with entries counted at "
+      "returns: an unknown callee ran), {9} memory access shapes",
+      Dispatches, KernelsRun.size(), FunctionsChecked, InstructionAddresses,
+      WaveInstructions, ExecutedBlocks, BlocksChecked, FlowChecks,
+      FlowInferred, MemoryShapes);
+}
 
 void checkDispatch(BinaryContext &BC, llvm::StringRef Kernel,
                    const DispatchCounters &C, OracleTotals &T) {

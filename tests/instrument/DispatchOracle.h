@@ -34,6 +34,9 @@ struct OracleTotals {
   uint64_t FlowInferred = 0;
   uint64_t MemoryShapes = 0;
   std::set<std::string> KernelsRun; // "file:kernel"
+
+  /// "N dispatches of K kernels checked: ..., M memory access shapes".
+  std::string str() const;
 };
 
 /// Checks the dispatch of \p Kernel that counted \p C against \p BC (its

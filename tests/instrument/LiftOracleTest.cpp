@@ -147,21 +147,7 @@ public:
   }
   void TearDown() override {
     const OracleTotals &T = totals();
-    std::printf("[lift oracle] %s: %llu dispatches of %zu kernels checked: "
-                "%llu function runs, %llu executed instruction addresses "
-                "(%llu wave-instructions), %llu of %llu blocks executed, "
-                "%llu flow checks (%llu with entries counted at returns: an "
-                "unknown callee ran), %llu "
-                "memory access shapes\n",
-                target().c_str(), (unsigned long long)T.Dispatches,
-                T.KernelsRun.size(), (unsigned long long)T.FunctionsChecked,
-                (unsigned long long)T.InstructionAddresses,
-                (unsigned long long)T.WaveInstructions,
-                (unsigned long long)T.ExecutedBlocks,
-                (unsigned long long)T.BlocksChecked,
-                (unsigned long long)T.FlowChecks,
-                (unsigned long long)T.FlowInferred,
-                (unsigned long long)T.MemoryShapes);
+    std::printf("[lift oracle] %s: %s\n", target().c_str(), T.str().c_str());
   }
 };
 
