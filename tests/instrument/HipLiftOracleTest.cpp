@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DispatchOracle.h"
+#include "../support/JsonLines.h"
 #include "../support/RunCommand.h"
 
 #include "loom/codeobj/Input.h"
@@ -22,7 +23,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <gtest/gtest.h>
@@ -35,6 +35,7 @@ using namespace loom;
 using namespace loom::instrument;
 using namespace loom::instrument::test;
 using loom::test::CommandResult;
+using loom::test::jsonLines;
 using loom::test::runCommand;
 
 namespace {
@@ -94,26 +95,7 @@ uint8_t spaceCode(StringRef S) {
 std::map<int64_t, std::pair<std::string, emu::DispatchCounters>>
 readCounters(StringRef CountersPath, StringRef TracePath) {
   std::map<int64_t, std::pair<std::string, emu::DispatchCounters>> Out;
-  auto Lines = [](StringRef Path) {
-    std::vector<json::Value> V;
-    auto Buf = MemoryBuffer::getFile(Path);
-    if (!Buf) {
-      ADD_FAILURE() << Path.str() << ": " << Buf.getError().message();
-      return V;
-    }
-    SmallVector<StringRef, 64> Ls;
-    (*Buf)->getBuffer().split(Ls, '\n', -1, false);
-    for (StringRef L : Ls) {
-      Expected<json::Value> J = json::parse(L);
-      if (!J) {
-        ADD_FAILURE() << Path.str() << ": " << toString(J.takeError());
-        continue;
-      }
-      V.push_back(std::move(*J));
-    }
-    return V;
-  };
-  for (const json::Value &V : Lines(CountersPath)) {
+  for (const json::Value &V : jsonLines(CountersPath)) {
     const json::Object &O = *V.getAsObject();
     if (O.getString("status") != "completed")
       continue; // counts stop at a fault
@@ -135,7 +117,7 @@ readCounters(StringRef CountersPath, StringRef TracePath) {
       C.Instructions.push_back(std::move(IC));
     }
   }
-  for (const json::Value &V : Lines(TracePath)) {
+  for (const json::Value &V : jsonLines(TracePath)) {
     const json::Object &O = *V.getAsObject();
     auto It = Out.find(*O.getInteger("dispatch"));
     if (It == Out.end())

@@ -12,26 +12,6 @@ using namespace llvm;
 
 namespace loom::test {
 
-std::vector<json::Value> jsonLines(StringRef Path) {
-  std::vector<json::Value> Out;
-  auto Buf = MemoryBuffer::getFile(Path);
-  if (!Buf) {
-    ADD_FAILURE() << "no file " << Path.str();
-    return Out;
-  }
-  SmallVector<StringRef, 8> Lines;
-  (*Buf)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  for (StringRef L : Lines) {
-    Expected<json::Value> V = json::parse(L);
-    if (!V) {
-      ADD_FAILURE() << toString(V.takeError()) << ": " << L.str();
-      continue;
-    }
-    Out.push_back(std::move(*V));
-  }
-  return Out;
-}
-
 std::map<std::string, WavesLanes> opcodes(const json::Object &O) {
   std::map<std::string, WavesLanes> Out;
   for (const auto &[Name, V] : *O.getObject("opcodes")) {

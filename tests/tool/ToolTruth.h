@@ -13,6 +13,7 @@
 #ifndef LOOM_TESTS_TOOL_TOOLTRUTH_H
 #define LOOM_TESTS_TOOL_TOOLTRUTH_H
 
+#include "../support/JsonLines.h"
 #include "../support/RunCommand.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -46,8 +47,6 @@ struct DispatchTruth {
   std::map<std::string, uint64_t> Blocks;
 };
 
-/// Every line of a JSON Lines file (a failure if there is no file).
-std::vector<llvm::json::Value> jsonLines(llvm::StringRef Path);
 /// The "opcodes" object of a counters or instr_count line.
 std::map<std::string, WavesLanes> opcodes(const llvm::json::Object &O);
 /// An [x, y, z] array.
