@@ -171,20 +171,21 @@ public:
                   !Plan.LanesFromWorkItems[S]);
       Plan.CountsLanes.push_back(Lanes[S]);
     }
-    // Block modes count in wave counters (SGPRs, two scalar adds a count,
-    // flushed at the wave's end) as many slots as fit, those in loops
-    // first; the rest with hooks (scalar atomics at each count).
+    // Block modes count slots in loops in wave counters (SGPRs: two or
+    // three scalar instructions a count, no memory), as many as fit; the
+    // rest with hooks (scalar atomics at each count). A counter costs two
+    // more per wave (zeroed at the start, flushed at the end), more than
+    // a hook where the slot runs once or never.
     std::vector<bool> InRegisters(Points.size());
     if (M != CountMode::Instruction) {
       unsigned Spare = K.spareSgprs() / 2;
-      for (bool Loops : {true, false})
-        for (size_t S = 0; S < Points.size(); ++S) {
-          unsigned Need = Waves[S] + Lanes[S];
-          if (InLoop[S] == Loops && Need && Need <= Spare) {
-            InRegisters[S] = true;
-            Spare -= Need;
-          }
+      for (size_t S = 0; S < Points.size(); ++S) {
+        unsigned Need = Waves[S] + Lanes[S];
+        if (InLoop[S] && Need && Need <= Spare) {
+          InRegisters[S] = true;
+          Spare -= Need;
         }
+      }
     }
     for (size_t S = 0; S < Points.size(); ++S) {
       auto [F, Inst] = Points[S];
