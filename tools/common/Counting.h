@@ -64,31 +64,38 @@ class Counter {
 public:
   Counter() : Slots("LoomCounts", LOOM_COUNT_SLOTS, 2) {}
 
-  /// The choice for dispatch \p D: instrumented if \p O wants it and no
-  /// other dispatch of its kernel is running (on another queue): the two
-  /// would add into the same slots. Then the original code runs, and a
-  /// line of \p Tool's says so; the counts stay exact.
+  /// The choice for dispatch \p D: instrumented if \p O wants it. Each
+  /// of the dispatches of one kernel running at once (on several queues)
+  /// gets a copy of its own, with slots of its own (a configuration each:
+  /// the first copy, then a second while the first runs, ...), up to
+  /// MaxConcurrent; beyond, the dispatch runs its original code, uncounted,
+  /// and a line of \p Tool's says so.
   instrument::DispatchChoice choose(const ToolOptions &O,
                                     const instrument::Dispatch &D,
                                     llvm::StringRef Tool) {
     if (!O.wants(D))
       return instrument::DispatchChoice::original();
-    std::lock_guard<std::mutex> L(RunningLock);
-    auto [It, New] = Running.try_emplace(D.KernelObject, D.Index);
-    if (New)
-      return instrument::DispatchChoice::instrumented();
+    std::lock_guard<std::mutex> L(Lock);
+    std::map<uint64_t, uint64_t> &Copies = Running[D.KernelObject];
+    for (uint64_t C = 0; C < MaxConcurrent; ++C)
+      if (Copies.try_emplace(C, D.Index).second) {
+        ConfigurationOf[D.Index] = C;
+        return instrument::DispatchChoice::instrumented(C);
+      }
     llvm::errs() << Tool << ": dispatch " << D.Index << " " << D.Kernel
-                 << " runs while dispatch " << It->second
-                 << " of the same kernel does: not counted (running the "
-                    "original code)\n";
+                 << " runs while " << MaxConcurrent
+                 << " dispatches of the same kernel do: not counted (running "
+                    "the original code)\n";
     return instrument::DispatchChoice::original();
   }
   /// Ends what choose() started for \p D (take() does it too).
   void release(const instrument::Dispatch &D) {
-    std::lock_guard<std::mutex> L(RunningLock);
-    auto It = Running.find(D.KernelObject);
-    if (It != Running.end() && It->second == D.Index)
-      Running.erase(It);
+    std::lock_guard<std::mutex> L(Lock);
+    auto C = ConfigurationOf.find(D.Index);
+    if (C == ConfigurationOf.end())
+      return;
+    Running[D.KernelObject].erase(C->second);
+    ConfigurationOf.erase(C);
   }
 
   /// Adds the hooks to \p K.
@@ -216,9 +223,10 @@ public:
                                   : K.plan().before(*F, *Inst, Hook, Args))
         return E;
     }
-    // By kernel object: the corpus has a kernel of one name in a code
-    // object per optimisation level, each with its own slots.
-    Kernels[K.kernelObject()] = std::move(Plan);
+    // By kernel object (the corpus has a kernel of one name in a code
+    // object per optimisation level) and copy, each with its own slots.
+    std::lock_guard<std::mutex> L(Lock);
+    Kernels[{K.kernelObject(), K.configuration()}] = std::move(Plan);
     return llvm::Error::success();
   }
 
@@ -226,14 +234,23 @@ public:
   /// device and zeroed there.
   llvm::Expected<DispatchCounts> take(instrument::ToolContext &Ctx,
                                       const instrument::Dispatch &D) {
-    auto It = Kernels.find(D.KernelObject);
-    if (It == Kernels.end()) {
+    const Kernel *Found = nullptr;
+    {
+      std::lock_guard<std::mutex> L(Lock);
+      auto C = ConfigurationOf.find(D.Index);
+      if (C != ConfigurationOf.end()) {
+        auto It = Kernels.find({D.KernelObject, C->second});
+        if (It != Kernels.end())
+          Found = &It->second;
+      }
+    }
+    if (!Found) {
       release(D);
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "%s was not instrumented by this tool",
                                      D.Kernel.c_str());
     }
-    const Kernel &Plan = It->second;
+    const Kernel &Plan = *Found;
     std::vector<uint64_t> Raw;
     llvm::Error E = Slots.take(Ctx, D.Agent, Plan.Base, Plan.Slots.size(), Raw);
     release(D);
@@ -288,9 +305,16 @@ private:
   };
   SlotAllocator Slots;
   /// Kernel object -> the dispatch of it being counted.
-  std::mutex RunningLock;
-  std::map<uint64_t, uint64_t> Running;
-  std::map<uint64_t, Kernel> Kernels;
+  /// Copies of one kernel, so of its dispatches, that may run at once.
+  static constexpr uint64_t MaxConcurrent = 8;
+  std::mutex Lock;
+  /// Kernel object -> copy (configuration) -> the dispatch running it.
+  std::map<uint64_t, std::map<uint64_t, uint64_t>> Running;
+  /// Dispatch -> the copy it runs.
+  std::map<uint64_t, uint64_t> ConfigurationOf;
+  /// (kernel object, configuration) -> its plan. std::map: a plan stays
+  /// where it is while others are added.
+  std::map<std::pair<uint64_t, uint64_t>, Kernel> Kernels;
 };
 
 /// mode=instruction|block, \p Default if not given.
