@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicsAMDGPU.h"
 #include "llvm/IR/LLVMContext.h"
@@ -26,6 +27,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstddef>
+#include <map>
 #include <mutex>
 
 using namespace llvm;
@@ -190,6 +192,17 @@ public:
         Key += ";";
       }
       Key += ")";
+      if (C.Result) {
+        // Its value leaves the body in the counter's parameter registers.
+        Key += "=>" + std::to_string(*C.Result);
+        for (bool High : {false, true}) {
+          RawInput R{RawInput::Kind::State, waveCounterState(*C.Result, High)};
+          use(Out, R);
+          std::pair<unsigned, unsigned> Result{input(Out.SgprInputs, R), R.N};
+          if (!is_contained(Out.Results, Result))
+            Out.Results.push_back(Result);
+        }
+      }
       if (Function *Hook = M.getFunction(C.Hook))
         Needs |= Uses.of(Hook);
     }
@@ -243,6 +256,7 @@ public:
     Sgprs = &Out.SgprInputs;
     Vgprs = &Out.VgprInputs;
     Defined.clear();
+    WaveValues.clear();
 
     for (const HookCall &C : P.Calls) {
       Function *Hook = M.getFunction(C.Hook);
@@ -264,7 +278,30 @@ public:
                       "): " + toString(Conv.takeError()));
         Args.push_back(*Conv);
       }
-      B.CreateCall(Hook, Args);
+      CallInst *Call = B.CreateCall(Hook, Args);
+      if (C.Result) {
+        Type *RT = HT->getReturnType();
+        if (!RT->isIntegerTy() || RT->getIntegerBitWidth() > 64)
+          return fail(P.Where + ": hook '" + C.Hook + "' returns into wave "
+                      "counter " + Twine(*C.Result) + ": it must return an "
+                      "integer of at most 64 bits");
+        WaveValues[*C.Result] = B.CreateZExt(Call, B.getInt64Ty());
+      }
+    }
+    // Each counter's last value, pinned where the body ends to the
+    // parameter registers Out.Results names (the glue copies them back).
+    for (auto [N, V] : WaveValues) {
+      RawInput Lo{RawInput::Kind::State, waveCounterState(N, false)};
+      RawInput Hi{RawInput::Kind::State, waveCounterState(N, true)};
+      std::string Constraints =
+          "{s" + std::to_string(Out.FirstSgpr + input(*Sgprs, Lo)) + "},{s" +
+          std::to_string(Out.FirstSgpr + input(*Sgprs, Hi)) + "}";
+      Type *I32 = B.getInt32Ty();
+      auto *Pin = InlineAsm::get(
+          FunctionType::get(B.getVoidTy(), {I32, I32}, false), "",
+          Constraints, /*hasSideEffects=*/true);
+      B.CreateCall(Pin, {B.CreateTrunc(V, I32),
+                         B.CreateTrunc(B.CreateLShr(V, 32), I32)});
     }
     B.CreateRetVoid();
     // The intrinsics' values, computed at the entry, where they dominate
@@ -538,6 +575,10 @@ private:
     case K::DispatchId:
       useIntrinsic(Out, HookIntrinsic::LaunchHeader);
       return Error::success();
+    case K::WaveCounter:
+      use(Out, {R::State, waveCounterState(Arg.value(), false)});
+      use(Out, {R::State, waveCounterState(Arg.value(), true)});
+      return Error::success();
     }
     return Error::success();
   }
@@ -590,6 +631,11 @@ private:
       return state(LaunchState(unsigned(LaunchState::WorkgroupIdX) + Arg.value()));
     case K::DispatchId:
       return headerField(B, offsetof(LoomLaunchHeader, DispatchId), B.getInt64Ty());
+    case K::WaveCounter:
+      if (auto It = WaveValues.find(Arg.value()); It != WaveValues.end())
+        return It->second; // what an earlier call of the point returned
+      return pair(B, {R::State, waveCounterState(Arg.value(), false)},
+                  {R::State, waveCounterState(Arg.value(), true)});
     case K::MemoryAddress: {
       AddressParts Parts = cantFail(addressParts(
           Arg.instruction() ? *Arg.instruction() : *P.Instr, A));
@@ -642,6 +688,8 @@ private:
   unsigned NextImm = 0, ValueImm = 0;
   Function *Fn = nullptr;
   std::vector<RawInput> *Sgprs = nullptr, *Vgprs = nullptr;
+  /// Wave counters the calls built so far returned into.
+  std::map<unsigned, Value *> WaveValues;
 };
 
 /// The hook modules of every library, linked into one, with each tool
