@@ -14,9 +14,11 @@
 //       [--tool-arg kernel=REGEX] [--tool-arg dispatch=N[-M]]
 //       [--tool-arg capacity=RECORDS] -- ./app
 //
-// Not traced (said once per kernel): scratch_* instructions, buffer
-// instructions other than the stack's, s_buffer loads, and LDS DMA loads,
-// whose addresses hooks cannot be given yet.
+// Buffer accesses through the stack's resource (s[0:3]) are private
+// offsets (space scratch), the others global addresses, both as the
+// framework computes them from the V#. Not traced (said once per kernel):
+// LDS DMA loads (a global read and an LDS write at M0), whose LDS side
+// hooks are not given.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,22 +102,18 @@ std::optional<StackBuffer> stackBuffer(const BinaryInstruction &I,
 }
 
 /// Why \p Name's accesses cannot be traced, or "" if they can: hooks get
-/// the address of global, flat, LDS and scalar accesses, and mem_trace
-/// works out the stack's buffer accesses (stackBuffer).
-StringRef untraceable(const InstrProperties &P, StringRef Name,
-                      bool IsStackBuffer) {
+/// the address of every vector, LDS, scalar and buffer access
+/// (HookArg::memoryAddressOf), and mem_trace works out the stack's buffer
+/// accesses (stackBuffer).
+StringRef untraceable(const InstrProperties &P, StringRef Name) {
   if (!P.isMemory() || !P.AccessBytes)
     return "no memory access of a known size";
   switch (P.Memory) {
-  case MemoryKind::Buffer:
-    return IsStackBuffer ? "" : "not a stack access (s[0:3], OFFEN or OFFSET)";
-  case MemoryKind::Scratch:
-    return "its address is not available to hooks";
   case MemoryKind::Scalar:
-    if (!Name.starts_with("S_LOAD") && !Name.starts_with("S_STORE") &&
-        !Name.starts_with("S_ATOMIC"))
-      return "its address is not available to hooks";
-    return "";
+    for (StringRef S : {"S_LOAD", "S_STORE", "S_ATOMIC", "S_BUFFER_"})
+      if (Name.starts_with(S))
+        return "";
+    return "its address is not available to hooks";
   case MemoryKind::Lds:
     // No memory access (permutes), or no address operand.
     for (StringRef S : {"PERMUTE", "SWIZZLE", "GWS", "APPEND", "CONSUME",
@@ -312,7 +310,7 @@ private:
         std::optional<StackBuffer> Stack;
         if (I.Props.Memory == MemoryKind::Buffer)
           Stack = stackBuffer(I, K.context().analyzer(), Op);
-        StringRef Why = untraceable(I.Props, Op, Stack.has_value());
+        StringRef Why = untraceable(I.Props, Op);
         if (!Why.empty()) {
           if (I.Props.AccessBytes)
             ++Untraced[Op + " (" + Why.str() + ")"];
@@ -429,8 +427,14 @@ private:
       break;
     }
     case InstrKind::Buffer:
-      Emit(Space::Scratch, Exec,
-           [&](uint64_t V) { return (V + *S.StackOffset) & 0xffffffffu; });
+      if (S.StackOffset)
+        Emit(Space::Scratch, Exec,
+             [&](uint64_t V) { return (V + *S.StackOffset) & 0xffffffffu; });
+      else
+        Emit(Space::Global, Exec, Same);
+      break;
+    case InstrKind::Scratch:
+      Emit(Space::Scratch, Exec, Low);
       break;
     case InstrKind::Lds:
       Emit(Space::Lds, Exec, Low);
