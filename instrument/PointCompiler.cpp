@@ -165,13 +165,15 @@ Expected<AddressParts> addressParts(const BinaryInstruction &I,
     P.Form = AddressParts::Lds;
   else if (K == MemoryKind::Scratch)
     P.Form = AddressParts::Scratch;
-  // A scratch store's data is its only VGPR in the forms without vaddr.
   bool TakesVaddr = K != MemoryKind::Scalar &&
                     !(K == MemoryKind::Scratch &&
                       (Name.ends_with("_SADDR") || Name.ends_with("_ST")));
-  // A scalar store's or atomic's data comes before its base.
-  bool SkipData = K == MemoryKind::Scalar &&
-                  I.Props.Direction != MemoryDirection::Load;
+  // The data of a scalar store or atomic, and of a scratch store, comes
+  // before the address in the MC operands.
+  bool SkipData = (K == MemoryKind::Scalar &&
+                   I.Props.Direction != MemoryDirection::Load) ||
+                  (K == MemoryKind::Scratch &&
+                   I.Props.Direction == MemoryDirection::Store);
   bool SeenImm = false;
   for (unsigned Op = D.getNumDefs(); Op < Inst.getNumOperands(); ++Op) {
     const MCOperand &O = Inst.getOperand(Op);
