@@ -760,24 +760,66 @@ private:
       return B.CreateAnd(B.CreateLShr(V, Lo), (1u << N) - 1);
     };
     Value *W1 = Word(1), *W3 = Word(3);
-    Value *Base = B.CreateOr(Zext(Word(0)),
-                             B.CreateShl(Zext(B.CreateAnd(W1, 0xffff)), 32));
     Value *SOffset = Parts.Soffset.Count
                          ? raw({R::Sgpr, Parts.Soffset.First})
                          : B.getInt32(0);
     if (Parts.Form == AddressParts::ScalarBuffer) {
+      Value *Base = B.CreateOr(
+          Zext(Word(0)), B.CreateShl(Zext(B.CreateAnd(W1, 0xffff)), 32));
       Value *Off = B.CreateAnd(B.CreateAdd(Zext(SOffset), Zext(imm())),
                                ~uint64_t(3));
       return B.CreateAnd(B.CreateAdd(Base, Off), ~uint64_t(3));
     }
-    Value *AddTid = B.CreateICmpNE(Bits(W3, 23, 1), B.getInt32(0));
-    Value *Swizzle = B.CreateICmpNE(Bits(W1, 31, 1), B.getInt32(0));
-    Value *Index = Parts.HasIndex ? Vaddr[0] : B.getInt32(0);
-    Index = B.CreateAdd(Index, B.CreateSelect(AddTid, laneId(B),
-                                              B.getInt32(0)));
     Value *Off = imm();
     if (Parts.HasOffset)
       Off = B.CreateAdd(Vaddr[Parts.HasIndex ? 1 : 0], Off);
+    // The stack's accesses, most of those a program makes, branch past the
+    // rest (a uniform branch: the V# is in SGPRs).
+    BasicBlock *Private = nullptr, *General = B.GetInsertBlock();
+    if (!Parts.HasIndex) {
+      Private = General;
+      General = BasicBlock::Create(Ctx, "buffer.general", Fn);
+      BasicBlock *Done = BasicBlock::Create(Ctx, "buffer.done", Fn);
+      Value *IsPrivate = B.CreateAnd(
+          B.CreateICmpSLT(W1, B.getInt32(0)), // swizzle_enable
+          B.CreateICmpEQ(Bits(W3, 19, 5),    // add_tid, 64, 4 bytes
+                         B.getInt32(1 | 3 << 2 | 1 << 4)));
+      Value *Offset = Zext(Off);
+      B.CreateCondBr(IsPrivate, Done, General);
+      B.SetInsertPoint(General);
+      Value *Address = generalBufferAddress(B, Parts, Vaddr, Off, SOffset);
+      General = B.GetInsertBlock();
+      B.CreateBr(Done);
+      B.SetInsertPoint(Done);
+      PHINode *Phi = B.CreatePHI(I64, 2);
+      Phi->addIncoming(Offset, Private);
+      Phi->addIncoming(Address, General);
+      return Phi;
+    }
+    return generalBufferAddress(B, Parts, Vaddr, Off, SOffset);
+  }
+
+  /// The address of MUBUF lane's \p Off (and index, from Vaddr) through
+  /// any V#: linear, or swizzled with swizzle_enable.
+  Value *generalBufferAddress(IRBuilder<> &B, const AddressParts &Parts,
+                              Value *const (&Vaddr)[2], Value *Off,
+                              Value *SOffset) {
+    using R = RawInput::Kind;
+    Type *I64 = B.getInt64Ty();
+    auto Zext = [&](Value *V) { return B.CreateZExt(V, I64); };
+    auto Bits = [&](Value *V, unsigned Lo, unsigned N) {
+      return B.CreateAnd(B.CreateLShr(V, Lo), (1u << N) - 1);
+    };
+    Value *W1 = raw({R::Sgpr, Parts.Rsrc.First + 1}),
+          *W3 = raw({R::Sgpr, Parts.Rsrc.First + 3});
+    Value *Base = B.CreateOr(
+        Zext(raw({R::Sgpr, Parts.Rsrc.First})),
+        B.CreateShl(Zext(B.CreateAnd(W1, 0xffff)), 32));
+    Value *AddTid = B.CreateICmpNE(Bits(W3, 23, 1), B.getInt32(0));
+    Value *Swizzle = B.CreateICmpSLT(W1, B.getInt32(0));
+    Value *Index = Parts.HasIndex ? Vaddr[0] : B.getInt32(0);
+    Index = B.CreateAdd(Index, B.CreateSelect(AddTid, laneId(B),
+                                              B.getInt32(0)));
     // With add_tid_enable, data_format is the stride's bits 17:14.
     Value *Stride = B.CreateOr(
         Bits(W1, 16, 14),
@@ -801,15 +843,8 @@ private:
         Zext(B.CreateOr(
             B.CreateShl(B.CreateAnd(Index, StrideMask), ElemLog),
             B.CreateAnd(Off, ElemMask))));
-    Value *Address = B.CreateAdd(
-        B.CreateAdd(Base, Zext(SOffset)),
-        B.CreateSelect(Swizzle, Swizzled, Linear));
-    if (Parts.HasIndex)
-      return Address;
-    Value *Private = B.CreateAnd(
-        {Swizzle, AddTid,
-         B.CreateICmpEQ(Bits(W3, 19, 4), B.getInt32(1 | 3 << 2))});
-    return B.CreateSelect(Private, Zext(Off), Address);
+    return B.CreateAdd(B.CreateAdd(Base, Zext(SOffset)),
+                       B.CreateSelect(Swizzle, Swizzled, Linear));
   }
 
   /// A 32- or 64-bit integer to the hook's parameter type.
