@@ -198,6 +198,13 @@ Expected<AddressParts> addressParts(const BinaryInstruction &I,
       P.Offset = O.getImm();
     }
   }
+  // The decoder gives FLAT-encoded offsets as their field: 12 bits,
+  // unsigned, for flat_*; 13 bits, signed, for global_* and scratch_*
+  // (-4 comes as 0x1ffc).
+  if (K == MemoryKind::Flat)
+    P.Offset &= 0xfff;
+  else if (K == MemoryKind::Global || K == MemoryKind::Scratch)
+    P.Offset = SignExtend64<13>(uint64_t(P.Offset));
   switch (P.Form) {
   case AddressParts::Lds:
     if (I.Props.AccessesPerLane == 2)

@@ -130,6 +130,37 @@ TEST(MemTrace, CompareFindsEveryKindOfDifference) {
   EXPECT_EQ(compareMemoryTraces(Truth, Bad).size(), 1u);
 }
 
+// Two buffers sharing a page in one run, placed apart in the other: the
+// page rule refuses them, the buffers (each dispatch's arguments in both
+// runs) take each address by its offset in its own.
+TEST(MemTrace, CompareByTheLaunchesBuffers) {
+  auto Access = [](uint64_t Wave, uint64_t Base) {
+    MemoryAccess A;
+    A.Wave = Wave;
+    A.Instruction = "k+0x10";
+    A.Space = "global";
+    A.Direction = "write";
+    A.BytesPerLane = 4;
+    A.Exec = 0x3;
+    A.Addresses = {Base, Base + 4};
+    return A;
+  };
+  // Buffers at 0x10800 and 0x10c00, one 4 KiB page.
+  std::vector<MemoryAccess> Truth = {Access(0, 0x10800), Access(1, 0x10c00)},
+                            Traced = {Access(0, 0x50800),
+                                      Access(1, 0x90c00)};
+  DispatchBuffers TruthArgs = {{0, {0x10800, 7, 0x10c00}}},
+                  TracedArgs = {{0, {0x50800, 7, 0x90c00}}};
+  EXPECT_EQ(compareMemoryTraces(Truth, Traced).size(), 1u);
+  CompareOptions O;
+  O.TruthBuffers = &TruthArgs;
+  O.TracedBuffers = &TracedArgs;
+  EXPECT_TRUE(compareMemoryTraces(Truth, Traced, O).empty());
+  // A lane off by a word in its buffer: found.
+  Traced[1].Addresses[1] += 4;
+  EXPECT_EQ(compareMemoryTraces(Truth, Traced, O).size(), 1u);
+}
+
 //===-- The reader --------------------------------------------------------===//
 
 /// A small trace written by TraceWriter.

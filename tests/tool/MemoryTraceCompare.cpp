@@ -89,7 +89,8 @@ Error readAccess(const json::Object &O, MemoryAccess &A) {
 }
 
 /// Whether \p Traced is as far above the traced value of the argument
-/// whose truth value is the nearest at or below \p Truth.
+/// whose truth value is the nearest at or below \p Truth (false without
+/// the launches' buffers).
 bool inSameBuffer(const CompareOptions &O, uint64_t Dispatch, uint64_t Truth,
                   uint64_t Traced) {
   if (!O.TruthBuffers || !O.TracedBuffers)
@@ -233,13 +234,14 @@ compareMemoryTraces(const std::vector<MemoryAccess> &Truth,
                       (T.Space == "global" || T.Space == "scalar");
       for (size_t L = 0; L < T.Addresses.size(); ++L) {
         uint64_t Move = M.Addresses[L] - T.Addresses[L];
-        if (Relative && inSameBuffer(Options, T.Dispatch, T.Addresses[L],
-                                     M.Addresses[L]))
-          continue;
         if (Relative) {
-          auto [Known, New] =
-              Moves.try_emplace({T.Dispatch, T.Addresses[L] >> 12}, Move);
-          if (New || Known->second == Move)
+          // At its offset in its argument's buffer, or where its page
+          // went: the first of a page's addresses so placed sets that.
+          auto [Known, New] = Moves.try_emplace(
+              {T.Dispatch, T.Addresses[L] >> 12}, Move);
+          if (inSameBuffer(Options, T.Dispatch, T.Addresses[L],
+                           M.Addresses[L]) ||
+              New || Known->second == Move)
             continue;
         } else if (Move == 0) {
           continue;
@@ -248,7 +250,9 @@ compareMemoryTraces(const std::vector<MemoryAccess> &Truth,
                        "{4:x} traced{5}",
                        At, L, T.Addresses.size(), T.Addresses[L],
                        M.Addresses[L],
-                       Relative ? " (not where the rest of its page went)"
+                       Relative ? " (not at its offset in a buffer of the "
+                                  "launch's, nor where the rest of its page "
+                                  "went)"
                                 : ""));
         break;
       }

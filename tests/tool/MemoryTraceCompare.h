@@ -57,12 +57,14 @@ using DispatchBuffers = std::map<uint64_t, std::vector<uint64_t>>;
 struct CompareOptions {
   bool ExactAddresses = false;
   unsigned MaxDifferences = 20;
-  /// When both are given: a global or scalar address is as it should be if
-  /// it is as far above the traced run's value of the argument whose truth
-  /// value is the nearest at or below the truth's address (a buffer's
-  /// lanes, wherever each run's allocator put it); if not, the page rule
-  /// above decides (the kernarg segment, buffers a program found
-  /// elsewhere). Two buffers sharing a 4 KiB page may move apart.
+  /// When both are given, a global or scalar address may also be as far
+  /// above the traced run's value of the argument whose truth value is the
+  /// nearest below it as it is in the truth: a buffer's lanes, wherever
+  /// each run's allocator put it (two buffers sharing a 4 KiB page may
+  /// move apart). The first address of a page sets the page's
+  /// displacement either way, so a lane off in its buffer still differs
+  /// from the rest of its page; what no argument explains (the kernarg
+  /// segment, the dispatch packet) keeps to the page rule.
   const DispatchBuffers *TruthBuffers = nullptr, *TracedBuffers = nullptr;
 };
 
