@@ -14,9 +14,11 @@
 //       [--tool-arg kernel=REGEX] [--tool-arg dispatch=N[-M]]
 //       [--tool-arg capacity=RECORDS] -- ./app
 //
-// Not traced (said once per kernel): scratch_* instructions, buffer
-// instructions other than the stack's, s_buffer loads, and LDS DMA loads,
-// whose addresses hooks cannot be given yet.
+// Buffer accesses through the stack's resource (s[0:3]) are private
+// offsets (space scratch), the others global addresses, both as the
+// framework computes them from the V#. Not traced (said once per kernel):
+// LDS DMA loads (a global read and an LDS write at M0), whose LDS side
+// hooks are not given.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,68 +56,37 @@ InstrKind instrKind(MemoryKind K) {
   }
 }
 
-/// A buffer access of the stack: through the private segment buffer,
-/// s[0:3] by the calling convention, in the OFFEN or OFFSET form (how
-/// clang's code for gfx90a reaches the stack). The virtual GPU records its
-/// lanes' private offsets as vaddr (OFFEN) + the instruction's offset,
-/// without soffset.
-struct StackBuffer {
-  std::optional<unsigned> Vaddr; ///< the VGPR of OFFEN
-  uint32_t Offset = 0;
-};
-
-std::optional<StackBuffer> stackBuffer(const BinaryInstruction &I,
-                                       const InstrAnalyzer &A,
-                                       StringRef Name) {
-  bool Offen = Name.ends_with("_OFFEN");
-  if ((!Offen && !Name.ends_with("_OFFSET")) || Name.contains("_LDS_"))
-    return std::nullopt;
-  // MUBUF operands: [vdata,] [vaddr,] srsrc, soffset, offset, ...
+/// Whether \p I, named \p Name, is a buffer access of the stack: through
+/// the private segment buffer, s[0:3] by the calling convention, in the
+/// OFFEN or OFFSET form (how clang's code for gfx90a reaches the stack).
+/// Its address, from the V# as the hardware forms it, is then the lane's
+/// private offset: vaddr (OFFEN) + the instruction's offset, without
+/// soffset, as the virtual GPU records it.
+bool isStackBuffer(const BinaryInstruction &I, const InstrAnalyzer &A,
+                   StringRef Name) {
+  if (I.Props.Memory != MemoryKind::Buffer ||
+      !(Name.ends_with("_OFFEN") || Name.ends_with("_OFFSET")))
+    return false;
   RegisterSet Private;
   Private.addSgprs(0, 4);
-  const MCInst &Inst = I.Inst;
-  for (unsigned Op = 0; Op + 2 < Inst.getNumOperands(); ++Op) {
-    const MCOperand &O = Inst.getOperand(Op);
-    if (!O.isReg() || A.unitsOf(O.getReg().id()) != Private)
-      continue;
-    const MCOperand &Offset = Inst.getOperand(Op + 2);
-    if (!Offset.isImm())
-      return std::nullopt;
-    StackBuffer B;
-    B.Offset = uint32_t(Offset.getImm());
-    if (Offen) {
-      if (Op == 0 || !Inst.getOperand(Op - 1).isReg())
-        return std::nullopt;
-      A.unitsOf(Inst.getOperand(Op - 1).getReg().id()).forEachUnit([&](unsigned U) {
-        if (!B.Vaddr && U >= RegisterSet::VgprBase &&
-            U < RegisterSet::VgprBase + RegisterSet::NumVgprs)
-          B.Vaddr = U - RegisterSet::VgprBase;
-      });
-      if (!B.Vaddr)
-        return std::nullopt;
-    }
-    return B;
-  }
-  return std::nullopt;
+  for (const MCOperand &O : I.Inst)
+    if (O.isReg() && A.unitsOf(O.getReg().id()) == Private)
+      return true;
+  return false;
 }
 
 /// Why \p Name's accesses cannot be traced, or "" if they can: hooks get
-/// the address of global, flat, LDS and scalar accesses, and mem_trace
-/// works out the stack's buffer accesses (stackBuffer).
-StringRef untraceable(const InstrProperties &P, StringRef Name,
-                      bool IsStackBuffer) {
+/// the address of every vector, LDS, scalar and buffer access
+/// (HookArg::memoryAddressOf).
+StringRef untraceable(const InstrProperties &P, StringRef Name) {
   if (!P.isMemory() || !P.AccessBytes)
     return "no memory access of a known size";
   switch (P.Memory) {
-  case MemoryKind::Buffer:
-    return IsStackBuffer ? "" : "not a stack access (s[0:3], OFFEN or OFFSET)";
-  case MemoryKind::Scratch:
-    return "its address is not available to hooks";
   case MemoryKind::Scalar:
-    if (!Name.starts_with("S_LOAD") && !Name.starts_with("S_STORE") &&
-        !Name.starts_with("S_ATOMIC"))
-      return "its address is not available to hooks";
-    return "";
+    for (StringRef S : {"S_LOAD", "S_STORE", "S_ATOMIC", "S_BUFFER_"})
+      if (Name.starts_with(S))
+        return "";
+    return "its address is not available to hooks";
   case MemoryKind::Lds:
     // No memory access (permutes), or no address operand.
     for (StringRef S : {"PERMUTE", "SWIZZLE", "GWS", "APPEND", "CONSUME",
@@ -134,9 +105,8 @@ struct Site {
   TraceSite Info;
   /// ds_read2/ds_write2: the second access's offset from the first.
   std::optional<int64_t> Second;
-  /// A stack buffer access: the instruction's offset, added to the lanes'
-  /// vaddr (or 0).
-  std::optional<uint32_t> StackOffset;
+  /// A buffer access of the stack: its addresses are private offsets.
+  bool Stack = false;
 };
 
 struct DispatchInfo {
@@ -265,11 +235,6 @@ public:
 private:
   static constexpr size_t MaxGroup = MEM_TRACE_GROUP;
 
-  /// A traced instruction waiting for its point.
-  struct Member {
-    const BinaryInstruction *I;
-    std::optional<StackBuffer> Stack;
-  };
 
   /// The points of block \p B: traced instructions wait for a point, and
   /// one point, before the last of them, reports them all, as long as
@@ -280,7 +245,7 @@ private:
                         const BinaryBasicBlock &B, uint64_t Delta,
                         std::map<std::string, unsigned> &Untraced) {
     const loom::isa::McContext &MC = K.context().mc();
-    std::vector<Member> Group;
+    std::vector<const BinaryInstruction *> Group;
     RegisterSet GroupReads;
     auto Flush = [&]() -> Error {
       if (Group.empty())
@@ -288,20 +253,16 @@ private:
       std::vector<HookArg> Args{HookArg::constant(Sites.size())};
       unsigned Scalar = 0; // members whose one address is the header's
       for (size_t M = 0; M < Group.size(); ++M) {
-        const auto &[I, Stack] = Group[M];
-        // A stack access's address is its vaddr (or 0); the host adds the
-        // offset.
-        Args.push_back(!Stack         ? HookArg::memoryAddressOf(*I)
-                       : Stack->Vaddr ? HookArg::vgpr(*Stack->Vaddr)
-                                      : HookArg::constant(0));
+        const BinaryInstruction *I = Group[M];
+        Args.push_back(HookArg::memoryAddressOf(*I));
         Scalar |= unsigned(I->Props.Memory == MemoryKind::Scalar) << M;
         addSite(F, *I, K.kernel().name(), Delta, MC);
-        if (Stack)
-          Sites.back().StackOffset = Stack->Offset;
+        Sites.back().Stack = isStackBuffer(*I, K.context().analyzer(),
+                                           Sites.back().Info.Opcode);
       }
       std::string Hook = "mem_trace_" + std::to_string(Group.size()) + "_" +
                          std::to_string(Scalar);
-      Error E = K.plan().before(F, *Group.back().I, Hook, std::move(Args));
+      Error E = K.plan().before(F, *Group.back(), Hook, std::move(Args));
       Group.clear();
       GroupReads = RegisterSet();
       return E;
@@ -309,10 +270,7 @@ private:
     for (const BinaryInstruction &I : B.Instructions) {
       if (I.Props.isMemory()) {
         std::string Op = operationName(MC, I.Inst.getOpcode());
-        std::optional<StackBuffer> Stack;
-        if (I.Props.Memory == MemoryKind::Buffer)
-          Stack = stackBuffer(I, K.context().analyzer(), Op);
-        StringRef Why = untraceable(I.Props, Op, Stack.has_value());
+        StringRef Why = untraceable(I.Props, Op);
         if (!Why.empty()) {
           if (I.Props.AccessBytes)
             ++Untraced[Op + " (" + Why.str() + ")"];
@@ -320,7 +278,7 @@ private:
           if (Group.size() == MaxGroup)
             if (Error E = Flush())
               return E;
-          Group.push_back({&I, Stack});
+          Group.push_back(&I);
           GroupReads |= I.Props.Reads;
         }
       }
@@ -429,8 +387,10 @@ private:
       break;
     }
     case InstrKind::Buffer:
-      Emit(Space::Scratch, Exec,
-           [&](uint64_t V) { return (V + *S.StackOffset) & 0xffffffffu; });
+      Emit(S.Stack ? Space::Scratch : Space::Global, Exec, Same);
+      break;
+    case InstrKind::Scratch:
+      Emit(Space::Scratch, Exec, Low);
       break;
     case InstrKind::Lds:
       Emit(Space::Lds, Exec, Low);
