@@ -1180,25 +1180,48 @@ bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
     for (const BinaryInstruction &I : B.Instructions)
       Insts.push_back(&I);
   llvm::sort(Insts, [](auto *A, auto *B) { return A->address() < B->address(); });
-  if (Insts.empty() || !Insts.back()->Props.isReturn())
+  if (Insts.empty())
     return std::nullopt;
+  // The words end where the return label goes: at a last return (dropped),
+  // or after the last instruction (a block laid out after the return).
+  bool LastReturns = Insts.back()->Props.isReturn();
+  size_t Count = LastReturns ? Insts.size() - 1 : Insts.size();
+  uint64_t End = LastReturns ? Insts.back()->address()
+                             : Insts.back()->Info.endAddress();
   std::string Words;
   raw_string_ostream OS(Words);
+  auto Emit = [&](ArrayRef<uint8_t> Bytes, StringRef Text) {
+    OS << "\t.long ";
+    for (size_t W = 0; W + 4 <= Bytes.size(); W += 4)
+      OS << (W ? ", " : "")
+         << format_hex(support::endian::read32le(Bytes.data() + W), 10);
+    OS << "\t; " << Text << "\n";
+  };
   uint64_t Next = F.address();
-  for (size_t K = 0; K + 1 < Insts.size(); ++K) {
+  for (size_t K = 0; K < Count; ++K) {
     const BinaryInstruction &I = *Insts[K];
-    if (I.address() != Next || I.Props.isReturn() ||
-        StringRef(I.Info.Text).starts_with("s_getpc"))
+    if (I.address() != Next || StringRef(I.Info.Text).starts_with("s_getpc"))
       return std::nullopt;
     Next = I.Info.endAddress();
     if (K == 0 && DropEntryWait)
       continue;
-    Code.push_back(I.Inst);
-    OS << "\t.long ";
-    for (size_t W = 0; W + 4 <= I.Info.Bytes.size(); W += 4)
-      OS << (W ? ", " : "")
-         << format_hex(support::endian::read32le(I.Info.Bytes.data() + W), 10);
-    OS << "\t; " << I.Info.Text << "\n";
+    if (!I.Props.isReturn()) {
+      Code.push_back(I.Inst);
+      Emit(I.Info.Bytes, I.Info.Text);
+      continue;
+    }
+    // A return before the end: an s_branch to the end, of the same size
+    // (s_setpc_b64 is one word too), so no other branch moves.
+    int64_t Delta = (int64_t(End) - int64_t(I.Info.endAddress())) / 4;
+    if (I.size() != 4 || Delta < INT16_MIN || Delta > INT16_MAX)
+      return std::nullopt;
+    uint8_t Branch[4];
+    support::endian::write32le(Branch, 0xbf820000u | uint16_t(Delta));
+    MCInst Inst;
+    if (!F.context().mc().decode(Branch, I.address(), Inst).Valid)
+      return std::nullopt;
+    Code.push_back(Inst);
+    Emit(Branch, "s_branch to the return");
   }
   // Branches to the return go on to the label, right after the words.
   (void)ReturnLabel;

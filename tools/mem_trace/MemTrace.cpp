@@ -26,6 +26,7 @@
 #include "ToolOptions.h"
 #include "TraceFile.h"
 
+#include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Tool.h"
 #include "loom/isa/McContext.h"
 
@@ -35,6 +36,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <map>
 
 using namespace llvm;
@@ -120,7 +122,7 @@ struct DispatchInfo {
   /// The wave's index in the dispatch, as the virtual GPU numbers it (work-
   /// groups in flat order, each with room for a whole group's waves), from
   /// its work-group and its lane 0's packed work-item id.
-  uint32_t wave(const MemTraceHeader &H) const {
+  uint32_t wave(const MemTraceWave &H) const {
     uint32_t Size[2];
     for (int D = 0; D < 2; ++D) // smaller at the grid's edge
       Size[D] = std::min(WorkGroup[D], Grid[D] - H.Group[D] * WorkGroup[D]);
@@ -140,14 +142,13 @@ public:
     if (!O)
       return O.takeError();
     Options = std::move(*O);
-    uint32_t Capacity = 1024; // records of 2,112 bytes
+    uint32_t Capacity = 256; // chunks of MEM_TRACE_CHUNK bytes: 16 MiB
     if (auto C = Ctx.option("capacity"))
       if (!to_integer(*C, Capacity))
         return createStringError(inconvertibleErrorCode(),
                                  "capacity=%s: not a number", C->c_str());
     Path = Options.output().empty() ? "mem_trace.trace" : Options.output();
-    if (Error E = Ctx.openChannel(
-            {sizeof(MemTraceRecord), Capacity, /*Lossy=*/false}))
+    if (Error E = Ctx.openChannel({MEM_TRACE_CHUNK, Capacity, /*Lossy=*/false}))
       return E;
     auto W = TraceWriter::create(Path);
     if (!W)
@@ -193,10 +194,29 @@ public:
       if (KD.name() == Kernel)
         Delta = KernelObjects[Kernel.str()] - KD.Descriptor.Address;
     std::map<std::string, unsigned> Untraced;
+    // The wave's place in its chunk, from point to point.
+    Cursor = K.plan().waveCounter("", 0);
     for (BinaryFunction *F : K.functions())
       for (const BinaryBasicBlock &B : F->blocks())
         if (Error E = instrumentBlock(K, *F, B, Delta, Untraced))
           return E;
+    // The chunk is published at every exit, and before every barrier: a
+    // wave waiting there with an unpublished chunk would keep the host
+    // from the chunks claimed after it, and other waves from room.
+    auto Flush = [&](const BinaryFunction &F, HookPoint P, uint64_t At) {
+      HookRequest R{F.name().str(), P, At,
+                    {"mem_trace_flush", {HookArg::waveCounter(Cursor)}}};
+      R.Call.Result = Cursor;
+      return K.plan().add(std::move(R));
+    };
+    if (Error E = Flush(K.kernel(), HookPoint::KernelExit, 0))
+      return E;
+    for (BinaryFunction *F : K.functions())
+      for (const BinaryBasicBlock &B : F->blocks())
+        for (const BinaryInstruction &I : B.Instructions)
+          if (I.Props.IsBarrier)
+            if (Error E = Flush(*F, HookPoint::Before, I.address()))
+              return E;
     for (const auto &[What, N] : Untraced)
       errs() << "mem_trace: " << Kernel << ": " << N << " instructions "
              << What << " not traced\n";
@@ -206,9 +226,9 @@ public:
   void channelRecords(ToolContext &, const Dispatch &D, const void *Records,
                       size_t Count) override {
     DispatchInfo &Info = Dispatches[D.Index];
-    const auto *R = static_cast<const MemTraceRecord *>(Records);
-    for (size_t N = 0; N < Count; ++N)
-      record(D.Index, Info, R[N]);
+    const char *Chunk = static_cast<const char *>(Records);
+    for (size_t N = 0; N < Count; ++N, Chunk += MEM_TRACE_CHUNK)
+      chunk(D.Index, Info, Chunk);
   }
 
   void dispatchComplete(ToolContext &, const Dispatch &D) override {
@@ -250,7 +270,8 @@ private:
     auto Flush = [&]() -> Error {
       if (Group.empty())
         return Error::success();
-      std::vector<HookArg> Args{HookArg::constant(Sites.size())};
+      std::vector<HookArg> Args{HookArg::waveCounter(Cursor),
+                                HookArg::constant(Sites.size())};
       unsigned Scalar = 0; // members whose one address is the header's
       for (size_t M = 0; M < Group.size(); ++M) {
         const BinaryInstruction *I = Group[M];
@@ -262,7 +283,10 @@ private:
       }
       std::string Hook = "mem_trace_" + std::to_string(Group.size()) + "_" +
                          std::to_string(Scalar);
-      Error E = K.plan().before(F, *Group.back(), Hook, std::move(Args));
+      HookRequest R{F.name().str(), HookPoint::Before, Group.back()->address(),
+                    {Hook, std::move(Args)}};
+      R.Call.Result = Cursor;
+      Error E = K.plan().add(std::move(R));
       Group.clear();
       GroupReads = RegisterSet();
       return E;
@@ -333,16 +357,37 @@ private:
     Writer->access(A);
   }
 
-  void record(uint64_t Dispatch, DispatchInfo &Info, const MemTraceRecord &R) {
-    const MemTraceHeader &H = R.Header;
-    if (H.Count > MEM_TRACE_GROUP || H.Site + uint64_t(H.Count) > Sites.size())
-      return;
+  /// A wave's chunk: its identity, then its records, each a header and
+  /// the lanes of its vector instructions. What a record holds follows
+  /// from its sites; a chunk that does not parse is dropped whole.
+  void chunk(uint64_t Dispatch, DispatchInfo &Info, const char *Chunk) {
+    LoomWaveChunk C;
+    MemTraceWave W;
+    std::memcpy(&C, Chunk, sizeof(C));
+    std::memcpy(&W, Chunk + sizeof(C), sizeof(W));
+    const char *At = Chunk + sizeof(C) + sizeof(W);
+    const char *End = At + std::min<size_t>(C.Bytes, MEM_TRACE_CHUNK - (At - Chunk));
     TraceAccess A;
     A.Dispatch = uint32_t(Dispatch);
-    A.Wave = Info.wave(H);
-    for (uint32_t M = 0; M < H.Count; ++M) {
-      A.Site = H.Site + M;
-      access(A, Sites[A.Site], Info, H.Exec, R.Address[M], H.First[M]);
+    A.Wave = Info.wave(W);
+    while (End - At >= ptrdiff_t(sizeof(MemTraceHeader))) {
+      MemTraceHeader H;
+      std::memcpy(&H, At, sizeof(H));
+      At += sizeof(H);
+      if (H.Count > MEM_TRACE_GROUP || H.Site + uint64_t(H.Count) > Sites.size())
+        return;
+      for (uint32_t M = 0; M < H.Count; ++M) {
+        A.Site = H.Site + M;
+        const Site &S = Sites[A.Site];
+        const uint64_t *Lanes = nullptr;
+        if (S.Info.Kind != InstrKind::Scalar) {
+          if (End - At < ptrdiff_t(64 * sizeof(uint64_t)))
+            return;
+          Lanes = reinterpret_cast<const uint64_t *>(At);
+          At += 64 * sizeof(uint64_t);
+        }
+        access(A, S, Info, H.Exec, Lanes, H.First[M]);
+      }
     }
   }
 
@@ -411,6 +456,8 @@ private:
   std::map<std::string, uint64_t> KernelObjects;
   std::map<uint64_t, DispatchInfo> Dispatches;
   uint64_t Traced = 0, Lanes = 0, Bytes = 0;
+  /// The wave counter of the kernel being instrumented.
+  unsigned Cursor = 0;
 };
 
 } // namespace
