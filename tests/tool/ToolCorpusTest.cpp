@@ -22,6 +22,7 @@
 //    recorded uninstrumented (`loom exec --memory-trace`,
 //    MemoryTraceCompare.h); also on gfx942 (LOOM_DIFF_TARGET), whose stack
 //    is reached with scratch_* instructions rather than buffer ones.
+//    Pointers.LinkedLists is left out of it (MemTraceLeftOut says why).
 //
 // Left out of the corpus here: Counters.* (it reads the emulator's
 // counters in process, which a dispatch through HSA does not return),
@@ -89,12 +90,26 @@ std::vector<Sweep> onGfx942(std::vector<Sweep> Sweeps) {
   return Out;
 }
 
-Program corpus(const Sweep &S, std::vector<std::string> Env = {}) {
+/// What mem_trace's comparison leaves out besides: the nodes of
+/// Pointers.LinkedLists are in a buffer no argument names (reached through
+/// Heads), placed with respect to those that are differently in each run,
+/// and the comparison knows buffers only by the launch's arguments
+/// (MemoryTraceCompare.h), not their extents.
+constexpr const char *MemTraceLeftOut = ":Pointers.LinkedLists/*";
+
+Program corpus(const Sweep &S, std::vector<std::string> Env = {},
+               const char *MoreLeftOut = "") {
   if (!S.Target.empty())
     Env.push_back("LOOM_DIFF_TARGET=" + S.Target);
   return Program({LOOM_DIFF_HSA, "--gtest_brief=1",
-                  std::string("--gtest_filter=") + S.Filter + "-" + LeftOut},
+                  std::string("--gtest_filter=") + S.Filter + "-" + LeftOut +
+                      MoreLeftOut},
                  std::move(Env));
+}
+
+void expectMemTraceOnCorpus(const Sweep &S) {
+  expectMemTraceIsTheTruth(corpus(S, {}, MemTraceLeftOut),
+                           /*SameOutput=*/false, "LOOM_DIFF_LAUNCH_LOG");
 }
 
 class ToolsOnCorpus : public ::testing::TestWithParam<Sweep> {
@@ -109,18 +124,12 @@ protected:
   }
 };
 
-TEST_P(ToolsOnCorpus, MemTrace) {
-  expectMemTraceIsTheTruth(corpus(GetParam()), /*SameOutput=*/false,
-                           "LOOM_DIFF_LAUNCH_LOG");
-}
+TEST_P(ToolsOnCorpus, MemTrace) { expectMemTraceOnCorpus(GetParam()); }
 
 /// mem_trace alone on gfx942.
 class MemTraceOnCorpus : public ::testing::TestWithParam<Sweep> {};
 
-TEST_P(MemTraceOnCorpus, Gfx942) {
-  expectMemTraceIsTheTruth(corpus(GetParam()), /*SameOutput=*/false,
-                           "LOOM_DIFF_LAUNCH_LOG");
-}
+TEST_P(MemTraceOnCorpus, Gfx942) { expectMemTraceOnCorpus(GetParam()); }
 
 TEST_P(ToolsOnCorpus, InstrCountByInstruction) {
   const std::vector<DispatchTruth> &Truth = truth();

@@ -255,7 +255,6 @@ public:
 private:
   static constexpr size_t MaxGroup = MEM_TRACE_GROUP;
 
-
   /// The points of block \p B: traced instructions wait for a point, and
   /// one point, before the last of them, reports them all, as long as
   /// nothing between one and that point writes what it read (its address
