@@ -447,14 +447,18 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, const C &ChunkHeader,
   static_assert(sizeof(LoomWaveChunk) + sizeof(C) + Bytes <= ChunkBytes,
                 "a record fits in a chunk");
   // The bytes used in the chunk, less one: 0 (no chunk yet) reads as
-  // full, as does a cursor at its very end.
+  // full, as does a cursor at its very end. No boolean may live from one
+  // block to another here: LLVM keeps such a value as a lane mask and
+  // branches on it ANDed with EXEC, which a wave running the hook with
+  // EXEC empty would see as false; a cursor tested where it is compared
+  // branches on SCC.
   if (((uint32_t(Cursor) - 1) & (ChunkBytes - 1)) + Bytes >= ChunkBytes) {
     if (Cursor)
       detail::publishChunk<ChunkBytes, C>(Cursor);
     Cursor = detail::claimChunk<ChunkBytes>(ChunkHeader);
-    if (!Cursor)
-      return 0;
   }
+  if (!Cursor)
+    return 0;
   uint8_t *At = reinterpret_cast<uint8_t *>(Cursor);
   uint8_t *Mine = At + sizeof(H) + laneId() * sizeof(L);
   unsigned Array = 0;
