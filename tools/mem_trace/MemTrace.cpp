@@ -375,17 +375,26 @@ private:
       At += sizeof(H);
       if (H.Count > MEM_TRACE_GROUP || H.Site + uint64_t(H.Count) > Sites.size())
         return;
+      unsigned Scalars = 0;
+      for (uint32_t M = 0; M < H.Count; ++M)
+        Scalars += Sites[H.Site + M].Info.Kind == InstrKind::Scalar;
+      const char *First = At;
+      At += (Scalars + 1) / 2 * 2 * sizeof(uint64_t);
       for (uint32_t M = 0; M < H.Count; ++M) {
         A.Site = H.Site + M;
         const Site &S = Sites[A.Site];
         const uint64_t *Lanes = nullptr;
-        if (S.Info.Kind != InstrKind::Scalar) {
+        uint64_t Scalar = 0;
+        if (S.Info.Kind == InstrKind::Scalar) {
+          std::memcpy(&Scalar, First, sizeof(Scalar));
+          First += sizeof(Scalar);
+        } else {
           if (End - At < ptrdiff_t(64 * sizeof(uint64_t)))
             return;
           Lanes = reinterpret_cast<const uint64_t *>(At);
           At += 64 * sizeof(uint64_t);
         }
-        access(A, S, Info, H.Exec, Lanes, H.First[M]);
+        access(A, S, Info, H.Exec, Lanes, Scalar);
       }
     }
   }

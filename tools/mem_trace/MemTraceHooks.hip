@@ -21,6 +21,15 @@ firstLane(uint64_t V) {
              << 32;
 }
 
+/// The header and the scalar instructions' addresses (K of them, even).
+template <unsigned K> struct Header {
+  MemTraceHeader H;
+  uint64_t First[K];
+};
+template <> struct Header<0> {
+  MemTraceHeader H;
+};
+
 template <unsigned Scalar, unsigned N>
 __attribute__((device, always_inline)) inline uint64_t
 push(uint64_t Cursor, uint32_t Site, const uint64_t (&Address)[N]) {
@@ -29,13 +38,20 @@ push(uint64_t Cursor, uint32_t Site, const uint64_t (&Address)[N]) {
   W.Group[0] = loom::workgroupId(0);
   W.Group[1] = loom::workgroupId(1);
   W.Group[2] = loom::workgroupId(2);
-  MemTraceHeader H;
-  H.Site = Site;
-  H.Count = N;
-  H.Exec = loom::activeMask();
-  for (unsigned I = 0; I < MEM_TRACE_GROUP; ++I)
-    H.First[I] = I < N ? firstLane(Address[I]) : 0;
-  return loom::channelAppendWave<MEM_TRACE_CHUNK, Scalar>(Cursor, W, H,
+  constexpr unsigned Scalars = __builtin_popcount(Scalar);
+  Header<(Scalars + 1) / 2 * 2> R;
+  R.H.Site = Site;
+  R.H.Count = N;
+  R.H.Exec = loom::activeMask();
+  if constexpr (Scalars != 0) {
+    unsigned K = 0;
+    for (unsigned I = 0; I < N; ++I)
+      if ((Scalar >> I) & 1)
+        R.First[K++] = firstLane(Address[I]);
+    for (; K < (Scalars + 1) / 2 * 2; ++K)
+      R.First[K] = 0;
+  }
+  return loom::channelAppendWave<MEM_TRACE_CHUNK, Scalar>(Cursor, W, R,
                                                           Address);
 }
 

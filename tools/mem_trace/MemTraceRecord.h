@@ -5,7 +5,7 @@
 // starts with the wave's identity (MemTraceWave). A record per point: a
 // header from the scalar unit, then, for each of the point's vector memory
 // instructions (up to four, in program order), each active lane's address
-// at its lane index; a scalar instruction's one address is in the header.
+// at its lane index; a scalar instruction's one address after the header.
 // Shared by the hooks (device) and the tool (host).
 //
 //===----------------------------------------------------------------------===//
@@ -26,18 +26,17 @@ struct MemTraceWave {
   uint32_t Group[3]; ///< the work-group's id
 };
 
+/// A record's header; then, if the record has scalar instructions, their
+/// one address each, in order, padded to an even count (16-byte stores);
+/// then 64 lanes' addresses per vector instruction.
 struct MemTraceHeader {
   uint32_t Site;  ///< the first instruction's, in the tool's site table;
                   ///< the others' follow
   uint32_t Count; ///< instructions in this record
   uint64_t Exec;  ///< EXEC at the point
-  /// Each instruction's first active lane's address: a scalar access's,
-  /// whose lanes are not stored (and which the record carries even when
-  /// EXEC is empty).
-  uint64_t First[MEM_TRACE_GROUP];
 };
 
 static_assert(sizeof(MemTraceWave) == 16, "shared with device code");
-static_assert(sizeof(MemTraceHeader) == 48, "shared with device code");
+static_assert(sizeof(MemTraceHeader) == 16, "shared with device code");
 
 #endif // LOOM_TOOLS_MEMTRACE_MEMTRACERECORD_H
