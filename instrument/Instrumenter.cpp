@@ -101,48 +101,46 @@ std::string where(const BinaryFunction &F, HookPoint P, uint64_t Address) {
 Error InstrumentationPlan::before(const BinaryFunction &F,
                                   const BinaryInstruction &I, StringRef Hook,
                                   std::vector<HookArg> Args) {
-  return add({F.name().str(), HookPoint::Before, I.address(),
-              {Hook.str(), std::move(Args)}});
+  return add(HookRequest::call(F.name().str(), HookPoint::Before, I.address(),
+                                Hook.str(), std::move(Args)));
 }
 Error InstrumentationPlan::after(const BinaryFunction &F,
                                  const BinaryInstruction &I, StringRef Hook,
                                  std::vector<HookArg> Args) {
-  return add({F.name().str(), HookPoint::After, I.address(),
-              {Hook.str(), std::move(Args)}});
+  return add(HookRequest::call(F.name().str(), HookPoint::After, I.address(),
+                                Hook.str(), std::move(Args)));
 }
 Error InstrumentationPlan::atBlockEntry(const BinaryFunction &F,
                                         const BinaryBasicBlock &B,
                                         StringRef Hook,
                                         std::vector<HookArg> Args) {
-  return add({F.name().str(), HookPoint::BlockEntry, B.Address,
-              {Hook.str(), std::move(Args)}});
+  return add(HookRequest::call(F.name().str(), HookPoint::BlockEntry, B.Address,
+                                Hook.str(), std::move(Args)));
 }
 Error InstrumentationPlan::atKernelEntry(const BinaryFunction &K,
                                          StringRef Hook,
                                          std::vector<HookArg> Args) {
-  return add({K.name().str(), HookPoint::KernelEntry, K.address(),
-              {Hook.str(), std::move(Args)}});
+  return add(HookRequest::call(K.name().str(), HookPoint::KernelEntry, K.address(),
+                                Hook.str(), std::move(Args)));
 }
 Error InstrumentationPlan::atKernelExit(const BinaryFunction &K,
                                         StringRef Hook,
                                         std::vector<HookArg> Args) {
-  return add({K.name().str(), HookPoint::KernelExit, K.address(),
-              {Hook.str(), std::move(Args)}});
+  return add(HookRequest::call(K.name().str(), HookPoint::KernelExit, K.address(),
+                                Hook.str(), std::move(Args)));
 }
 
 Error InstrumentationPlan::countBefore(const BinaryFunction &F,
                                        const BinaryInstruction &I,
                                        CounterAdd A) {
-  HookRequest R{F.name().str(), HookPoint::Before, I.address(), {}};
-  R.Add = A;
-  return add(std::move(R));
+  return add(HookRequest::count(F.name().str(), HookPoint::Before,
+                                 I.address(), A));
 }
 Error InstrumentationPlan::countAtBlockEntry(const BinaryFunction &F,
                                              const BinaryBasicBlock &B,
                                              CounterAdd A) {
-  HookRequest R{F.name().str(), HookPoint::BlockEntry, B.Address, {}};
-  R.Add = A;
-  return add(std::move(R));
+  return add(HookRequest::count(F.name().str(), HookPoint::BlockEntry,
+                                 B.Address, A));
 }
 
 Error InstrumentationPlan::add(HookRequest R) {

@@ -366,13 +366,13 @@ TEST_F(InstrumenterTest, HooksKeepStateInWaveCounters) {
     for (const BinaryBasicBlock &B : F.blocks())
       for (const BinaryInstruction &I : B.Instructions)
         for (uint32_t N : {1, 2}) {
-          HookRequest R{F.name().str(), HookPoint::Before, I.address(),
-                        {"bump", {HookArg::waveCounter(C), HookArg::constant(N)}}};
-          R.Call.Result = C;
-          ASSERT_OK(Plan.add(std::move(R)));
+          ASSERT_OK(Plan.add(HookRequest::call(
+              F.name().str(), HookPoint::Before, I.address(), "bump",
+              {HookArg::waveCounter(C), HookArg::constant(N)}, C)));
         }
-  HookRequest Bad{"call_chain", HookPoint::KernelEntry, 0,
-                  {"bump", {HookArg::waveCounter(5), HookArg::constant(1)}}};
+  HookRequest Bad = HookRequest::call(
+      "call_chain", HookPoint::KernelEntry, 0, "bump",
+      {HookArg::waveCounter(5), HookArg::constant(1)});
   EXPECT_TRUE(bool(Plan.add(Bad))) << "a counter that does not exist";
   llvm::consumeError(Plan.add(Bad));
   InstrumentOptions O;

@@ -204,10 +204,10 @@ public:
     // wave waiting there with an unpublished chunk would keep the host
     // from the chunks claimed after it, and other waves from room.
     auto Flush = [&](const BinaryFunction &F, HookPoint P, uint64_t At) {
-      HookRequest R{F.name().str(), P, At,
-                    {"mem_trace_flush", {HookArg::waveCounter(Cursor)}}};
-      R.Call.Result = Cursor;
-      return K.plan().add(std::move(R));
+      return K.plan().add(HookRequest::call(F.name().str(), P, At,
+                                            "mem_trace_flush",
+                                            {HookArg::waveCounter(Cursor)},
+                                            Cursor));
     };
     if (Error E = Flush(K.kernel(), HookPoint::KernelExit, 0))
       return E;
@@ -282,10 +282,9 @@ private:
       }
       std::string Hook = "mem_trace_" + std::to_string(Group.size()) + "_" +
                          std::to_string(Scalar);
-      HookRequest R{F.name().str(), HookPoint::Before, Group.back()->address(),
-                    {Hook, std::move(Args)}};
-      R.Call.Result = Cursor;
-      Error E = K.plan().add(std::move(R));
+      Error E = K.plan().add(HookRequest::call(F.name().str(), HookPoint::Before,
+                                               Group.back()->address(), Hook,
+                                               std::move(Args), Cursor));
       Group.clear();
       GroupReads = RegisterSet();
       return E;

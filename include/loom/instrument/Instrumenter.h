@@ -178,6 +178,32 @@ struct HookRequest {
   /// Set for an add to a counter instead of a hook call (Before, After,
   /// BlockEntry). A point's adds run before its hook calls.
   std::optional<CounterAdd> Add;
+
+  /// A call of \p Hook with \p Args at \p Point of \p Function (at
+  /// \p Address), its result stored into wave counter \p Result if set.
+  static HookRequest call(std::string Function, HookPoint Point,
+                          uint64_t Address, std::string Hook,
+                          std::vector<HookArg> Args,
+                          std::optional<unsigned> Result = std::nullopt) {
+    HookRequest R;
+    R.Function = std::move(Function);
+    R.Point = Point;
+    R.Address = Address;
+    R.Call.Hook = std::move(Hook);
+    R.Call.Args = std::move(Args);
+    R.Call.Result = Result;
+    return R;
+  }
+  /// An add \p A to a wave counter at \p Point of \p Function.
+  static HookRequest count(std::string Function, HookPoint Point,
+                           uint64_t Address, CounterAdd A) {
+    HookRequest R;
+    R.Function = std::move(Function);
+    R.Point = Point;
+    R.Address = Address;
+    R.Add = A;
+    return R;
+  }
 };
 
 /// What a tool asks for, for one code object. Requests are checked as they
