@@ -655,7 +655,14 @@ private:
       for (unsigned I : {0u, 1u, 3u})
         if (Parts->Rsrc.Count)
           use(Out, {R::Sgpr, Parts->Rsrc.First + I});
-      useImm(Out, uint32_t(Parts->Offset));
+      // An offset of 0 (most are) is not passed: one move and one add
+      // less, in a shape of its own.
+      bool Buffer = Parts->Form == AddressParts::Buffer ||
+                    Parts->Form == AddressParts::ScalarBuffer;
+      if (Buffer || Parts->Offset)
+        useImm(Out, uint32_t(Parts->Offset));
+      else
+        Key += "z";
       Key += "a" + std::to_string(Parts->Form) +
              std::to_string(Parts->Vaddr.Count) +
              std::to_string(Parts->Saddr.Count) +
@@ -787,7 +794,8 @@ private:
                {R::Sgpr, Parts.Saddr.First + 1}));
     if (Parts.Soffset.Count == 1)
       Add(Zext(Sgpr(Parts.Soffset, 0)));
-    Add(B.CreateSExt(imm(), I64));
+    if (Parts.Offset || !Addr) // as collect passed it
+      Add(Parts.Offset ? B.CreateSExt(imm(), I64) : B.getInt64(0));
     if (Parts.is32Bit())
       Addr = B.CreateAnd(Addr, B.getInt64(0xffffffff));
     if (Parts.Form == AddressParts::Scalar)
