@@ -460,13 +460,22 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, const C &ChunkHeader,
   if (!Cursor)
     return 0;
   uint8_t *At = reinterpret_cast<uint8_t *>(Cursor);
-  uint8_t *Mine = At + sizeof(H) + laneId() * sizeof(L);
+  // Through a global pointer: a global store from the cursor's SGPRs plus
+  // the lane's offset, where a flat one would add them in VGPRs first.
+  typedef __attribute__((address_space(1))) uint32_t GlobalWord;
+  uint32_t Lane = laneId() * (sizeof(L) / 4);
   unsigned Array = 0;
 #pragma unroll
-  for (unsigned A = 0; A < N; ++A)
-    if (!((Skip >> A) & 1))
-      detail::channelCopy(Mine + (Array++) * 64 * sizeof(L), Lanes[A],
-                          sizeof(L));
+  for (unsigned A = 0; A < N; ++A) {
+    if ((Skip >> A) & 1)
+      continue;
+    GlobalWord *To = reinterpret_cast<GlobalWord *>(
+        Cursor + sizeof(H) + (Array++) * 64 * sizeof(L));
+    const uint32_t *From = reinterpret_cast<const uint32_t *>(&Lanes[A]);
+#pragma unroll
+    for (uint32_t W = 0; W < sizeof(L) / 4; ++W)
+      To[Lane + W] = From[W];
+  }
   const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Header);
 #pragma unroll
   for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
