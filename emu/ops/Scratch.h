@@ -271,20 +271,27 @@ inline bool ldsOutOfRange(Wave &W, uint64_t Address, uint64_t Offset,
 /// offsets are 32-bit (the hardware's sums wrap there); callers pass them
 /// wrapped. False after a fault (strict LDS).
 inline bool ldsPlan(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
-  uint64_t Max = 0;
+  // With offsets below 2^32, [O, O + Bytes) fits exactly when Limit - O
+  // has no top bit (Limit wraps to above 2^63 when not even one access
+  // fits). One branch-free pass over every lane, which vectorises; the
+  // lanes outside EXEC hold whatever their VGPRs gave, so only when some
+  // lane is outside are the plan's lanes checked one by one.
+  uint64_t Limit = uint64_t(W.LdsSize) - Bytes, Outside = 0;
   for (unsigned L = 0; L < WaveSize; ++L)
-    Max = std::max(Max, (P.Mask >> L) & 1 ? P.Addr[L] : 0);
-  if (P.Mask && (Max > W.LdsSize || W.LdsSize - Max < Bytes)) [[unlikely]] {
+    Outside |= Limit - P.Addr[L];
+  if (P.Mask && (Outside >> 63)) [[unlikely]] {
     uint64_t Bad = 0;
     for (unsigned L = 0; L < WaveSize; ++L)
       Bad |= uint64_t(P.Addr[L] > W.LdsSize || W.LdsSize - P.Addr[L] < Bytes)
              << L;
     Bad &= P.Mask;
-    unsigned L = std::countr_zero(Bad);
-    if (!ldsOutOfRange(W, P.Addr[L], P.Addr[L], Bytes, L, std::popcount(Bad),
-                       IsWrite))
-      return false;
-    P.Mask &= ~Bad;
+    if (Bad) {
+      unsigned L = std::countr_zero(Bad);
+      if (!ldsOutOfRange(W, P.Addr[L], P.Addr[L], Bytes, L,
+                         std::popcount(Bad), IsWrite))
+        return false;
+      P.Mask &= ~Bad;
+    }
   }
   P.Local = P.Mask;
   uint64_t Base = reinterpret_cast<uint64_t>(W.Lds);
@@ -514,6 +521,9 @@ template <typename T> using Signed = std::make_signed_t<T>;
 
 struct Swap {
   template <typename T> static T apply(T, T D0, T) { return D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.exchange(D0);
+  }
 };
 /// GLOBAL/FLAT/MUBUF cmpswap: data is {src, cmp}.
 struct CmpSwap {
@@ -531,9 +541,15 @@ struct CmpSt {
 };
 struct Add {
   template <typename T> static T apply(T Old, T D0, T) { return Old + D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.fetch_add(D0);
+  }
 };
 struct Sub {
   template <typename T> static T apply(T Old, T D0, T) { return Old - D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.fetch_sub(D0);
+  }
 };
 struct RSub {
   template <typename T> static T apply(T Old, T D0, T) { return D0 - Old; }
@@ -560,12 +576,21 @@ struct UMax {
 };
 struct And {
   template <typename T> static T apply(T Old, T D0, T) { return Old & D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.fetch_and(D0);
+  }
 };
 struct Or {
   template <typename T> static T apply(T Old, T D0, T) { return Old | D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.fetch_or(D0);
+  }
 };
 struct Xor {
   template <typename T> static T apply(T Old, T D0, T) { return Old ^ D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.fetch_xor(D0);
+  }
 };
 /// Counts up to D0, then wraps to 0.
 struct Inc {
@@ -692,9 +717,16 @@ template <class F> void forEachMemoryAtomic(F &&Add) {
 
 /// Applies \p Op atomically to the \p T at host address \p P (naturally
 /// aligned) and returns the old value; sets \p Changed if memory changed.
+/// Operations the host has one instruction for (Op::fetch: lock xadd,
+/// xchg...) use it: under contention a compare-exchange loop retries.
 template <class Op, typename T>
 inline T atomicApply(uint64_t P, T D0, T D1, bool &Changed) {
   std::atomic_ref<T> A(*reinterpret_cast<T *>(P));
+  if constexpr (requires { Op::fetch(A, D0); }) {
+    T Old = Op::fetch(A, D0);
+    Changed |= Op::apply(Old, D0, D1) != Old;
+    return Old;
+  }
   T Old = A.load(std::memory_order_relaxed);
   T New;
   do
