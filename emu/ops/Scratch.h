@@ -374,7 +374,7 @@ void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
     }
   } else if (isPlain(P)) {
     // Fixed-size copies the compiler inlines.
-    forLanes(P.Mask, [&](unsigned L) {
+    auto Lane = [&](unsigned L) {
       const uint8_t *A = reinterpret_cast<const uint8_t *>(P.Addr[L]);
       if constexpr (Wd.Bytes >= 4) {
         for (unsigned R = 0; R < Wd.Regs; ++R)
@@ -384,7 +384,14 @@ void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
         std::memcpy(&Raw, A, Wd.Bytes);
         Val[0].V[L] = Raw;
       }
-    });
+    };
+    // A whole wave needs no walk over the mask's bits: a counted loop the
+    // compiler unrolls.
+    if (P.Mask == ~uint64_t(0))
+      for (unsigned L = 0; L < WaveSize; ++L)
+        Lane(L);
+    else
+      forLanes(P.Mask, Lane);
   } else {
     forLanes(P.Mask, [&](unsigned L) {
       uint8_t Buf[16] = {};
@@ -427,7 +434,7 @@ template <Width Wd> void storeLanes(Wave &W, unsigned Src, const Plan &P) {
     return;
   }
   if (isPlain(P)) {
-    forLanes(P.Mask, [&](unsigned L) {
+    auto Lane = [&](unsigned L) {
       uint8_t *A = reinterpret_cast<uint8_t *>(P.Addr[L]);
       if constexpr (Wd.Bytes >= 4) {
         for (unsigned R = 0; R < Wd.Regs; ++R)
@@ -436,7 +443,12 @@ template <Width Wd> void storeLanes(Wave &W, unsigned Src, const Plan &P) {
         uint32_t V = storeValue<Wd>(S[L]);
         std::memcpy(A, &V, Wd.Bytes);
       }
-    });
+    };
+    if (P.Mask == ~uint64_t(0))
+      for (unsigned L = 0; L < WaveSize; ++L)
+        Lane(L);
+    else
+      forLanes(P.Mask, Lane);
     return;
   }
   forLanes(P.Mask, [&](unsigned L) {
