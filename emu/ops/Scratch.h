@@ -264,40 +264,47 @@ inline bool ldsOutOfRange(Wave &W, uint64_t Address, uint64_t Offset,
   return true;
 }
 
-/// Turns the LDS offsets in P.Addr of the plan's lanes into host addresses
-/// in the work-group's LDS. Lanes whose [offset, offset + Bytes) does not
-/// lie in the allocation leave P.Mask (see ldsOutOfRange): callers write
-/// nothing for them and give the lanes of EXEC outside P.Mask zero. LDS
-/// offsets are 32-bit (the hardware's sums wrap there); callers pass them
-/// wrapped. False after a fault (strict LDS).
-inline bool ldsPlan(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
+/// Places lane L's LDS offset \p OffsetOf(L) in P.Addr as a host address
+/// in the work-group's LDS. Lanes of the plan whose [offset, offset +
+/// Bytes) does not lie in the allocation leave P.Mask (see ldsOutOfRange):
+/// callers write nothing for them and give the lanes of EXEC outside P.Mask
+/// zero. LDS offsets are 32-bit (the hardware's sums wrap there); callers
+/// pass them wrapped. False after a fault (strict LDS).
+template <class F>
+inline bool ldsPlanFrom(Wave &W, Plan &P, unsigned Bytes, bool IsWrite,
+                        F &&OffsetOf) {
   // With offsets below 2^32, [O, O + Bytes) fits exactly when Limit - O
   // has no top bit (Limit wraps to above 2^63 when not even one access
-  // fits). One branch-free pass over every lane, which vectorises; the
-  // lanes outside EXEC hold whatever their VGPRs gave, so only when some
-  // lane is outside are the plan's lanes checked one by one.
+  // fits). One branch-free pass over every lane places them all, and
+  // vectorises; the lanes outside EXEC hold whatever their VGPRs gave, so
+  // only when some lane is outside are the plan's lanes checked one by one.
   uint64_t Limit = uint64_t(W.LdsSize) - Bytes, Outside = 0;
-  for (unsigned L = 0; L < WaveSize; ++L)
-    Outside |= Limit - P.Addr[L];
+  uint64_t Base = reinterpret_cast<uint64_t>(W.Lds);
+  for (unsigned L = 0; L < WaveSize; ++L) {
+    uint64_t O = OffsetOf(L);
+    Outside |= Limit - O;
+    P.Addr[L] = Base + O;
+  }
   if (P.Mask && (Outside >> 63)) [[unlikely]] {
     uint64_t Bad = 0;
     for (unsigned L = 0; L < WaveSize; ++L)
-      Bad |= uint64_t(P.Addr[L] > W.LdsSize || W.LdsSize - P.Addr[L] < Bytes)
-             << L;
+      Bad |= uint64_t((Limit - (P.Addr[L] - Base)) >> 63) << L;
     Bad &= P.Mask;
     if (Bad) {
       unsigned L = std::countr_zero(Bad);
-      if (!ldsOutOfRange(W, P.Addr[L], P.Addr[L], Bytes, L,
-                         std::popcount(Bad), IsWrite))
+      uint64_t O = P.Addr[L] - Base;
+      if (!ldsOutOfRange(W, O, O, Bytes, L, std::popcount(Bad), IsWrite))
         return false;
       P.Mask &= ~Bad;
     }
   }
   P.Local = P.Mask;
-  uint64_t Base = reinterpret_cast<uint64_t>(W.Lds);
-  for (unsigned L = 0; L < WaveSize; ++L)
-    P.Addr[L] += Base;
   return true;
+}
+
+/// ldsPlan with the offsets already in P.Addr.
+inline bool ldsPlan(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
+  return ldsPlanFrom(W, P, Bytes, IsWrite, [&](unsigned L) { return P.Addr[L]; });
 }
 
 /// Reports a misaligned atomic (the hardware needs natural alignment).
@@ -344,7 +351,8 @@ inline bool isPlain(const Plan &P) {
 /// previous lane's (a wave reading or writing one contiguous block, as
 /// unit-stride array code does): then one copy does the whole wave.
 inline bool isContiguousWave(const Plan &P, unsigned Bytes) {
-  if (P.Mask != ~uint64_t(0) || !isPlain(P))
+  if (P.Mask != ~uint64_t(0) || !isPlain(P) ||
+      P.Addr[WaveSize - 1] - P.Addr[0] != (WaveSize - 1) * Bytes)
     return false;
   uint64_t Base = P.Addr[0], Off = 0;
   bool Same = true;
@@ -359,6 +367,27 @@ inline bool isContiguousWave(const Plan &P, unsigned Bytes) {
 /// destination may overlap the address).
 template <Width Wd>
 void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
+  if (Wd.Bytes == 4 * Wd.Regs && (Exec & P.Mask) == ~uint64_t(0) &&
+      isPlain(P)) {
+    // A whole wave of whole dwords goes straight to the registers: the
+    // addresses are in the plan already, and no memory aliases a VGPR.
+    uint32_t *Out = W.vgpr(Dst); // register R of lane L: Out[R * 64 + L]
+    if (isContiguousWave(P, Wd.Bytes)) {
+      const uint32_t *A = reinterpret_cast<const uint32_t *>(P.Addr[0]);
+      if constexpr (Wd.Regs == 1)
+        std::memcpy(Out, A, WaveSize * 4);
+      else
+        for (unsigned L = 0; L < WaveSize; ++L)
+          for (unsigned R = 0; R < Wd.Regs; ++R)
+            Out[R * WaveSize + L] = A[L * Wd.Regs + R];
+      return;
+    }
+    for (unsigned L = 0; L < WaveSize; ++L)
+      for (unsigned R = 0; R < Wd.Regs; ++R)
+        std::memcpy(&Out[R * WaveSize + L],
+                    reinterpret_cast<const uint8_t *>(P.Addr[L]) + 4 * R, 4);
+    return;
+  }
   Lanes32 Val[Wd.Regs];
   if (Exec & ~P.Mask)
     for (unsigned R = 0; R < Wd.Regs; ++R)
