@@ -96,11 +96,12 @@ TraceCache::TraceCache(DecodedInst *Insts, uint32_t Size, const Decoder &Dec,
     }
     if (worthCompiling(Ops)) {
       auto T = std::make_unique<Trace>();
-      // Compiling costs about as much as interpreting millions of
-      // instructions: a trace compiles once the instructions it ran, not
-      // its runs, reach the threshold, so short programs stay interpreted.
-      T->CompileAt = std::max<uint32_t>(
-          1, (this->Threshold + Ops.size() - 1) / Ops.size());
+      // Compiling costs milliseconds per instruction of the trace, and
+      // saves a fraction of its interpretation per run: whatever the
+      // trace's length, it pays after hundreds of thousands of runs
+      // (DeviceOptions::TraceThreshold), so short programs stay
+      // interpreted.
+      T->CompileAt = this->Threshold;
       T->Ops = std::move(Ops);
       T->Original = Insts[Idx].Fn;
       Insts[Idx].Fn = countTrace;

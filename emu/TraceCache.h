@@ -3,10 +3,9 @@
 // Tiering for one CodeRegion. When the region is decoded, its traces (runs
 // of instructions the trace compiler handles, inside one basic block; see
 // TraceCompiler.h) are found and the handler of each trace's first instruction is
-// replaced by a counting one. When the instructions a trace ran (its runs
-// over all waves times its length) reach Threshold, the thread that noticed
-// compiles it, and the first instruction's handler becomes one that calls
-// the compiled code.
+// replaced by a counting one. When a trace's runs over all waves reach
+// Threshold, the thread that noticed compiles it, and the first
+// instruction's handler becomes one that calls the compiled code.
 //
 // The compiled code runs only when the interpreter would give the same
 // result without looking at more than the registers: in the default float
@@ -36,8 +35,8 @@ class TraceCache {
 public:
   /// Finds the traces among \p Insts (\p Size instructions of the region
   /// named \p RegionName) and installs the counting handler at their heads.
-  /// \p Threshold is the number of instructions (runs times the trace's
-  /// length, over all waves) after which a trace compiles (at least 1).
+  /// \p Threshold is the number of runs (over all waves) after which a
+  /// trace compiles (at least 1).
   TraceCache(DecodedInst *Insts, uint32_t Size, const Decoder &Dec,
              uint32_t Threshold, std::string RegionName);
 
