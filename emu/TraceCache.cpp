@@ -74,9 +74,10 @@ bool worthCompiling(const std::vector<trace::Op> &Ops) {
 
 TraceCache::TraceCache(DecodedInst *Insts, uint32_t Size, const Decoder &Dec,
                        uint32_t Threshold, std::string RegionName)
-    : Insts(Insts), Heads(Size), Threshold(std::max(1u, Threshold)),
-      RegionName(std::move(RegionName)) {
-  uint32_t Idx = 0;
+    : Insts(Insts), Heads(Size), Dec(Dec), Threshold(std::max(1u, Threshold)),
+      RegionName(std::move(RegionName)) {}
+
+void TraceCache::scan(uint32_t Idx, uint32_t Size) {
   while (Idx < Size) {
     std::vector<trace::Op> Ops;
     uint32_t End = Idx;

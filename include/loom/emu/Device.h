@@ -173,12 +173,12 @@ public:
 
   MemoryMap &memory();
 
-  /// Decodes the code of \p CO, loaded at host address \p LoadBase (its
+  /// Registers the code of \p CO, loaded at host address \p LoadBase (its
   /// PT_LOAD image already copied there), so dispatches and calls can run
-  /// it. \p Name names it in faults. The image must stay in place until
-  /// unregisterCode.
-  llvm::Error registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
-                           llvm::StringRef Name);
+  /// it; each kernel or function decodes when it first runs. \p Name names
+  /// it in faults. The image must stay in place until unregisterCode.
+  llvm::Error registerCode(std::shared_ptr<const codeobj::CodeObject> CO,
+                           uint64_t LoadBase, llvm::StringRef Name);
   void unregisterCode(uint64_t LoadBase);
 
   /// Runs one dispatch to completion (or to its first fault) on the
