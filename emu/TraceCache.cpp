@@ -23,11 +23,17 @@ constexpr uint32_t JitModeMask = 0xff | ModeGprIdxEn;
 constexpr uint32_t JitMode = 0xf0;
 
 /// Handler of a cold trace's first instruction: counts, compiles when the
-/// trace turns hot, and runs the instruction itself.
+/// trace turns hot, and runs the instruction itself. The count is a plain
+/// load and store, not a locked add, which cost every run of every cold
+/// trace: threads racing on it may lose runs (the trace compiles that much
+/// later), but each store is one more than a value stored before, so the
+/// count cannot pass CompileAt without one thread storing it.
 void countTrace(Wave &W, const DecodedInst &I) {
   TraceCache &C = *W.Region->traces();
   TraceCache::Trace &T = C.at(W.Index);
-  if (T.Runs.fetch_add(1, std::memory_order_relaxed) + 1 == T.CompileAt)
+  uint32_t Runs = T.Runs.load(std::memory_order_relaxed) + 1;
+  T.Runs.store(Runs, std::memory_order_relaxed);
+  if (Runs == T.CompileAt) [[unlikely]]
     C.compile(W.Index);
   T.Original(W, I);
 }
