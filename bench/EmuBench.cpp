@@ -120,10 +120,10 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
   DeviceOptions Opts;
   Opts.Threads = Threads;
   Opts.CollectCounters = false;
-  // Steady state: traces compile after 10,000 instructions, within the
-  // untimed warm-up below (the default, 2M, is for whole programs: a short
-  // trace of stream would compile only after ~60 dispatches).
-  Opts.TraceThreshold = Compile ? 10'000 : 0;
+  // Steady state: traces compile after 1,000 runs, within the untimed
+  // warm-up below (the default, 500,000, is for whole programs: a trace of
+  // stream would compile only after ~120 dispatches).
+  Opts.TraceThreshold = Compile ? 1'000 : 0;
   auto Dev = Device::create(Opts);
   DeviceOptions CountOpts = Opts;
   CountOpts.CollectCounters = true;

@@ -8,6 +8,7 @@
 
 #include "loom/codeobj/CodeObject.h"
 #include "loom/isa/Disassembler.h"
+#include "loom/isa/McContext.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -25,10 +26,15 @@ void ranOffTheEnd(Wave &W, const DecodedInst &I) {
              "execution ran past the end of the code");
 }
 
+/// The slot after a unit's last instruction: execution goes on at the next
+/// unit's first byte (I.Address), as a linear sweep of the whole segment
+/// would have it.
+void fallThrough(Wave &W, const DecodedInst &I) { jumpTo(W, I.Address); }
+
 } // namespace
 
 Expected<std::unique_ptr<CodeRegion>>
-CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
+CodeRegion::create(Decoder &Dec, std::shared_ptr<const codeobj::CodeObject> CO,
                    uint64_t LoadBase, StringRef Name, uint32_t FirstId,
                    uint32_t TraceThreshold) {
   std::unique_ptr<CodeRegion> R(new CodeRegion());
@@ -36,9 +42,11 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
   R->LoadBase = LoadBase;
   R->FirstId = FirstId;
   R->Dec = &Dec;
+  R->CO = std::move(CO);
+  const codeobj::CodeObject &Obj = *R->CO;
 
   std::vector<const codeobj::LoadSegment *> Exec;
-  for (const codeobj::LoadSegment &S : CO.loadSegments())
+  for (const codeobj::LoadSegment &S : Obj.loadSegments())
     if ((S.Flags & ELF::PF_X) && S.FileSize)
       Exec.push_back(&S);
   // A code object of data alone (a tool's globals) has an empty region.
@@ -53,70 +61,193 @@ CodeRegion::create(Decoder &Dec, const codeobj::CodeObject &CO,
   }
   R->IndexOfWord.assign((R->End - R->Begin + 3) / 4, NoInstruction);
 
-  // Linear sweep of each executable segment, over the loaded bytes.
-  for (const codeobj::LoadSegment *S : Exec) {
-    const uint8_t *Bytes = reinterpret_cast<const uint8_t *>(LoadBase + S->VAddr);
-    uint64_t Off = 0;
-    while (Off < S->FileSize) {
-      DecodedInst I;
-      uint64_t Addr = LoadBase + S->VAddr + Off;
-      Dec.decode(ArrayRef<uint8_t>(Bytes + Off, S->FileSize - Off), Addr, I);
-      I.Id = FirstId + static_cast<uint32_t>(R->Insts.size());
-      R->IndexOfWord[(Addr - R->Begin) / 4] =
-          static_cast<uint32_t>(R->Insts.size());
-      R->Insts.push_back(I);
-      Off += I.Size;
-    }
-  }
-
-  // Direct branch targets.
-  for (DecodedInst &I : R->Insts) {
-    if (!(I.Flags & FlagBranch))
-      continue;
-    int64_t Words = static_cast<int16_t>(I.Imm[0] & 0xffff);
-    uint64_t Target = I.Address + 4 + Words * 4;
-    I.Target = R->indexOf(Target);
-    if (I.Target == NoInstruction)
-      I.Target = static_cast<uint32_t>(R->Insts.size()); // the sentinel
-    else if (Target <= I.Address)
-      I.Flags |= FlagBackwardBranch;
-  }
-
-  // Kernels and functions, and their basic blocks as `loom disasm` sees
-  // them, so block counters and the disassembly agree.
-  isa::Disassembler Disasm(Dec.mc(), CO);
-  Disasm.omitText();
-  Expected<std::vector<isa::DisassembledFunction>> Funcs =
-      Disasm.disassembleAll();
-  if (!Funcs)
-    return Funcs.takeError();
-  for (const isa::DisassembledFunction &F : *Funcs) {
-    R->Symbols.push_back({F.Name, LoadBase + F.Address, F.Size,
-                          F.Kind == isa::FunctionKind::Kernel});
-    for (const isa::BasicBlock &B : F.Blocks) {
-      uint32_t Idx = R->indexOf(LoadBase + B.Address);
-      if (Idx != NoInstruction)
-        R->Insts[Idx].Flags |= FlagStartsBlock;
-    }
+  // Kernels and functions: they name addresses in messages, and cut the
+  // segments into units. What the block analysis would reject later is
+  // rejected now, as when the whole object was decoded here.
+  R->Disasm = std::make_unique<isa::Disassembler>(Dec.mc(), Obj);
+  R->Disasm->omitText();
+  if (!Obj.target().Processor.empty() &&
+      Obj.target().Processor != Dec.mc().processor())
+    return createStringError("code object is for " + Obj.target().Processor +
+                             " but the MC context is for " +
+                             Dec.mc().processor());
+  std::vector<uint64_t> Cuts;
+  for (const auto &[Sym, Kind] : R->Disasm->functionSymbols()) {
+    if (Expected<ArrayRef<uint8_t>> Bytes = Obj.contents(Sym->Address, Sym->Size);
+        !Bytes)
+      return createStringError(isa::functionKindName(Kind) + " " + Sym->Name +
+                               ": " + toString(Bytes.takeError()));
+    bool IsKernel = Kind == isa::FunctionKind::Kernel;
+    R->Functions.push_back({Sym, IsKernel});
+    R->Symbols.push_back(
+        {Sym->Name, LoadBase + Sym->Address, Sym->Size, IsKernel});
+    Cuts.push_back(LoadBase + Sym->Address);
   }
   llvm::sort(R->Symbols, [](const Symbol &A, const Symbol &B) {
     return A.Address < B.Address;
   });
-  for (const codeobj::SymbolInfo &L : CO.labels())
+  for (const codeobj::SymbolInfo &L : Obj.labels())
     if (StringRef(L.Name).starts_with("hook "))
       R->Hooks.push_back({L.Name, LoadBase + L.Address, L.Size, false});
 
-  DecodedInst Sentinel;
+  // Units: each segment cut at the functions' starts (4-byte aligned, as
+  // instructions are). Indices: a unit's words, plus its fall-through slot.
+  llvm::sort(Cuts);
+  std::vector<std::pair<uint64_t, uint64_t>> Spans;
+  for (const codeobj::LoadSegment *S : Exec) {
+    uint64_t Lo = LoadBase + S->VAddr, Hi = Lo + S->FileSize;
+    auto It = std::upper_bound(Cuts.begin(), Cuts.end(), Lo);
+    for (; It != Cuts.end() && *It < Hi; ++It)
+      if (*It % 4 == 0 && *It > Lo) {
+        Spans.push_back({Lo, *It});
+        Lo = *It;
+      }
+    Spans.push_back({Lo, Hi});
+  }
+  R->NumUnits = static_cast<uint32_t>(Spans.size());
+  R->Units = std::make_unique<Unit[]>(Spans.size());
+  R->Swept.assign(Spans.size(), false);
+  uint64_t Slots = 0;
+  for (size_t K = 0; K < Spans.size(); ++K) {
+    Unit &U = R->Units[K];
+    U.Begin = Spans[K].first;
+    U.End = Spans[K].second;
+    U.First = static_cast<uint32_t>(Slots);
+    Slots += (U.End - U.Begin + 3) / 4 + 1;
+  }
+  if (Slots + FirstId >= NoInstruction)
+    return createStringError(formatv("{0}: too much code ({1} bytes)", Name,
+                                     R->End - R->Begin)
+                                 .str());
+  R->Slots = static_cast<uint32_t>(Slots);
+  R->Insts.reset(static_cast<DecodedInst *>(
+      std::calloc(Slots + 1, sizeof(DecodedInst))));
+  if (!R->Insts)
+    return createStringError(formatv("{0}: cannot allocate the decoded form "
+                                     "of {1} bytes of code",
+                                     Name, R->End - R->Begin)
+                                 .str());
+  DecodedInst &Sentinel = R->Insts[Slots];
   Sentinel.Fn = ranOffTheEnd;
   Sentinel.Address = R->End;
-  Sentinel.Id = FirstId + static_cast<uint32_t>(R->Insts.size());
-  R->Insts.push_back(Sentinel);
+  Sentinel.Id = FirstId + R->Slots;
 
-  // Insts is complete (the traces keep a pointer into it).
   if (TraceThreshold)
-    R->Traces = std::make_unique<TraceCache>(R->Insts.data(), R->size(), Dec,
+    R->Traces = std::make_unique<TraceCache>(R->Insts.get(), R->Slots, Dec,
                                              TraceThreshold, R->Name);
   return std::move(R);
+}
+
+void CodeRegion::sweep(Unit &U) {
+  const uint8_t *Bytes = reinterpret_cast<const uint8_t *>(U.Begin);
+  uint64_t Size = U.End - U.Begin, Off = 0;
+  uint32_t Idx = U.First;
+  while (Off < Size) {
+    DecodedInst &I = Insts[Idx];
+    uint64_t Addr = U.Begin + Off;
+    Dec->decode(ArrayRef<uint8_t>(Bytes + Off, Size - Off), Addr, I);
+    I.Id = FirstId + Idx;
+    IndexOfWord[(Addr - Begin) / 4] = Idx;
+    Off += I.Size;
+    ++Idx;
+  }
+  U.Count = Idx - U.First;
+  // The next unit's first byte, or the end of the code.
+  DecodedInst &Next = Insts[Idx];
+  Next.Address = U.End;
+  Next.Id = FirstId + Slots; // the sentinel's: not an instruction
+  Next.Fn = U.End == End ? ranOffTheEnd : fallThrough;
+}
+
+void CodeRegion::analyse(Unit &U, std::vector<Unit *> &Pending) {
+  // Direct branch targets.
+  for (uint32_t K = 0; K < U.Count; ++K) {
+    DecodedInst &I = Insts[U.First + K];
+    if (!(I.Flags & FlagBranch))
+      continue;
+    int64_t Words = static_cast<int16_t>(I.Imm[0] & 0xffff);
+    uint64_t Target = I.Address + 4 + Words * 4;
+    I.Target = Slots; // the sentinel
+    const Unit *T = unitAt(Target);
+    if (!T)
+      continue;
+    if (T != &U && !Swept[T - Units.get()]) {
+      // Into another unit (hand-written code): decoded along with this one.
+      Unit &Other = const_cast<Unit &>(*T);
+      sweep(Other);
+      Swept[T - Units.get()] = true;
+      Pending.push_back(&Other);
+    }
+    uint32_t Idx = IndexOfWord[(Target - Begin) / 4];
+    if (Target % 4 == 0 && Idx != NoInstruction) {
+      I.Target = Idx;
+      if (Target <= I.Address)
+        I.Flags |= FlagBackwardBranch;
+    }
+  }
+
+  // Basic blocks of the kernels and functions over the unit, as `loom
+  // disasm` sees them, so block counters and the disassembly agree.
+  for (const auto &[Sym, IsKernel] : Functions) {
+    uint64_t Lo = LoadBase + Sym->Address, Hi = Lo + Sym->Size;
+    if (Hi <= U.Begin || Lo >= U.End)
+      continue;
+    Expected<isa::DisassembledFunction> F = Disasm->disassemble(
+        *Sym, IsKernel ? isa::FunctionKind::Kernel
+                       : isa::FunctionKind::Function);
+    if (!F) {
+      consumeError(F.takeError()); // checked at create
+      continue;
+    }
+    for (const isa::BasicBlock &B : F->Blocks) {
+      uint64_t A = LoadBase + B.Address;
+      if (A < U.Begin || A >= U.End || A % 4)
+        continue;
+      uint32_t Idx = IndexOfWord[(A - Begin) / 4];
+      if (Idx != NoInstruction)
+        Insts[Idx].Flags |= FlagStartsBlock;
+    }
+  }
+
+  if (Traces)
+    Traces->scan(U.First, U.First + U.Count);
+}
+
+void CodeRegion::decode(const Unit &U) const {
+  if (U.Decoded.load(std::memory_order_acquire))
+    return;
+  // Decoding fills slots no wave runs yet and publishes them at the end:
+  // logically const.
+  CodeRegion &R = const_cast<CodeRegion &>(*this);
+  std::lock_guard<std::mutex> G(Decoding);
+  if (U.Decoded.load(std::memory_order_relaxed))
+    return;
+  // LLVM's AMDGPU decoder and printer crash on some invalid encodings; the
+  // bytes come from whoever loads code (any HSA client), so decoding runs
+  // under crash recovery.
+  isa::CrashRecoveryScope Recovery;
+  std::lock_guard<std::mutex> D(Dec->lock());
+  Unit &First = const_cast<Unit &>(U);
+  std::vector<Unit *> Pending = {&First};
+  R.sweep(First);
+  R.Swept[&U - Units.get()] = true;
+  for (size_t K = 0; K < Pending.size(); ++K)
+    R.analyse(*Pending[K], Pending);
+  // What LLVM allocated decoding can go: the region keeps no MCInst.
+  Dec->mc().releaseDecodeMemory();
+  for (Unit *P : Pending)
+    P->Decoded.store(true, std::memory_order_release);
+}
+
+const CodeRegion::Unit *CodeRegion::unitAt(uint64_t Addr) const {
+  const Unit *B = Units.get(), *E = B + NumUnits;
+  const Unit *It = std::upper_bound(
+      B, E, Addr,
+      [](uint64_t A, const Unit &U) { return A < U.Begin; });
+  if (It == B)
+    return nullptr;
+  --It;
+  return Addr < It->End ? It : nullptr;
 }
 
 CodeRegion::~CodeRegion() = default;
@@ -134,8 +265,11 @@ std::string CodeRegion::text(uint32_t Index) const {
 uint32_t CodeRegion::indexOf(uint64_t Addr) const {
   if (Addr < Begin || Addr >= End || (Addr - Begin) % 4)
     return NoInstruction;
-  uint32_t Idx = IndexOfWord[(Addr - Begin) / 4];
-  return Idx;
+  const Unit *U = unitAt(Addr);
+  if (!U)
+    return NoInstruction;
+  decode(*U);
+  return IndexOfWord[(Addr - Begin) / 4];
 }
 
 const CodeRegion::Symbol *CodeRegion::hookAt(uint64_t Addr) const {

@@ -173,6 +173,9 @@ Decoder::Decoder(isa::McContext &MC) : MC(MC) {
       break;
     }
   assert(InputModsType >= 0 && "LLVM lacks V_ADD_F32_e64_vi");
+  // Code decodes while dispatches run and read names (nameOf): the names
+  // must never move. A NameId has 16 bits.
+  Names.reserve(size_t(1) << 16);
   internName("<invalid>");
 }
 

@@ -281,20 +281,14 @@ static void stopDispatchesAtExit(uint32_t Threshold) {
   });
 }
 
-Error Device::registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
-                           StringRef Name) {
+Error Device::registerCode(std::shared_ptr<const codeobj::CodeObject> CO,
+                           uint64_t LoadBase, StringRef Name) {
   stopDispatchesAtExit(traceThreshold(P->Options.TraceThreshold));
-  // LLVM's AMDGPU decoder and printer crash on some invalid encodings; the
-  // bytes come from whoever loads code (any HSA client), so decoding runs
-  // under crash recovery.
-  isa::CrashRecoveryScope Recovery;
   std::unique_lock<std::shared_mutex> G(P->CodeLock);
-  std::lock_guard<std::mutex> D(P->Dec->lock());
-  auto R = CodeRegion::create(*P->Dec, CO, LoadBase, Name, P->NextInstructionId,
+  // The code decodes as it runs (CodeRegion.h).
+  auto R = CodeRegion::create(*P->Dec, std::move(CO), LoadBase, Name,
+                              P->NextInstructionId,
                               traceThreshold(P->Options.TraceThreshold));
-  // The region keeps no MCInst: what LLVM allocated decoding it can go, so
-  // loading and unloading code costs no memory for good.
-  P->MC->releaseDecodeMemory();
   if (!R)
     return R.takeError();
   P->NextInstructionId += (*R)->size() + 1;
@@ -967,11 +961,10 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
     C.Accesses = std::move(Merged.Accesses);
     std::shared_lock<std::shared_mutex> G(I.CodeLock);
     for (const auto &Region : I.Regions) {
-      for (uint32_t Idx = 0; Idx < Region->size(); ++Idx) {
-        const DecodedInst &Inst = Region->insts()[Idx];
+      Region->forEachDecoded([&](const DecodedInst &Inst) {
         uint64_t N = Inst.Id < NumIds ? Merged.Executions[Inst.Id] : 0;
         if (!N)
-          continue;
+          return;
         InstructionCount IC;
         IC.Code = Region->name().str();
         IC.Pc = Inst.Address;
@@ -993,7 +986,7 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
           C.MemoryBytes += IC.MemoryBytes;
         }
         C.Instructions.push_back(std::move(IC));
-      }
+      });
     }
   }
   return R;

@@ -136,7 +136,7 @@ Error Module::place() {
     std::memcpy(Image + R.Offset, &V, 8);
   }
   Dev.memory().add(Image, Size);
-  if (Error E = Dev.registerCode(*CO, Base, Name)) {
+  if (Error E = Dev.registerCode(CO, Base, Name)) {
     Dev.memory().remove(Image);
     return E;
   }

@@ -23,11 +23,17 @@ constexpr uint32_t JitModeMask = 0xff | ModeGprIdxEn;
 constexpr uint32_t JitMode = 0xf0;
 
 /// Handler of a cold trace's first instruction: counts, compiles when the
-/// trace turns hot, and runs the instruction itself.
+/// trace turns hot, and runs the instruction itself. The count is a plain
+/// load and store, not a locked add, which cost every run of every cold
+/// trace: threads racing on it may lose runs (the trace compiles that much
+/// later), but each store is one more than a value stored before, so the
+/// count cannot pass CompileAt without one thread storing it.
 void countTrace(Wave &W, const DecodedInst &I) {
   TraceCache &C = *W.Region->traces();
   TraceCache::Trace &T = C.at(W.Index);
-  if (T.Runs.fetch_add(1, std::memory_order_relaxed) + 1 == T.CompileAt)
+  uint32_t Runs = T.Runs.load(std::memory_order_relaxed) + 1;
+  T.Runs.store(Runs, std::memory_order_relaxed);
+  if (Runs == T.CompileAt) [[unlikely]]
     C.compile(W.Index);
   T.Original(W, I);
 }
@@ -74,9 +80,10 @@ bool worthCompiling(const std::vector<trace::Op> &Ops) {
 
 TraceCache::TraceCache(DecodedInst *Insts, uint32_t Size, const Decoder &Dec,
                        uint32_t Threshold, std::string RegionName)
-    : Insts(Insts), Heads(Size), Threshold(std::max(1u, Threshold)),
-      RegionName(std::move(RegionName)) {
-  uint32_t Idx = 0;
+    : Insts(Insts), Heads(Size), Dec(Dec), Threshold(std::max(1u, Threshold)),
+      RegionName(std::move(RegionName)) {}
+
+void TraceCache::scan(uint32_t Idx, uint32_t Size) {
   while (Idx < Size) {
     std::vector<trace::Op> Ops;
     uint32_t End = Idx;
@@ -96,11 +103,12 @@ TraceCache::TraceCache(DecodedInst *Insts, uint32_t Size, const Decoder &Dec,
     }
     if (worthCompiling(Ops)) {
       auto T = std::make_unique<Trace>();
-      // Compiling costs about as much as interpreting millions of
-      // instructions: a trace compiles once the instructions it ran, not
-      // its runs, reach the threshold, so short programs stay interpreted.
-      T->CompileAt = std::max<uint32_t>(
-          1, (this->Threshold + Ops.size() - 1) / Ops.size());
+      // Compiling costs milliseconds per instruction of the trace, and
+      // saves a fraction of its interpretation per run: whatever the
+      // trace's length, it pays after hundreds of thousands of runs
+      // (DeviceOptions::TraceThreshold), so short programs stay
+      // interpreted.
+      T->CompileAt = this->Threshold;
       T->Ops = std::move(Ops);
       T->Original = Insts[Idx].Fn;
       Insts[Idx].Fn = countTrace;

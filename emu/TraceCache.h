@@ -1,12 +1,11 @@
 //===- emu/TraceCache.h - Hot traces of a code region, compiled -----------===//
 //
-// Tiering for one CodeRegion. When the region is decoded, its traces (runs
+// Tiering for one CodeRegion. As the region is decoded, its traces (runs
 // of instructions the trace compiler handles, inside one basic block; see
 // TraceCompiler.h) are found and the handler of each trace's first instruction is
-// replaced by a counting one. When the instructions a trace ran (its runs
-// over all waves times its length) reach Threshold, the thread that noticed
-// compiles it, and the first instruction's handler becomes one that calls
-// the compiled code.
+// replaced by a counting one. When a trace's runs over all waves reach
+// Threshold, the thread that noticed compiles it, and the first
+// instruction's handler becomes one that calls the compiled code.
 //
 // The compiled code runs only when the interpreter would give the same
 // result without looking at more than the registers: in the default float
@@ -34,12 +33,15 @@ class Decoder;
 
 class TraceCache {
 public:
-  /// Finds the traces among \p Insts (\p Size instructions of the region
-  /// named \p RegionName) and installs the counting handler at their heads.
-  /// \p Threshold is the number of instructions (runs times the trace's
-  /// length, over all waves) after which a trace compiles (at least 1).
+  /// The traces of \p Insts (\p Size instruction slots of the region named
+  /// \p RegionName). \p Threshold is the number of runs (over all waves)
+  /// after which a trace compiles (at least 1).
   TraceCache(DecodedInst *Insts, uint32_t Size, const Decoder &Dec,
              uint32_t Threshold, std::string RegionName);
+
+  /// Finds the traces among the decoded instructions [First, End), before
+  /// any wave runs them, and installs the counting handler at their heads.
+  void scan(uint32_t First, uint32_t End);
 
   struct Trace {
     std::vector<trace::Op> Ops;
@@ -69,6 +71,7 @@ private:
 
   DecodedInst *Insts;
   std::vector<std::unique_ptr<Trace>> Heads; // by instruction index
+  const Decoder &Dec;
   uint32_t Threshold;
   std::string RegionName;
   std::mutex CompileLock;

@@ -31,9 +31,8 @@ bool dsPlan(Wave &W, const Operand &VAddr, uint32_t Offset, unsigned Bytes,
             bool IsWrite, Plan &P) {
   P.Mask = W.exec();
   const uint32_t *A = W.vgpr(W.vectorIndex(VAddr));
-  for (unsigned L = 0; L < WaveSize; ++L)
-    P.Addr[L] = uint32_t(A[L] + Offset);
-  return ldsPlan(W, P, Bytes, IsWrite);
+  return ldsPlanFrom(W, P, Bytes, IsWrite,
+                     [&](unsigned L) { return uint32_t(A[L] + Offset); });
 }
 
 /// The LDS offset of host address \p A (for faults and records).

@@ -20,10 +20,6 @@
 #include "HostLanes.h"
 #include "Vop.h"
 
-#ifdef LOOM_HOST_LANES
-#include <immintrin.h>
-#endif
-
 // Vop.h asks to vectorise every lane loop; most float lanes here (branchy
 // NaN/denormal rules, libm calls) cannot be, which is expected, not news.
 #pragma clang diagnostic ignored "-Wpass-failed"
@@ -154,42 +150,10 @@ uint16_t fmaH(const PkCtx &, uint16_t A, uint16_t B, uint16_t C) {
 }
 
 #ifdef LOOM_HOST_LANES
-/// 4 x 64-bit lane masks -> 4 x 32-bit.
-__attribute__((target("avx2"))) inline __m128i narrowMask(__m256d M) {
-  const __m256i Evens = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-  return _mm256_castsi256_si128(
-      _mm256_permutevar8x32_epi32(_mm256_castpd_si256(M), Evens));
-}
-
-/// Four doubles to float rounding to odd: truncated, then the last bit set
-/// if inexact.
-__attribute__((target("avx2"))) inline __m128 toFloatOdd(__m256d D) {
-  const __m256d Abs = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
-  __m128 F = _mm256_cvtpd_ps(D);
-  __m256d Back = _mm256_cvtps_pd(F);
-  __m256d Inexact = _mm256_cmp_pd(Back, D, _CMP_NEQ_UQ);
-  __m256d Above = _mm256_cmp_pd(_mm256_and_pd(Back, Abs),
-                                _mm256_and_pd(D, Abs), _CMP_GT_OQ);
-  __m128i Bits = _mm_add_epi32(_mm_castps_si128(F), narrowMask(Above));
-  Bits = _mm_or_si128(Bits,
-                      _mm_and_si128(narrowMask(Inexact), _mm_set1_epi32(1)));
-  return _mm_castsi128_ps(Bits);
-}
-
-/// Eight doubles rounded once to f16 (F16C): to float rounding to odd,
-/// which then rounds to nearest f16 as the double itself would (24 >= 11 + 2
-/// bits).
-__attribute__((target("avx2,f16c"))) inline __m128i toF16(__m256d A,
-                                                          __m256d B) {
-  __m256 F = _mm256_set_m128(toFloatOdd(B), toFloatOdd(A));
-  return _mm256_cvtps_ph(F, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-}
-
 /// Packed f16 add, mul and fma (\p Op 0, 1, 2) in the default MODE: the
-/// halves as op_sel picks them, widened (F16C), computed in double (exact
-/// for add and mul; for fma a*b is exact and the sum inexact only where a
-/// half rounding cannot tell), rounded once. Lanes with an infinity or NaN
-/// operand are computed again by \p Generic, the general handler's lane.
+/// halves as op_sel picks them, computed by host::f16Lanes. Lanes with an
+/// infinity or NaN operand are computed again by \p Generic, the general
+/// handler's lane.
 template <unsigned Op, class Generic>
 __attribute__((target("avx2,fma,f16c"))) void pk16Host(Wave &W,
                                                        const DecodedInst &I) {
@@ -198,40 +162,22 @@ __attribute__((target("avx2,fma,f16c"))) void pk16Host(Wave &W,
     return runPk16<Generic, N>(W, I);
   Lanes32 Tmp[N];
   alignas(32) uint16_t H[N][2][WaveSize];
-  uint64_t Special = 0;
   for (unsigned J = 0; J < N; ++J) {
     const uint32_t *S = readVector32(W, I.Src[J], Tmp[J]);
     unsigned Lo = I.Src[J].Mods & 4 ? 16 : 0, Hi = I.Src[J].Mods & 8 ? 16 : 0;
     for (unsigned L = 0; L < WaveSize; ++L) {
       H[J][0][L] = uint16_t(S[L] >> Lo);
       H[J][1][L] = uint16_t(S[L] >> Hi);
-      bool Inf = (H[J][0][L] & 0x7c00) == 0x7c00 ||
-                 (H[J][1][L] & 0x7c00) == 0x7c00;
-      Special |= uint64_t(Inf) << L;
     }
   }
   alignas(32) uint16_t R[2][WaveSize];
-  for (unsigned Half = 0; Half < 2; ++Half)
-    for (unsigned C = 0; C < WaveSize; C += 8) {
-      __m256d X[N][2];
-      for (unsigned J = 0; J < N; ++J) {
-        __m256 F = _mm256_cvtph_ps(
-            _mm_load_si128(reinterpret_cast<const __m128i *>(&H[J][Half][C])));
-        X[J][0] = _mm256_cvtps_pd(_mm256_castps256_ps128(F));
-        X[J][1] = _mm256_cvtps_pd(_mm256_extractf128_ps(F, 1));
-      }
-      __m256d D[2];
-      for (unsigned K = 0; K < 2; ++K) {
-        if constexpr (Op == 0)
-          D[K] = _mm256_add_pd(X[0][K], X[1][K]);
-        else if constexpr (Op == 1)
-          D[K] = _mm256_mul_pd(X[0][K], X[1][K]);
-        else
-          D[K] = _mm256_fmadd_pd(X[0][K], X[1][K], X[2][K]);
-      }
-      _mm_store_si128(reinterpret_cast<__m128i *>(&R[Half][C]),
-                      toF16(D[0], D[1]));
-    }
+  uint64_t Special = 0;
+  for (unsigned Half = 0; Half < 2; ++Half) {
+    const uint16_t *In[N];
+    for (unsigned J = 0; J < N; ++J)
+      In[J] = H[J][Half];
+    Special |= host::f16Lanes<Op, N>(In, R[Half]);
+  }
   PkCtx Ctx = pkCtx(W, I);
   for (uint64_t M = Special; M; M &= M - 1) {
     unsigned L = unsigned(__builtin_ctzll(M));

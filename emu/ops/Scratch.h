@@ -264,33 +264,47 @@ inline bool ldsOutOfRange(Wave &W, uint64_t Address, uint64_t Offset,
   return true;
 }
 
-/// Turns the LDS offsets in P.Addr of the plan's lanes into host addresses
-/// in the work-group's LDS. Lanes whose [offset, offset + Bytes) does not
-/// lie in the allocation leave P.Mask (see ldsOutOfRange): callers write
-/// nothing for them and give the lanes of EXEC outside P.Mask zero. LDS
-/// offsets are 32-bit (the hardware's sums wrap there); callers pass them
-/// wrapped. False after a fault (strict LDS).
-inline bool ldsPlan(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
-  uint64_t Max = 0;
-  for (unsigned L = 0; L < WaveSize; ++L)
-    Max = std::max(Max, (P.Mask >> L) & 1 ? P.Addr[L] : 0);
-  if (P.Mask && (Max > W.LdsSize || W.LdsSize - Max < Bytes)) [[unlikely]] {
+/// Places lane L's LDS offset \p OffsetOf(L) in P.Addr as a host address
+/// in the work-group's LDS. Lanes of the plan whose [offset, offset +
+/// Bytes) does not lie in the allocation leave P.Mask (see ldsOutOfRange):
+/// callers write nothing for them and give the lanes of EXEC outside P.Mask
+/// zero. LDS offsets are 32-bit (the hardware's sums wrap there); callers
+/// pass them wrapped. False after a fault (strict LDS).
+template <class F>
+inline bool ldsPlanFrom(Wave &W, Plan &P, unsigned Bytes, bool IsWrite,
+                        F &&OffsetOf) {
+  // With offsets below 2^32, [O, O + Bytes) fits exactly when Limit - O
+  // has no top bit (Limit wraps to above 2^63 when not even one access
+  // fits). One branch-free pass over every lane places them all, and
+  // vectorises; the lanes outside EXEC hold whatever their VGPRs gave, so
+  // only when some lane is outside are the plan's lanes checked one by one.
+  uint64_t Limit = uint64_t(W.LdsSize) - Bytes, Outside = 0;
+  uint64_t Base = reinterpret_cast<uint64_t>(W.Lds);
+  for (unsigned L = 0; L < WaveSize; ++L) {
+    uint64_t O = OffsetOf(L);
+    Outside |= Limit - O;
+    P.Addr[L] = Base + O;
+  }
+  if (P.Mask && (Outside >> 63)) [[unlikely]] {
     uint64_t Bad = 0;
     for (unsigned L = 0; L < WaveSize; ++L)
-      Bad |= uint64_t(P.Addr[L] > W.LdsSize || W.LdsSize - P.Addr[L] < Bytes)
-             << L;
+      Bad |= uint64_t((Limit - (P.Addr[L] - Base)) >> 63) << L;
     Bad &= P.Mask;
-    unsigned L = std::countr_zero(Bad);
-    if (!ldsOutOfRange(W, P.Addr[L], P.Addr[L], Bytes, L, std::popcount(Bad),
-                       IsWrite))
-      return false;
-    P.Mask &= ~Bad;
+    if (Bad) {
+      unsigned L = std::countr_zero(Bad);
+      uint64_t O = P.Addr[L] - Base;
+      if (!ldsOutOfRange(W, O, O, Bytes, L, std::popcount(Bad), IsWrite))
+        return false;
+      P.Mask &= ~Bad;
+    }
   }
   P.Local = P.Mask;
-  uint64_t Base = reinterpret_cast<uint64_t>(W.Lds);
-  for (unsigned L = 0; L < WaveSize; ++L)
-    P.Addr[L] += Base;
   return true;
+}
+
+/// ldsPlan with the offsets already in P.Addr.
+inline bool ldsPlan(Wave &W, Plan &P, unsigned Bytes, bool IsWrite) {
+  return ldsPlanFrom(W, P, Bytes, IsWrite, [&](unsigned L) { return P.Addr[L]; });
 }
 
 /// Reports a misaligned atomic (the hardware needs natural alignment).
@@ -337,7 +351,8 @@ inline bool isPlain(const Plan &P) {
 /// previous lane's (a wave reading or writing one contiguous block, as
 /// unit-stride array code does): then one copy does the whole wave.
 inline bool isContiguousWave(const Plan &P, unsigned Bytes) {
-  if (P.Mask != ~uint64_t(0) || !isPlain(P))
+  if (P.Mask != ~uint64_t(0) || !isPlain(P) ||
+      P.Addr[WaveSize - 1] - P.Addr[0] != (WaveSize - 1) * Bytes)
     return false;
   uint64_t Base = P.Addr[0], Off = 0;
   bool Same = true;
@@ -352,6 +367,27 @@ inline bool isContiguousWave(const Plan &P, unsigned Bytes) {
 /// destination may overlap the address).
 template <Width Wd>
 void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
+  if (Wd.Bytes == 4 * Wd.Regs && (Exec & P.Mask) == ~uint64_t(0) &&
+      isPlain(P)) {
+    // A whole wave of whole dwords goes straight to the registers: the
+    // addresses are in the plan already, and no memory aliases a VGPR.
+    uint32_t *Out = W.vgpr(Dst); // register R of lane L: Out[R * 64 + L]
+    if (isContiguousWave(P, Wd.Bytes)) {
+      const uint32_t *A = reinterpret_cast<const uint32_t *>(P.Addr[0]);
+      if constexpr (Wd.Regs == 1)
+        std::memcpy(Out, A, WaveSize * 4);
+      else
+        for (unsigned L = 0; L < WaveSize; ++L)
+          for (unsigned R = 0; R < Wd.Regs; ++R)
+            Out[R * WaveSize + L] = A[L * Wd.Regs + R];
+      return;
+    }
+    for (unsigned L = 0; L < WaveSize; ++L)
+      for (unsigned R = 0; R < Wd.Regs; ++R)
+        std::memcpy(&Out[R * WaveSize + L],
+                    reinterpret_cast<const uint8_t *>(P.Addr[L]) + 4 * R, 4);
+    return;
+  }
   Lanes32 Val[Wd.Regs];
   if (Exec & ~P.Mask)
     for (unsigned R = 0; R < Wd.Regs; ++R)
@@ -367,7 +403,7 @@ void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
     }
   } else if (isPlain(P)) {
     // Fixed-size copies the compiler inlines.
-    forLanes(P.Mask, [&](unsigned L) {
+    auto Lane = [&](unsigned L) {
       const uint8_t *A = reinterpret_cast<const uint8_t *>(P.Addr[L]);
       if constexpr (Wd.Bytes >= 4) {
         for (unsigned R = 0; R < Wd.Regs; ++R)
@@ -377,7 +413,14 @@ void loadLanes(Wave &W, unsigned Dst, const Plan &P, uint64_t Exec) {
         std::memcpy(&Raw, A, Wd.Bytes);
         Val[0].V[L] = Raw;
       }
-    });
+    };
+    // A whole wave needs no walk over the mask's bits: a counted loop the
+    // compiler unrolls.
+    if (P.Mask == ~uint64_t(0))
+      for (unsigned L = 0; L < WaveSize; ++L)
+        Lane(L);
+    else
+      forLanes(P.Mask, Lane);
   } else {
     forLanes(P.Mask, [&](unsigned L) {
       uint8_t Buf[16] = {};
@@ -420,7 +463,7 @@ template <Width Wd> void storeLanes(Wave &W, unsigned Src, const Plan &P) {
     return;
   }
   if (isPlain(P)) {
-    forLanes(P.Mask, [&](unsigned L) {
+    auto Lane = [&](unsigned L) {
       uint8_t *A = reinterpret_cast<uint8_t *>(P.Addr[L]);
       if constexpr (Wd.Bytes >= 4) {
         for (unsigned R = 0; R < Wd.Regs; ++R)
@@ -429,7 +472,12 @@ template <Width Wd> void storeLanes(Wave &W, unsigned Src, const Plan &P) {
         uint32_t V = storeValue<Wd>(S[L]);
         std::memcpy(A, &V, Wd.Bytes);
       }
-    });
+    };
+    if (P.Mask == ~uint64_t(0))
+      for (unsigned L = 0; L < WaveSize; ++L)
+        Lane(L);
+    else
+      forLanes(P.Mask, Lane);
     return;
   }
   forLanes(P.Mask, [&](unsigned L) {
@@ -514,6 +562,9 @@ template <typename T> using Signed = std::make_signed_t<T>;
 
 struct Swap {
   template <typename T> static T apply(T, T D0, T) { return D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.exchange(D0);
+  }
 };
 /// GLOBAL/FLAT/MUBUF cmpswap: data is {src, cmp}.
 struct CmpSwap {
@@ -531,9 +582,15 @@ struct CmpSt {
 };
 struct Add {
   template <typename T> static T apply(T Old, T D0, T) { return Old + D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.fetch_add(D0);
+  }
 };
 struct Sub {
   template <typename T> static T apply(T Old, T D0, T) { return Old - D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.fetch_sub(D0);
+  }
 };
 struct RSub {
   template <typename T> static T apply(T Old, T D0, T) { return D0 - Old; }
@@ -560,12 +617,21 @@ struct UMax {
 };
 struct And {
   template <typename T> static T apply(T Old, T D0, T) { return Old & D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.fetch_and(D0);
+  }
 };
 struct Or {
   template <typename T> static T apply(T Old, T D0, T) { return Old | D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.fetch_or(D0);
+  }
 };
 struct Xor {
   template <typename T> static T apply(T Old, T D0, T) { return Old ^ D0; }
+  template <typename T> static T fetch(std::atomic_ref<T> A, T D0) {
+    return A.fetch_xor(D0);
+  }
 };
 /// Counts up to D0, then wraps to 0.
 struct Inc {
@@ -692,9 +758,16 @@ template <class F> void forEachMemoryAtomic(F &&Add) {
 
 /// Applies \p Op atomically to the \p T at host address \p P (naturally
 /// aligned) and returns the old value; sets \p Changed if memory changed.
+/// Operations the host has one instruction for (Op::fetch: lock xadd,
+/// xchg...) use it: under contention a compare-exchange loop retries.
 template <class Op, typename T>
 inline T atomicApply(uint64_t P, T D0, T D1, bool &Changed) {
   std::atomic_ref<T> A(*reinterpret_cast<T *>(P));
+  if constexpr (requires { Op::fetch(A, D0); }) {
+    T Old = Op::fetch(A, D0);
+    Changed |= Op::apply(Old, D0, D1) != Old;
+    return Old;
+  }
   T Old = A.load(std::memory_order_relaxed);
   T New;
   do

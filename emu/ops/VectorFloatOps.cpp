@@ -248,9 +248,21 @@ inline constexpr Handler roundedOp = &byMode<ModeOp<K, Fl, FlushBoth>, true>;
 /// rounded as MODE says, with a fast path in the default MODE.
 template <auto K>
 inline constexpr HotHandler hotOp = Hot<ModeOp<K, 0, FlushBoth>, K>::H;
+#ifdef LOOM_HOST_LANES
+/// The specializer of f16 kernel \p K (add, mul or fma), defined below them.
+template <class M, auto K, class Sig = decltype(K)> struct PlainF16;
+#endif
+
+/// add, mul and fma: f32 and f64 as hotOp, f16 with an F16C loop for plain
+/// instructions.
 template <class T, auto K, unsigned Fl = 0> constexpr HotHandler hotIfWide() {
   if constexpr (std::is_same_v<T, _Float16>)
+#ifdef LOOM_HOST_LANES
+    return {modeOp<K, Fl>,
+            &PlainF16<ModeOp<K, Fl, FlushBoth>, K>::pick};
+#else
     return {modeOp<K, Fl>, nullptr};
+#endif
   else
     return hotOp<K>;
 }
@@ -278,6 +290,58 @@ template <class T> T fma(T A, T B, T C) {
 template <class T> T mad(T A, T B, T C) {
   return lane<T>(fm::mad<Fmt<T>>(raw(A), raw(B), raw(C)));
 }
+
+#ifdef LOOM_HOST_LANES
+/// f16 add, mul and fma (\p Op 0, 1, 2; host::f16Lanes) of a plain VOP
+/// instruction in the default MODE: the sources' low halves in, the result
+/// to the low half, the high half zeroed or kept as the operation's flags
+/// say (no op_sel: plain). Lanes with an infinity or NaN operand run \p K.
+template <class M, auto K, unsigned Op, class... A>
+__attribute__((target("avx2,fma,f16c"))) void plainF16(Wave &W,
+                                                       const DecodedInst &I) {
+  if ((W.Mode & 0xff) != DefaultFloatMode)
+    return byMode<M>(W, I);
+  constexpr unsigned N = sizeof...(A);
+  Lanes32 Tmp[N];
+  alignas(32) uint16_t H[N][WaveSize];
+  const uint16_t *In[N];
+  for (unsigned J = 0; J < N; ++J) {
+    const uint32_t *S = readVector32(W, I.Src[J], Tmp[J]);
+    for (unsigned L = 0; L < WaveSize; ++L)
+      H[J][L] = uint16_t(S[L]);
+    In[J] = H[J];
+  }
+  alignas(32) uint16_t R[WaveSize];
+  for (uint64_t S = host::f16Lanes<Op, N>(In, R); S; S &= S - 1) {
+    unsigned L = unsigned(std::countr_zero(S));
+    [&]<size_t... J>(std::index_sequence<J...>) {
+      R[L] = std::bit_cast<uint16_t>(K(std::bit_cast<A>(H[J][L])...));
+    }(std::index_sequence_for<A...>());
+  }
+  constexpr unsigned Fl = M::template Op<true>::Flags;
+  constexpr uint32_t Keep = Fl & (vop::OpSel | vop::KeepHi16) ? 0xffff0000u : 0;
+  uint32_t *D = W.vgpr(W.vectorIndex(I.Dst[0]));
+  alignas(64) uint32_t Res[WaveSize];
+  for (unsigned L = 0; L < WaveSize; ++L)
+    Res[L] = R[L] | (D[L] & Keep);
+  vop::blend32(D, Res, W.exec());
+}
+
+template <class M, auto K, class... A>
+struct PlainF16<M, K, _Float16 (*)(A...)> {
+  /// add 0, mul 1, fma (the three-operand one) 2.
+  static constexpr unsigned op() {
+    if constexpr (sizeof...(A) == 3)
+      return 2;
+    else
+      return K == &add<_Float16> ? 0 : 1;
+  }
+  static Handler pick(const DecodedInst &I) {
+    return host::HasF16c && isPlain(I) ? &plainF16<M, K, op(), A...>
+                                       : nullptr;
+  }
+};
+#endif
 
 template <class T> T minOp(T A, T B, vop::Ctx C) {
   return lane<T>(fm::minF<Fmt<T>>(raw(A), raw(B), ieee(C)));

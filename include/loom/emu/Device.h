@@ -48,12 +48,12 @@ struct DeviceOptions {
   bool RecordMemoryAccesses = false;
   /// LDS per work-group, bytes (gfx90a: 64 KiB).
   uint32_t LdsSize = 64 * 1024;
-  /// Instructions a trace (straight-line ALU code in one basic block) runs,
-  /// over all waves, before it is compiled to host code; 0 keeps everything
-  /// in the interpreter. Compiling a trace costs about what interpreting
-  /// a few million instructions does (docs/performance.md).
+  /// Runs of a trace (straight-line ALU code in one basic block), over all
+  /// waves, before it is compiled to host code; 0 keeps everything in the
+  /// interpreter. Compiling costs 1-6 ms per instruction of the trace, what
+  /// a few hundred thousand runs save (docs/performance.md, "Session 9").
   /// LOOM_TRACE_THRESHOLD overrides it (docs/emu.md, "Trace compiler").
-  uint32_t TraceThreshold = 2'000'000;
+  uint32_t TraceThreshold = 500'000;
   /// Fault on a DS access outside the work-group's LDS instead of doing
   /// what the hardware does (drop the write, read zero; docs/emu.md, "LDS
   /// out of range"). LOOM_STRICT_LDS=1 sets it.
@@ -173,12 +173,12 @@ public:
 
   MemoryMap &memory();
 
-  /// Decodes the code of \p CO, loaded at host address \p LoadBase (its
+  /// Registers the code of \p CO, loaded at host address \p LoadBase (its
   /// PT_LOAD image already copied there), so dispatches and calls can run
-  /// it. \p Name names it in faults. The image must stay in place until
-  /// unregisterCode.
-  llvm::Error registerCode(const codeobj::CodeObject &CO, uint64_t LoadBase,
-                           llvm::StringRef Name);
+  /// it; each kernel or function decodes when it first runs. \p Name names
+  /// it in faults. The image must stay in place until unregisterCode.
+  llvm::Error registerCode(std::shared_ptr<const codeobj::CodeObject> CO,
+                           uint64_t LoadBase, llvm::StringRef Name);
   void unregisterCode(uint64_t LoadBase);
 
   /// Runs one dispatch to completion (or to its first fault) on the

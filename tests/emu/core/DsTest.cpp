@@ -537,6 +537,31 @@ TEST_P(DsAsmTest, WritesBeyondTheGroupsLdsAreDropped) {
   }
 }
 
+TEST_P(DsAsmTest, LanesOffInExecAreNotOutOfRange) {
+  DeviceBuffer Out = words(2 * 64, 0);
+  DispatchResult R = launch("lds_masked_wild", 64, 64,
+                            KernelArgs().add(Out.address()).add(0x10000u));
+  ASSERT_TRUE(R.ok()) << R.FirstFault.Message;
+  EXPECT_EQ(R.LdsOutOfRange, 0u);
+  EXPECT_FALSE(R.FirstLdsOutOfRange);
+  for (u32 T = 0; T < 64; ++T) {
+    const u32 *O = Out.data<u32>() + 2 * T;
+    EXPECT_EQ(O[0], T & 1 ? 0xe0000000u | T : 7u) << "read, lane " << T;
+    EXPECT_EQ(O[1], T & 1 ? 0x2000 + T : 0xe0000000u | (T + 1))
+        << "own dword, lane " << T;
+  }
+}
+
+TEST_P(DsAsmTest, GatherWithContiguousEndsAndAReversedMiddle) {
+  DeviceBuffer In = words(128, 101), Out = words(128, 0);
+  ASSERT_TRUE(runOk("lds_reversed_middle", 128, 64,
+                    KernelArgs().add(Out.address()).add(In.address())));
+  for (u32 G = 0; G < 128; ++G) {
+    u32 T = G % 64, S = T == 0 || T == 63 ? T : 63 - T;
+    EXPECT_EQ(Out.data<u32>()[G], In.data<u32>()[G - T + S]) << G;
+  }
+}
+
 // LOOM_STRICT_LDS (DeviceOptions::StrictLds): a memory fault instead.
 TEST_P(DsAsmTest, StrictLdsFaultsBeyondTheGroupsLds) {
   DeviceOptions Strict;

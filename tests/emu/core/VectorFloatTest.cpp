@@ -570,6 +570,12 @@ std::vector<Case> f16Cases() {
              R, [](_Float16 A, _Float16 B) { return _Float16(B - A); }));
        },
        MaskTo::None, DenormModes},
+      {"mul_f16", 2,
+       [](auto &R) {
+         return d(binary16(
+             R, [](_Float16 A, _Float16 B) { return _Float16(A * B); }));
+       },
+       MaskTo::None, DenormModes},
       {"mul_f16_mul2", 2,
        [](auto &R) {
          _Float16 V = _Float16(hv(h16(R.a())) * hv(h16(R.b())));

@@ -411,4 +411,36 @@ KERNEL void lds_wild_write(u32 *out, u32 addr) {
   out[5 * gid() + 4] = (u32)(pair >> 32);
 }
 
+// Even lanes hold an address beyond the group's LDS in their VGPR but are
+// off in EXEC when the odd lanes write and read through it: nothing is out
+// of range. out[2i..2i+1] = what lane i read (7 if off), its own dword.
+KERNEL void lds_masked_wild(u32 *out, u32 addr) {
+  SHARED(u32, lds, 64);
+  u32 t = tid(), r = 7;
+  lds[t] = 0x2000 + t;
+  barrier();
+  u32 a = (t & 1) ? (u32)(LOCAL u32 *)&lds[t ^ 1] : addr + 4 * t;
+  asm volatile("" : "+v"(a)); // computed for every lane, before the branch
+  if (t & 1) {
+    asm volatile("ds_write_b32 %0, %1" WAIT : : "v"(a), "v"(0xe0000000u | t)
+                 : "memory");
+    asm volatile("ds_read_b32 %0, %1" WAIT : "=v"(r) : "v"(a) : "memory");
+  }
+  barrier();
+  out[2 * gid()] = r;
+  out[2 * gid() + 1] = lds[t];
+}
+
+// A whole-wave gather whose first and last lanes are a contiguous block's
+// (lanes 0 and 63 read their own dword) but whose middle is reversed.
+KERNEL void lds_reversed_middle(u32 *out, const u32 *in) {
+  SHARED(u32, lds, 64);
+  u32 t = tid();
+  lds[t] = in[gid()];
+  barrier();
+  u32 s = (t == 0 || t == 63) ? t : 63 - t;
+  asm volatile("" : "+v"(s));
+  out[gid()] = lds[s];
+}
+
 #endif // __OPTIMIZE__

@@ -175,6 +175,7 @@ VTEST cmp_class_f64, v_cmp_class_f64 vcc, v[2:3], v4
 VTEST add_f16, v_add_f16 v8, v2, v4
 VTEST sub_f16_mods, v_sub_f16_e64 v8, -v2, |v4| clamp
 VTEST subrev_f16, v_subrev_f16 v8, v2, v4
+VTEST mul_f16, v_mul_f16 v8, v2, v4
 VTEST mul_f16_mul2, v_mul_f16_e64 v8, v2, v4 mul:2
 VTEST mac_f16, v_mac_f16 v8, v2, v4
 VTEST madak_f16, v_madak_f16 v8, v2, v4, 0x4248
