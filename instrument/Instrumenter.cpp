@@ -11,6 +11,7 @@
 
 #include "loom/instrument/Instrumenter.h"
 
+#include "IndirectCalls.h"
 #include "PointCompiler.h"
 
 #include "loom/instrument/DispatchAbi.h"
@@ -324,6 +325,13 @@ private:
   Error emitPoint(unsigned Index, const RegisterSet &Live,
                   const PendingMemory &Pending);
   Error emitInstruction(const BinaryFunction &F, unsigned B, unsigned I);
+  /// The copied functions a call through a pointer may reach.
+  std::vector<detail::CopiedFunction> indirectTargets() const;
+  /// Whether \p I is a call through a pointer whose target is translated
+  /// to the instrumented copies (IndirectCalls.h); the translation goes
+  /// before its address map label, the call through the pair it leaves.
+  bool translatesCall(const BinaryInstruction &I) const;
+  Error emitCallTranslation(const BinaryFunction &F, unsigned B, unsigned I);
   Error emitKernelDescriptor(const BinaryFunction &K, InstrumentedKernel &Out);
   Expected<std::string> metadataYaml();
 
@@ -1204,7 +1212,17 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
     if (!LoCode || !HiCode)
       return fail("unexpected s_getpc_b64 pair");
     std::string Lo = scalarName(*LoCode), Hi = scalarName(*HiCode);
-    if (auto L = labelFor(F, Target)) {
+    // A function's address taken as a value (not the target of a direct
+    // call of F) stays the original's, as a pointer stored or compared
+    // must; calls through it reach the copy (translatesCall).
+    const BinaryFunction *G = BC.functionAt(Target);
+    bool ValueOnly =
+        G && !G->isKernel() &&
+        none_of(BC.callGraph().callsFrom(F), [&](const CallSite *S) {
+          return S->Callee == G && S->Source == isa::TargetSource::PcRelative;
+        });
+    auto L = ValueOnly ? std::nullopt : labelFor(F, Target);
+    if (L) {
       std::string Pc = ".Lloom_pc" + std::to_string(PcLabels++);
       emitWords(OS, I);
       OS << Pc << ":\n";
@@ -1236,7 +1254,54 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
       (Idx >= 2 && getPcPair(MC, Block, Idx - 2)))
     return Error::success();
 
+  if (translatesCall(I)) {
+    // emitCallTranslation left the target in the destination pair.
+    std::string Dst =
+        spair(MC.scalarCodes(I.Inst.getOperand(0).getReg().id())[0]);
+    OS << "\ts_swappc_b64 " << Dst << ", " << Dst << "\n";
+    return Error::success();
+  }
+
   emitWords(OS, I);
+  return Error::success();
+}
+
+std::vector<detail::CopiedFunction> Emitter::indirectTargets() const {
+  std::vector<detail::CopiedFunction> Out;
+  for (const BinaryFunction *G : BC.callGraph().indirectTargets())
+    if (Emitted.count(G))
+      Out.push_back({G->address() + Options.LoadDelta, copyName(*G)});
+  return Out;
+}
+
+bool Emitter::translatesCall(const BinaryInstruction &I) const {
+  return I.Info.Flow == isa::ControlFlow::Call && !I.Info.Target &&
+         I.Info.TargetName.empty() &&
+         BC.mc().opcodeBaseName(I.Inst.getOpcode()) == "S_SWAPPC_B64" &&
+         any_of(BC.callGraph().indirectTargets(),
+                [&](const BinaryFunction *G) { return Emitted.count(G); });
+}
+
+Error Emitter::emitCallTranslation(const BinaryFunction &F, unsigned B,
+                                   unsigned Idx) {
+  const BinaryInstruction &I = F.blocks()[B].Instructions[Idx];
+  if (!translatesCall(I))
+    return Error::success();
+  isa::McContext &MC = BC.mc();
+  SmallVector<unsigned, 4> Dst =
+      MC.scalarCodes(I.Inst.getOperand(0).getReg().id());
+  SmallVector<unsigned, 4> Src =
+      MC.scalarCodes(I.Inst.getOperand(1).getReg().id());
+  std::string At = "call at +0x" + utohexstr(I.address() - F.address(), true);
+  if (Dst.size() != 2 || Src.size() != 2 || Dst[0] >= MaxSgpr ||
+      Src[0] >= MaxSgpr)
+    return fail(At + " goes through registers other than SGPR pairs");
+  // The calling convention clobbers SCC at a call, so liveness never has it
+  // live here; the chain's compares would lose it otherwise.
+  if (Live->of(F)->liveBefore(B, Idx).has(SpecialReg::Scc))
+    return fail(At + ": SCC is live across a call through a pointer");
+  detail::emitTranslatedCall(OS, Dst[0], Src[0], indirectTargets(),
+                             ".Lloom_ic" + std::to_string(PcLabels++));
   return Error::success();
 }
 
@@ -1306,6 +1371,8 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I)))
         return E;
       if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I)))
+        return E;
+      if (Error E = emitCallTranslation(F, B, I))
         return E;
       OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
       AddressMapLabels.push_back(Addr);
