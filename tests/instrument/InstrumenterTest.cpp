@@ -219,6 +219,93 @@ TEST_F(InstrumenterTest, ClobberingHooksChangeNothing) {
   expectCountsEqual(Truth.Counters);
 }
 
+struct PointerRun {
+  std::vector<int> Out;
+  emu::DispatchCounters Counters;
+};
+
+/// fnptr_kernels.c's \p Kernel over a wave; \p Fn: fnptr_arg's pointer.
+PointerRun runPointers(emu::Device &Dev, emu::Module &M, llvm::StringRef Kernel,
+                       std::optional<uint64_t> Fn, int A) {
+  constexpr int N = 64;
+  emu::DeviceBuffer Out(Dev, N * 4);
+  std::memset(Out.data(), 0xcc, N * 4);
+  emu::KernelArgs Args;
+  Args.add(Out.data());
+  if (Fn)
+    Args.add(*Fn);
+  Args.add(int32_t(A));
+  PointerRun Run;
+  auto R = M.launch(Kernel, emu::LaunchConfig::linear(N, N), Args);
+  if (!R) {
+    ADD_FAILURE() << llvm::toString(R.takeError());
+    return Run;
+  }
+  EXPECT_TRUE(R->ok()) << Kernel.str() << ": " << R->FirstFault.Message;
+  Run.Out.assign(static_cast<int *>(Out.data()),
+                 static_cast<int *>(Out.data()) + N);
+  Run.Counters = std::move(R->Counters);
+  return Run;
+}
+
+// Calls through function pointers (fnptr_kernels.c): a per-lane pointer
+// from a table the loader filled with the original functions' addresses
+// (a waterfall loop), and one passed as an argument. The instrumented
+// kernels reach the instrumented copies of the code object's functions,
+// whose every instruction the hooks count as the emulator counted the
+// original run; a pointer into another code object (xco_callee.c) still
+// runs its original code.
+TEST_F(InstrumenterTest, CallsThroughPointersReachTheCopies) {
+  auto Other = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/xco_callee.elf");
+  ASSERT_TRUE(bool(Other)) << llvm::toString(Other.takeError());
+  ASSERT_OK((*Other)->resolve([](llvm::StringRef) { return std::nullopt; }));
+  std::optional<uint64_t> Foreign = (*Other)->symbolAddress("xco_shared_add");
+  ASSERT_TRUE(Foreign);
+  auto M = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/fnptr_kernels.elf");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  Orig = std::move(*M);
+  ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
+  auto BC = BinaryContext::create(Orig->codeObject());
+  ASSERT_TRUE(bool(BC)) << llvm::toString(BC.takeError());
+  Lifted = std::move(*BC);
+  ASSERT_OK(Lifted->buildCFGs());
+  // Nothing calls fp_loop directly: it is an indirect target.
+  const BinaryFunction *Kernel = Lifted->function("fnptr_table");
+  ASSERT_NE(Kernel, nullptr);
+  EXPECT_TRUE(llvm::is_contained(Lifted->callGraph().reachableFrom(*Kernel),
+                           Lifted->function("fp_loop")));
+
+  InstrumentedCodeObject ICO;
+  auto Copy = instrumentAll("fnptr_table", "count", &ICO);
+  ASSERT_TRUE(Copy);
+  EXPECT_NE(ICO.Assembly.find("to the instrumented copy of its callee"),
+            std::string::npos);
+  std::optional<uint64_t> Loop = Orig->symbolAddress("fp_loop");
+  ASSERT_TRUE(Loop);
+  struct Case {
+    const char *Kernel;
+    std::optional<uint64_t> Fn;
+  } Cases[] = {{"fnptr_table", std::nullopt},
+               {"fnptr_arg", Loop},
+               {"fnptr_arg", Foreign}};
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Kernel);
+    PointerRun Truth = runPointers(*Dev, *Orig, C.Kernel, C.Fn, 1000);
+    resetCounts();
+    PointerRun Got = runPointers(*Dev, *Copy, std::string(C.Kernel) + ".loom",
+                                 C.Fn, 1000);
+    EXPECT_EQ(Got.Out, Truth.Out);
+    expectCountsEqual(Truth.Counters);
+    // The callee ran instrumented: its hooks counted it.
+    llvm::StringRef Callee = C.Fn == Foreign ? "" : "fp_loop";
+    if (!Callee.empty()) {
+      unsigned First = Index[Callee.str()];
+      EXPECT_GT(global("loom_test_waves")[First], 0u);
+    }
+  }
+  EXPECT_EQ(runPointers(*Dev, *Orig, "fnptr_arg", Foreign, 7).Out[5], 7 + 10);
+}
+
 // The launch state at kernel entry: work-group ids, wave ids (partial
 // work-groups at the grid's edge included), lane ids, the dispatch id and
 // the tool's launch data, on a 3-D grid of a kernel whose descriptor

@@ -178,6 +178,7 @@ INSTANTIATE_TEST_SUITE_P(ShippedTools, ShippedToolsOnHip,
                          ::testing::Values("launch", "wave_intrinsics",
                                            "cooperative_groups", "memory",
                                            "kernel_ref", "symbols",
-                                           "clang22_launch", "clang22_wave"));
+                                           "clang22_launch", "clang22_wave",
+                                           "function_pointers"));
 
 } // namespace
