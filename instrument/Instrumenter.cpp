@@ -13,11 +13,13 @@
 
 #include "IndirectCalls.h"
 #include "PointCompiler.h"
+#include "SeamHazards.h"
 
 #include "loom/instrument/DispatchAbi.h"
 #include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Liveness.h"
 #include "loom/instrument/MemoryWaits.h"
+#include "loom/instrument/WaitStates.h"
 #include "loom/isa/McContext.h"
 #include "loom/jit/Pipeline.h"
 
@@ -321,9 +323,28 @@ private:
       OS << "\ts_waitcnt" << (Vm ? " vmcnt(0)" : "")
          << (Lgkm ? " lgkmcnt(0)" : "") << "\n";
   }
+  /// The original code around a point, for the wait-state rules
+  /// (WaitStates.h): the instructions before it on each way in, and after.
+  struct Seam {
+    std::vector<std::vector<HazardInst>> Before;
+    std::vector<HazardInst> After;
+  };
+  Seam seamAt(const BinaryFunction &F, unsigned B, unsigned I);
+  const HazardInst &hazardOf(const BinaryInstruction &I);
+  DenseMap<const void *, HazardInst> Hazards;
+  /// s_nop before \p After where the rules need it (Result counts them).
+  void padSeam(ArrayRef<std::vector<HazardInst>> Before,
+               ArrayRef<HazardInst> After) {
+    unsigned N = waitStatesNeeded(
+        Before, After, HazardTarget::of(BC.codeObject().target().Processor));
+    std::string Nops = nopsFor(N);
+    Result.HazardWaitStates += N;
+    Result.HazardNops += StringRef(Nops).count('\n');
+    OS << Nops;
+  }
   /// \p Pending: memory results that may still arrive there.
   Error emitPoint(unsigned Index, const RegisterSet &Live,
-                  const PendingMemory &Pending);
+                  const PendingMemory &Pending, const Seam &Around);
   Error emitInstruction(const BinaryFunction &F, unsigned B, unsigned I);
   /// The copied functions a call through a pointer may reach.
   std::vector<detail::CopiedFunction> indirectTargets() const;
@@ -742,24 +763,6 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
   return Error::success();
 }
 
-/// \p S with its SGPRs moved up by \p SgprShift and its VGPRs by
-/// \p VgprShift.
-static RegisterSet shifted(const RegisterSet &S, unsigned SgprShift,
-                           unsigned VgprShift) {
-  if (!SgprShift && !VgprShift)
-    return S;
-  RegisterSet Out;
-  S.forEachUnit([&](unsigned U) {
-    if (U < RegisterSet::VgprBase)
-      Out.addSgprs(U - RegisterSet::SgprBase + SgprShift);
-    else if (U < RegisterSet::AgprBase)
-      Out.addVgprs(U - RegisterSet::VgprBase + VgprShift);
-    else
-      Out.setUnit(U);
-  });
-  return Out;
-}
-
 std::pair<unsigned, unsigned>
 Emitter::bodyShift(const CompiledPoint &P) const {
   if (!P.Insts)
@@ -818,12 +821,12 @@ Expected<const std::string &> Emitter::shiftedBody(const CompiledPoint &P,
 }
 
 Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
-                         const PendingMemory &Pending) {
+                         const PendingMemory &Pending, const Seam &Around) {
   const CompiledPoint &P = Compiled[Index];
   // A body in machine words moves up above every register the original
   // code uses, so that it clobbers nothing live and saves nothing.
   auto [SgprShift, VgprShift] = bodyShift(P);
-  RegisterSet Clob = shifted(P.Clobbers, SgprShift, VgprShift);
+  RegisterSet Clob = P.Clobbers.shifted(SgprShift, VgprShift);
   // Registers the arguments are read from.
   RegisterSet Sources;
   for (const RawInput &R : P.SgprInputs) {
@@ -976,6 +979,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // A memory result still in flight into a register the inserted code
   // reads or writes would land in the middle of it: wait for those.
   RegisterSet Touched = Used | Sources | Save;
+  detail::BodyHazards BH = detail::bodyHazards(BC, P, SgprShift, VgprShift);
+  padSeam(Around.Before, detail::glueHead(Touched, BH));
   emitWait(Pending.Vm.intersects(Touched), Pending.Lgkm.intersects(Touched));
   if (Temp)
     SaveTo(sreg(*Temp), SgprHome[*Temp]);
@@ -1058,6 +1063,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // An SGPR a VALU wrote needs 5 wait states before a VMEM reads it.
   if (VaLuWroteSgpr)
     OS << "\ts_nop 4\n";
+  else
+    padSeam(detail::argumentWrites(P, VgprShift), BH.Head);
 
   // The shared body, its labels made this copy's own.
   std::string Instance = "p" + std::to_string(Index);
@@ -1111,6 +1118,12 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
     RestoreFrom(sreg(*Temp), SgprHome[*Temp], false);
   if (VaLuWroteSgpr)
     OS << "\ts_nop 4\n";
+  RegisterSet RestoredVector;
+  for (auto [V, From] : VgprSave)
+    RestoredVector.addVgprs(V);
+  padSeam(detail::glueTail(BH, RestoredVector, M0Home.has_value(),
+                           VaLuWroteSgpr),
+          Around.After);
   std::string End = ".Lloom_" + Instance + "_end";
   OS << End << ":\n\t.size " << Label << ", " << End << "-" << Label << "\n";
   return Error::success();
@@ -1305,6 +1318,50 @@ Error Emitter::emitCallTranslation(const BinaryFunction &F, unsigned B,
   return Error::success();
 }
 
+const HazardInst &Emitter::hazardOf(const BinaryInstruction &I) {
+  auto [It, New] = Hazards.try_emplace(&I);
+  if (New)
+    It->second = describeHazards(BC.mc(), I.Inst, I.Props);
+  return It->second;
+}
+
+Emitter::Seam Emitter::seamAt(const BinaryFunction &F, unsigned B,
+                              unsigned Pos) {
+  // As far back and ahead as a rule reaches (an instruction is at least a
+  // wait state): the block's own instructions, each predecessor's last
+  // ones where they are too few, and the fall-through successor's first.
+  const unsigned Reach = MaxHazardWaitStates;
+  ArrayRef<BinaryBasicBlock> Blocks = F.blocks();
+  ArrayRef<BinaryInstruction> Insts = Blocks[B].Instructions;
+  std::vector<HazardInst> Own;
+  for (unsigned K = Pos > Reach ? Pos - Reach : 0; K < Pos; ++K)
+    Own.push_back(hazardOf(Insts[K]));
+  Seam S;
+  if (Pos >= Reach || Blocks[B].Predecessors.empty())
+    S.Before.push_back(std::move(Own));
+  for (unsigned P : Pos >= Reach ? ArrayRef<unsigned>()
+                                 : ArrayRef(Blocks[B].Predecessors)) {
+    ArrayRef<BinaryInstruction> From = Blocks[P].Instructions;
+    std::vector<HazardInst> Path;
+    for (unsigned K = From.size() > Reach ? From.size() - Reach : 0;
+         K < From.size(); ++K)
+      Path.push_back(hazardOf(From[K]));
+    Path.insert(Path.end(), Own.begin(), Own.end());
+    S.Before.push_back(std::move(Path));
+  }
+  for (unsigned Blk = B, K = Pos; S.After.size() < Reach;) {
+    if (K == Blocks[Blk].Instructions.size()) {
+      if (Blk + 1 == Blocks.size() || !is_contained(Blocks[Blk].Successors, Blk + 1))
+        break;
+      ++Blk;
+      K = 0;
+      continue;
+    }
+    S.After.push_back(hazardOf(Blocks[Blk].Instructions[K++]));
+  }
+  return S;
+}
+
 Error Emitter::emitFunction(const BinaryFunction &F) {
   std::string Sym = copyName(F);
   OS << "\n\t.globl " << Sym << "\n\t.protected " << Sym << "\n";
@@ -1315,17 +1372,22 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   if (F.isKernel() && StatesUsed)
     if (Error E = emitPreamble(F))
       return E;
-  if (!FP.KernelEntry.empty())
+  if (!FP.KernelEntry.empty()) {
+    Seam Start = seamAt(F, 0, 0);
+    Start.Before.clear(); // the wave's first instruction
     if (Error E = emitPoint(FP.KernelEntry[0], FL->entryLiveIn(),
-                            PendingMemory::unknown()))
+                            PendingMemory::unknown(), Start))
       return E;
+  }
   PendingMemoryAnalysis Waits(F);
   PendingMemory Pending;
+  // A point at \p Addr, before instruction \p Pos of block \p B.
   auto At = [&](std::map<uint64_t, unsigned> &Map, uint64_t Addr,
-                const RegisterSet &L) -> Error {
+                const RegisterSet &L, unsigned B, unsigned Pos) -> Error {
     auto It = Map.find(Addr);
-    return It == Map.end() ? Error::success()
-                           : emitPoint(It->second, L, Pending);
+    return It == Map.end()
+               ? Error::success()
+               : emitPoint(It->second, L, Pending, seamAt(F, B, Pos));
   };
   for (unsigned B = 0; B < F.blocks().size(); ++B) {
     const BinaryBasicBlock &Block = F.blocks()[B];
@@ -1345,7 +1407,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     }
     OS << blockLabel(F, Block.Address) << ":\n";
     Pending = Waits.blockIn(B);
-    if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B)))
+    if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B), B, 0))
       return E;
     // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
     // VGPR operands by M0[7:0], for the operands M0[15:12] selects. A point
@@ -1355,11 +1417,11 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     bool Indexing = false;
     unsigned IndexMask = 0;
     auto AtIndexed = [&](std::map<uint64_t, unsigned> &Map, uint64_t Addr,
-                         const RegisterSet &L) -> Error {
+                         const RegisterSet &L, unsigned Pos) -> Error {
       if (!Indexing || !Map.count(Addr))
-        return At(Map, Addr, L);
+        return At(Map, Addr, L, B, Pos);
       OS << "\ts_set_gpr_idx_off\n";
-      if (Error E = At(Map, Addr, L))
+      if (Error E = At(Map, Addr, L, B, Pos))
         return E;
       // The next VALU may index one instruction later (a wait state).
       OS << "\ts_set_gpr_idx_on m0, " << IndexMask << "\n\ts_nop 0\n";
@@ -1368,9 +1430,9 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
       const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
-      if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I)))
+      if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I), I))
         return E;
-      if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I)))
+      if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I), I))
         return E;
       if (Error E = emitCallTranslation(F, B, I))
         return E;
@@ -1388,7 +1450,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         Indexing = false;
       }
       Pending.step(Block.Instructions[I]);
-      if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I)))
+      if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I), I + 1))
         return E;
     }
     if (Indexing)
@@ -1587,6 +1649,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     OS << "\t.amdhsa_code_object_version " << BC.codeObject().abiVersion()
        << "\n\t.text\n";
     AddressMapLabels.clear();
+    Result.HazardWaitStates = Result.HazardNops = 0;
     PcLabels = 0;
     LongLabels = 0;
     BranchLines.clear();

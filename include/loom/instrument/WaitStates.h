@@ -1,0 +1,114 @@
+//===- loom/instrument/WaitStates.h - Software-managed hazards ------------===//
+//
+// gfx90a and gfx942 leave some hazards between instructions to software
+// (LLVM's GCNHazardRecognizer; the CDNA2/CDNA3 ISA guides, "Manually
+// Inserted Wait States"): a consumer issued too soon after its producer
+// reads a stale value. The compiler pads its own code; where Loom inserts
+// code, a producer on one side of the seam may meet a consumer on the
+// other. This is the rule table and the count of wait states a seam needs;
+// the instrumenter puts `s_nop N` (N + 1 wait states) where it is short.
+//
+// Each instruction is described from what Loom already has from LLVM's MC
+// tables (InstrProperties: registers read and written, memory kind) plus a
+// few opcode-name families (DPP forms, MFMA, transcendental operations,
+// v_readlane/v_writelane and their lane select), so the rules read the
+// registers an instruction really uses.
+//
+// A later writer of a register does not hide an earlier VALU write from
+// the rules (as in LLVM: the hazard is on the earlier write's forwarding).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_INSTRUMENT_WAITSTATES_H
+#define LOOM_INSTRUMENT_WAITSTATES_H
+
+#include "loom/instrument/InstrProperties.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/MC/MCInst.h"
+
+#include <string>
+
+namespace loom::isa {
+class McContext;
+}
+
+namespace loom::instrument {
+
+/// What the wait-state rules need of one instruction.
+struct HazardInst {
+  enum class Unit : uint8_t {
+    Salu,  ///< scalar ALU and control (s_*, no memory)
+    Valu,  ///< vector ALU (v_*, MFMA and v_accvgpr_* included)
+    Vmem,  ///< buffer, global, flat, scratch
+    Lds,   ///< ds_*
+    Smem,  ///< scalar memory
+  };
+  Unit U = Unit::Salu;
+  RegisterSet Reads, Writes;
+  bool Dpp = false;     ///< a DPP form
+  bool Mfma = false;    ///< v_mfma*, v_smfmac*
+  bool Trans = false;   ///< a transcendental VALU (exp, log, rcp, rsq, sqrt, sin, cos)
+  bool DivFmas = false; ///< v_div_fmas_*
+  bool RwLane = false;  ///< v_readlane, v_readfirstlane, v_writelane
+  /// v_readlane / v_writelane: the SGPR (or VCC half) selecting the lane.
+  RegisterSet LaneSelect;
+  /// v_readlane / v_readfirstlane: the VGPR read.
+  RegisterSet LaneSource;
+  /// A vector memory store of more than 8 bytes: its data VGPRs.
+  RegisterSet WideStoreData;
+  /// Reads M0 in a way that needs an SALU's write of it settled: s_movrel,
+  /// s_sendmsg, GDS, LDS DMA and add-TID, v_movrel, v_interp.
+  bool ReadsM0Late = false;
+  /// s_setreg_* / s_getreg_*.
+  bool SetReg = false, GetReg = false;
+  /// s_nop N: N + 1 wait states; 1 for anything else (0 for a stand-in
+  /// that may be no instruction at all).
+  unsigned WaitStates = 1;
+
+  bool isValu() const { return U == Unit::Valu; }
+  bool isVmem() const { return U == Unit::Vmem; }
+};
+
+/// Describes \p I (its properties as InstrAnalyzer found them).
+HazardInst describeHazards(isa::McContext &MC, const llvm::MCInst &I,
+                           const InstrProperties &P);
+
+/// Which rules apply: gfx90a's, or gfx94x's (which adds VALU-to-VALU SGPR
+/// forwarding, EXEC to lane access, VGPR to v_readlane and transcendental
+/// results).
+struct HazardTarget {
+  bool Gfx94x = false;
+  static HazardTarget of(llvm::StringRef Processor);
+};
+
+/// The rules by name, for the documentation and tests.
+struct HazardRule {
+  const char *Producer, *Consumer;
+  unsigned WaitStates;
+  bool Gfx94xOnly;
+};
+llvm::ArrayRef<HazardRule> hazardRules();
+
+/// The most wait states any rule asks for: how far back a seam looks.
+inline constexpr unsigned MaxHazardWaitStates = 18;
+
+/// Wait states to add right before \p Next so that no rule is broken by
+/// any instruction of \p Before (in program order, the last right before
+/// \p Next; their own wait states count as distance).
+unsigned waitStatesNeeded(llvm::ArrayRef<HazardInst> Before,
+                          const HazardInst &Next, HazardTarget T);
+
+/// The same, for a seam with several ways in (a block entry: one \p Paths
+/// entry per predecessor, each in program order) and \p After, the
+/// instructions after the seam in order (the first right after it; later
+/// ones are further from the producers by those before them).
+unsigned waitStatesNeeded(llvm::ArrayRef<std::vector<HazardInst>> Paths,
+                          llvm::ArrayRef<HazardInst> After, HazardTarget T);
+
+/// `s_nop` lines giving \p WaitStates wait states (none for 0).
+std::string nopsFor(unsigned WaitStates);
+
+} // namespace loom::instrument
+
+#endif // LOOM_INSTRUMENT_WAITSTATES_H
