@@ -980,7 +980,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // reads or writes would land in the middle of it: wait for those.
   RegisterSet Touched = Used | Sources | Save;
   detail::BodyHazards BH = detail::bodyHazards(BC, P, SgprShift, VgprShift);
-  padSeam(Around.Before, detail::glueHead(Touched, BH));
+  padSeam(Around.Before,
+          detail::glueHead(Touched, !LaneVgprs.empty(), BH));
   emitWait(Pending.Vm.intersects(Touched), Pending.Lgkm.intersects(Touched));
   if (Temp)
     SaveTo(sreg(*Temp), SgprHome[*Temp]);
@@ -1369,15 +1370,29 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   OS << "\t.type " << Sym << ",@function\n" << Sym << ":\n";
   const FunctionLiveness *FL = Live->of(F);
   FunctionPoints &FP = Points[&F];
-  if (F.isKernel() && StatesUsed)
+  // The wave's first instructions: the preamble's, if any, are the only
+  // ones before the original code (its v_readfirstlane and v_and of v0 are
+  // VALU writes).
+  Seam Start = seamAt(F, 0, 0);
+  Start.Before.assign(1, {});
+  if (F.isKernel() && StatesUsed) {
     if (Error E = emitPreamble(F))
       return E;
+    if (usesState(LaunchState::WaveTid)) {
+      HazardInst ReadFirst;
+      ReadFirst.U = HazardInst::Unit::Valu;
+      ReadFirst.Writes.addSgprs(StateReg[unsigned(LaunchState::WaveTid)]);
+      HazardInst Mask = ReadFirst;
+      Mask.Writes = RegisterSet().addVgprs(0);
+      Start.Before[0] = {ReadFirst, Mask};
+    }
+  }
   if (!FP.KernelEntry.empty()) {
-    Seam Start = seamAt(F, 0, 0);
-    Start.Before.clear(); // the wave's first instruction
     if (Error E = emitPoint(FP.KernelEntry[0], FL->entryLiveIn(),
                             PendingMemory::unknown(), Start))
       return E;
+  } else if (F.isKernel()) {
+    padSeam(Start.Before, Start.After);
   }
   PendingMemoryAnalysis Waits(F);
   PendingMemory Pending;
@@ -1403,6 +1418,16 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         for (unsigned K = 0; K < 3; ++K)
           OS << "\tv_readlane_b32 " << sreg(*LongBranchRegs + K) << ", v"
              << *LongBranchLanes << ", " << K << "\n";
+        // VALU writes of s0..s2, then the block (or a point's glue, a VALU
+        // reading them at worst).
+        HazardInst Lanes, Glue;
+        Lanes.U = Glue.U = HazardInst::Unit::Valu;
+        Lanes.Writes.addSgprs(*LongBranchRegs, 3);
+        Glue.Reads = Lanes.Writes;
+        Glue.WaitStates = 0;
+        std::vector<HazardInst> After = seamAt(F, B, 0).After;
+        After.insert(After.begin(), Glue);
+        padSeam({{Lanes}}, After);
       }
     }
     OS << blockLabel(F, Block.Address) << ":\n";

@@ -35,13 +35,14 @@ BodyHazards bodyHazards(const BinaryContext &BC, const CompiledPoint &P,
   return B;
 }
 
-std::vector<HazardInst> glueHead(const RegisterSet &Touched,
+std::vector<HazardInst> glueHead(const RegisterSet &Touched, bool Lanes,
                                  const BodyHazards &Body) {
   HazardInst Glue;
   Glue.U = HazardInst::Unit::Valu;
-  Glue.Reads = Touched;
+  Glue.Reads = Lanes ? Touched : Touched.vectorOnly();
   Glue.Reads.addExec();
-  Glue.RwLane = true;
+  Glue.Writes = Touched.vectorOnly(); // argument moves, VGPR saves
+  Glue.RwLane = Lanes;
   Glue.WaitStates = 0;
   std::vector<HazardInst> Out = {Glue};
   Out.insert(Out.end(), Body.Head.begin(), Body.Head.end());

@@ -32,9 +32,12 @@ BodyHazards bodyHazards(const BinaryContext &BC, const CompiledPoint &P,
                         unsigned SgprShift, unsigned VgprShift);
 
 /// The start of the inserted code: the glue reads \p Touched (saves, the
-/// arguments' sources) with VALU copies and lane writes (it may be no
-/// instruction at all), then the body's head.
-std::vector<HazardInst> glueHead(const RegisterSet &Touched,
+/// arguments' sources), its vector registers with VALU copies and, if
+/// \p Lanes (saves into VGPR lanes), its scalar ones with v_writelane too;
+/// the rest with SALU moves, which no rule constrains; it writes the
+/// vector registers it touches (parameters, homes). It may be no
+/// instruction at all: then the body's head follows at once.
+std::vector<HazardInst> glueHead(const RegisterSet &Touched, bool Lanes,
                                  const BodyHazards &Body);
 
 /// The argument moves right before the body: VALU writes of its VGPR

@@ -14,6 +14,7 @@
 #include "loom/instrument/BinaryContext.h"
 #include "loom/instrument/Instrumenter.h"
 #include "loom/instrument/LaunchHeader.h"
+#include "loom/instrument/WaitStates.h"
 #include "loom/jit/Pipeline.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -304,6 +305,61 @@ TEST_F(InstrumenterTest, CallsThroughPointersReachTheCopies) {
     }
   }
   EXPECT_EQ(runPointers(*Dev, *Orig, "fnptr_arg", Foreign, 7).Out[5], 7 + 10);
+}
+
+// A hook reading an MFMA's result right after it (mfma_kernel.c): the
+// inserted code waits out the MFMA (WaitStates.h) before its v_mov reads
+// the result, and the hook sees what the MFMA computed (1.5 * 2).
+TEST_F(InstrumenterTest, AHookAfterAnMfmaWaitsForItsResult) {
+  auto M = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/mfma_kernel.elf");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  Orig = std::move(*M);
+  ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
+  auto BC = BinaryContext::create(Orig->codeObject());
+  ASSERT_TRUE(bool(BC)) << llvm::toString(BC.takeError());
+  Lifted = std::move(*BC);
+  ASSERT_OK(Lifted->buildCFGs());
+  const BinaryFunction *K = Lifted->function("mfma_kernel");
+  ASSERT_NE(K, nullptr);
+  const BinaryInstruction *Mfma = nullptr;
+  for (const BinaryBasicBlock &B : K->blocks())
+    for (const BinaryInstruction &I : B.Instructions)
+      if (llvm::StringRef(I.Info.Text).starts_with("v_mfma"))
+        Mfma = &I;
+  ASSERT_NE(Mfma, nullptr);
+  ASSERT_TRUE(Mfma->Props.Writes.hasVgpr(2)) << Mfma->Info.Text;
+
+  InstrumentationPlan Plan(*Lifted);
+  ASSERT_OK(Plan.after(*K, *Mfma, "record",
+                       {HookArg::constant(7), HookArg::exec(),
+                        HookArg::vgpr(2), HookArg::constant64(0)}));
+  InstrumentOptions O;
+  O.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(R->HazardWaitStates, MaxHazardWaitStates) << R->Assembly;
+  EXPECT_NE(R->Assembly.find("\ts_nop 15\n\ts_nop 1\n"), std::string::npos)
+      << R->Assembly;
+  auto Copy = loadElf(R->Elf, "instrumented");
+  ASSERT_TRUE(Copy);
+
+  auto Run = [&](emu::Module &Mod, llvm::StringRef Name) {
+    emu::DeviceBuffer Out(*Dev, 64 * 4);
+    emu::KernelArgs Args;
+    Args.add(Out.data()).add(1.5f).add(2.0f);
+    auto D = Mod.launch(Name, emu::LaunchConfig::linear(64, 64), Args);
+    EXPECT_TRUE(D && D->ok());
+    if (!D)
+      llvm::consumeError(D.takeError());
+    return std::vector<float>(static_cast<float *>(Out.data()),
+                              static_cast<float *>(Out.data()) + 64);
+  };
+  std::memset(global("loom_test_args"), 0, 6 * 8);
+  EXPECT_EQ(Run(*Copy, "mfma_kernel.loom"), Run(*Orig, "mfma_kernel"));
+  float Got;
+  uint32_t Bits = uint32_t(global("loom_test_args")[2]);
+  std::memcpy(&Got, &Bits, 4);
+  EXPECT_EQ(Got, 3.0f);
 }
 
 // The launch state at kernel entry: work-group ids, wave ids (partial
