@@ -50,10 +50,12 @@ constexpr HazardRule Rules[] = {
     {"VALU writes EXEC", "DPP operation", 5, false},
     {"VALU writes a VGPR", "DPP operation reads it", 2, false},
     {"VALU writes a VGPR", "MFMA reads it", 2, false},
+    {"VALU writes EXEC", "MFMA", 4, false},
+    {"v_dot writes a VGPR", "another VALU or a memory instruction reads or writes it", 3, false},
     {"SALU writes M0", "s_movrel, s_sendmsg, GDS, LDS DMA or add-TID, v_movrel, v_interp", 1, false},
     {"VMEM store of more than 8 bytes", "VALU writes its data VGPRs", 1, false},
     {"MFMA writes a VGPR or AGPR", "a non-MFMA reads or writes it", MaxHazardWaitStates, false},
-    {"MFMA reads a VGPR or AGPR (in flight)", "a non-MFMA VALU writes it", MaxHazardWaitStates, false},
+    {"MFMA reads a VGPR or AGPR (in flight)", "a non-MFMA VALU writes it", 15, false},
     {"s_setreg", "s_getreg or s_setreg", 2, false},
     {"VALU writes an SGPR or VCC", "VALU reads it", 2, true},
     {"VALU writes EXEC", "v_readlane/v_readfirstlane/v_writelane", 4, true},
@@ -81,11 +83,16 @@ unsigned required(const HazardInst &P, const HazardInst &C, HazardTarget T) {
       Need(2);
     if (C.Mfma && !P.Mfma && V.intersects(C.Reads))
       Need(2);
+    if (C.Mfma && !P.Mfma && writesExec(P.Writes))
+      Need(4);
+    if (P.Dot && (C.isValu() || C.isVmem() || C.U == HazardInst::Unit::Lds) &&
+        (V.intersects(C.Reads) || V.intersects(C.Writes)))
+      Need(3);
     if (P.Mfma && !C.Mfma && (V.intersects(C.Reads) || V.intersects(C.Writes)))
       Need(MaxHazardWaitStates);
     if (P.Mfma && !C.Mfma && C.isValu() &&
         P.Reads.vectorOnly().intersects(C.Writes))
-      Need(MaxHazardWaitStates);
+      Need(15);
     if (T.Gfx94x) {
       if (C.isValu() && S.intersects(C.Reads))
         Need(2);
@@ -147,6 +154,7 @@ HazardInst describeHazards(isa::McContext &MC, const MCInst &I,
   StringRef L(Lower);
   H.Dpp = L.contains("_dpp");
   H.Mfma = L.starts_with("v_mfma") || L.starts_with("v_smfmac");
+  H.Dot = L.starts_with("v_dot");
   H.Trans = any_of(ArrayRef<StringRef>{"v_exp_", "v_log_", "v_rcp_", "v_rsq_",
                                        "v_sqrt_", "v_sin_", "v_cos_"},
                    [&](StringRef Prefix) { return L.starts_with(Prefix); });

@@ -63,8 +63,10 @@ TEST_F(WaitStatesTest, M0) {
 
 TEST_F(WaitStatesTest, MfmaResults) {
   EXPECT_EQ(need("mfma_read"), MaxHazardWaitStates);
-  EXPECT_EQ(need("mfma_far"), 0u); // 8 + 8 + 2 wait states of s_nop
+  EXPECT_EQ(need("mfma_far"), 0u); // 8 + 8 + 3 wait states of s_nop
   EXPECT_EQ(need("mfma_other"), 0u);
+  EXPECT_EQ(need("mfma_exec"), 4u);
+  EXPECT_EQ(need("dot"), 3u);
 }
 
 TEST_F(WaitStatesTest, WideStoreData) { EXPECT_EQ(need("wide_store"), 1u); }

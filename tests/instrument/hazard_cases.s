@@ -133,7 +133,7 @@ hz_mfma_far:
   v_mfma_f32_32x32x1f32 a[0:31], v0, v1, a[0:31]
   s_nop 7
   s_nop 7
-  s_nop 1
+  s_nop 2
   v_accvgpr_read_b32 v2, a0
   s_setpc_b64 s[30:31]
 .Lhz_mfma_far_end:
@@ -188,3 +188,23 @@ hz_salu_sgpr_valu:
   s_setpc_b64 s[30:31]
 .Lhz_salu_sgpr_valu_end:
   .size hz_salu_sgpr_valu, .Lhz_salu_sgpr_valu_end-hz_salu_sgpr_valu
+
+  .globl hz_mfma_exec
+  .p2align 2
+  .type hz_mfma_exec,@function
+hz_mfma_exec:
+  v_cmpx_eq_u32_e32 v0, v1
+  v_mfma_f32_4x4x1f32 a[0:3], v0, v1, a[0:3]
+  s_setpc_b64 s[30:31]
+.Lhz_mfma_exec_end:
+  .size hz_mfma_exec, .Lhz_mfma_exec_end-hz_mfma_exec
+
+  .globl hz_dot
+  .p2align 2
+  .type hz_dot,@function
+hz_dot:
+  v_dot2_f32_f16 v2, v0, v1, v2
+  v_add_f32_e32 v3, v2, v2
+  s_setpc_b64 s[30:31]
+.Lhz_dot_end:
+  .size hz_dot, .Lhz_dot_end-hz_dot

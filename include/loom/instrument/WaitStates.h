@@ -48,6 +48,7 @@ struct HazardInst {
   RegisterSet Reads, Writes;
   bool Dpp = false;     ///< a DPP form
   bool Mfma = false;    ///< v_mfma*, v_smfmac*
+  bool Dot = false;     ///< v_dot*
   bool Trans = false;   ///< a transcendental VALU (exp, log, rcp, rsq, sqrt, sin, cos)
   bool DivFmas = false; ///< v_div_fmas_*
   bool RwLane = false;  ///< v_readlane, v_readfirstlane, v_writelane
@@ -91,7 +92,7 @@ struct HazardRule {
 llvm::ArrayRef<HazardRule> hazardRules();
 
 /// The most wait states any rule asks for: how far back a seam looks.
-inline constexpr unsigned MaxHazardWaitStates = 18;
+inline constexpr unsigned MaxHazardWaitStates = 19;
 
 /// Wait states to add right before \p Next so that no rule is broken by
 /// any instruction of \p Before (in program order, the last right before
