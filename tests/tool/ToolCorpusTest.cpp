@@ -21,10 +21,10 @@
 //
 // Left out of the corpus here: Counters.* (it reads the emulator's
 // counters in process, which a dispatch through HSA does not return),
-// Faults.* (it makes its own devices), Atomics.* (compare-and-swap loops
-// retry as often as waves collide: counts differ from run to run, tool or
-// not) and ControlFlow.DivergentOps (calls through function pointers:
-// see docs/tools.md, "Not done yet").
+// Faults.* (it makes its own devices) and Atomics.* (compare-and-swap
+// loops retry as often as waves collide: counts differ from run to run,
+// tool or not). ControlFlow.DivergentOps calls through function pointers,
+// which reach the instrumented copies: counted like the rest.
 //
 //===----------------------------------------------------------------------===//
 
