@@ -132,6 +132,21 @@ Error InstrumentationPlan::atKernelExit(const BinaryFunction &K,
               {Hook.str(), std::move(Args)}});
 }
 
+Error InstrumentationPlan::countBefore(const BinaryFunction &F,
+                                       const BinaryInstruction &I,
+                                       CounterAdd A) {
+  HookRequest R{F.name().str(), HookPoint::Before, I.address(), {}};
+  R.Add = A;
+  return add(std::move(R));
+}
+Error InstrumentationPlan::countAtBlockEntry(const BinaryFunction &F,
+                                             const BinaryBasicBlock &B,
+                                             CounterAdd A) {
+  HookRequest R{F.name().str(), HookPoint::BlockEntry, B.Address, {}};
+  R.Add = A;
+  return add(std::move(R));
+}
+
 Error InstrumentationPlan::add(HookRequest R) {
   BinaryFunction *F = BC.function(R.Function);
   if (!F)
@@ -140,8 +155,15 @@ Error InstrumentationPlan::add(HookRequest R) {
   if (Error E = F->requireState(FunctionState::CFGBuilt))
     return E;
   std::string W = where(*F, R.Point, R.Address);
-  if (R.Call.Hook.empty())
+  if (R.Add) {
+    if (R.Add->Counter >= Counters.size())
+      return fail(W + ": no wave counter " + Twine(R.Add->Counter));
+    if (R.Point == HookPoint::KernelEntry || R.Point == HookPoint::KernelExit)
+      return fail(W + ": counters are added to before, after an "
+                      "instruction or at a block's entry");
+  } else if (R.Call.Hook.empty()) {
     return fail(W + ": no hook named");
+  }
   switch (R.Point) {
   case HookPoint::KernelEntry:
   case HookPoint::KernelExit:
@@ -227,6 +249,9 @@ std::string vreg(unsigned N) { return "v" + std::to_string(N); }
 struct FunctionPoints {
   std::vector<unsigned> KernelEntry;
   std::map<uint64_t, unsigned> BlockEntry, Before, After, KernelExit;
+  /// Adds to wave counters, by where they go.
+  std::map<uint64_t, std::vector<CounterAdd>> AddsBlockEntry, AddsBefore,
+      AddsAfter;
 };
 
 /// Registers the original code may use, and so cannot hold saved values.
@@ -302,10 +327,18 @@ private:
   unsigned instructionIndex(const BinaryFunction &F, uint64_t Address);
   void computeBudget();
   Error planLaunchState();
+  /// SGPRs for the wave counters (above the launch state) and the
+  /// address of each one's word.
+  Error planCounters();
+  /// \p Adds, SCC kept if \p Live has it.
+  void emitCounterAdds(ArrayRef<CounterAdd> Adds, const RegisterSet &Live);
+  /// Every counter added to its word, before an s_endpgm.
+  void emitCounterFlush();
   bool usesState(LaunchState S) const {
     return StatesUsed & 1u << unsigned(S);
   }
   Error emitPreamble(const BinaryFunction &K);
+  bool hasPreamble() const { return StatesUsed || !CounterReg.empty(); }
   Error emitFunction(const BinaryFunction &F);
   /// How far point \p P's body moves up (SGPRs, VGPRs; 0 if it stays):
   /// above Budget, in steps of 4 (keeping register tuples aligned), if it
@@ -394,6 +427,12 @@ private:
   /// each lives in for the whole kernel.
   unsigned StatesUsed = 0;
   unsigned StateReg[NumLaunchStates] = {};
+  /// Per wave counter: the first of its two SGPRs (even), and the address
+  /// of its word; the SGPRs counter code borrows: AddTemp (EXEC's lane
+  /// count), AddScc (SCC kept), FlushBase (a pair: the words' base).
+  std::vector<unsigned> CounterReg;
+  std::vector<uint64_t> CounterAddress;
+  unsigned AddTemp = 0, AddScc = 0, FlushBase = 0;
   /// How a kernel's preamble gets the launch state: the initial SGPRs as
   /// the original descriptor lays them out and as the copy's does (which
   /// enables what the state needs), and where the launch header goes.
@@ -483,8 +522,11 @@ Error Emitter::chooseFunctions() {
     // Every function F may reach in this code object.
     std::vector<const BinaryFunction *> Reach =
         BC.callGraph().reachableFrom(F);
+    // Named kernels, if any are, else those that reach a hook.
     if (!Kernels.count(&F) &&
-        none_of(Reach, [&](const BinaryFunction *G) { return Hooked.count(G); }))
+        (!Plan.kernels().empty() || none_of(Reach, [&](const BinaryFunction *G) {
+          return Hooked.count(G);
+        })))
       continue;
     if (Error E = checkRewritable(F)) {
       Result.Warnings.push_back("kernel " + F.name().str() +
@@ -549,6 +591,13 @@ void Emitter::collectPoints() {
     if (!Emitted.count(F))
       continue;
     FunctionPoints &FP = Points[F];
+    if (R.Add) {
+      auto &Map = R.Point == HookPoint::BlockEntry ? FP.AddsBlockEntry
+                  : R.Point == HookPoint::Before   ? FP.AddsBefore
+                                                   : FP.AddsAfter;
+      Map[R.Address].push_back(*R.Add);
+      continue;
+    }
     switch (R.Point) {
     case HookPoint::KernelEntry: {
       bool Fresh = FP.KernelEntry.empty();
@@ -726,6 +775,10 @@ Error Emitter::planLaunchState() {
 }
 
 Error Emitter::emitPreamble(const BinaryFunction &K) {
+  for (unsigned R : CounterReg)
+    OS << "\ts_mov_b64 " << spair(R) << ", 0\n";
+  if (!StatesUsed)
+    return Error::success();
   const KernelLaunch &L = Launch.find(&K)->second;
   if (L.New.UserSgprs > 16)
     return fail("the hooks need the kernarg segment pointer, and the kernel "
@@ -761,6 +814,105 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
     if (To != From)
       OS << "\ts_mov_b32 " << sreg(To) << ", " << sreg(From) << "\n";
   return Error::success();
+}
+
+Error Emitter::planCounters() {
+  ArrayRef<WaveCounter> Counters = Plan.counters();
+  if (Counters.empty())
+    return Error::success();
+  for (const WaveCounter &C : Counters) {
+    const uint64_t *Address = nullptr;
+    for (const HookLibrary &L : Hooks) {
+      auto It = L.GlobalAddresses.find(C.Global);
+      if (It == L.GlobalAddresses.end())
+        continue;
+      if (Address)
+        return fail("wave counter in '" + C.Global + "': tools '" +
+                    Hooks.front().Name + "' and '" + L.Name +
+                    "' both have a global of that name");
+      Address = &It->second;
+    }
+    if (!Address)
+      return fail("wave counter in '" + C.Global +
+                  "': no tool has a global of that name (LOOM_DEVICE)");
+    CounterAddress.push_back(*Address + C.Offset);
+  }
+  // Above the launch state, where no point writes, as the state.
+  RegisterSet Clobbered;
+  for (const CompiledPoint &P : Compiled)
+    Clobbered |= P.Clobbers;
+  unsigned N = Budget.FirstFreeSgpr;
+  auto Take = [&](unsigned Count) -> Expected<unsigned> {
+    for (;; ++N) {
+      if (Count == 2 && N % 2)
+        continue;
+      if (N + Count > MaxSgpr)
+        return fail("no free scalar registers for " + Twine(Counters.size()) +
+                    " wave counters (the kernels use s0..s" +
+                    Twine(Budget.FirstFreeSgpr - 1) + ")");
+      if (!Clobbered.hasSgpr(N) && (Count == 1 || !Clobbered.hasSgpr(N + 1)))
+        break;
+    }
+    N += Count;
+    return N - Count;
+  };
+  for (size_t C = 0; C < Counters.size(); ++C) {
+    Expected<unsigned> R = Take(2);
+    if (!R)
+      return R.takeError();
+    CounterReg.push_back(*R);
+  }
+  Expected<unsigned> Base = Take(2), Temp = Take(1), Scc = Take(1);
+  if (!Base || !Temp || !Scc)
+    return joinErrors(joinErrors(Base.takeError(), Temp.takeError()),
+                      Scc.takeError());
+  FlushBase = *Base;
+  AddTemp = *Temp;
+  AddScc = *Scc;
+  Budget.FirstFreeSgpr = N;
+  HighestSgpr = std::max<int>(HighestSgpr, N - 1);
+  return Error::success();
+}
+
+void Emitter::emitCounterAdds(ArrayRef<CounterAdd> Adds,
+                              const RegisterSet &Live) {
+  bool KeepScc = Live.has(SpecialReg::Scc);
+  if (KeepScc)
+    OS << "\ts_cselect_b32 " << sreg(AddScc) << ", 1, 0\n";
+  for (const CounterAdd &A : Adds) {
+    unsigned R = CounterReg[A.Counter];
+    std::string Amount = std::to_string(A.Amount);
+    if (A.PerLane) {
+      OS << "\ts_bcnt1_i32_b64 " << sreg(AddTemp) << ", exec\n";
+      if (A.Amount != 1)
+        OS << "\ts_mul_i32 " << sreg(AddTemp) << ", " << sreg(AddTemp) << ", "
+           << Amount << "\n";
+      Amount = sreg(AddTemp);
+    }
+    OS << "\ts_add_u32 " << sreg(R) << ", " << sreg(R) << ", " << Amount
+       << "\n\ts_addc_u32 " << sreg(R + 1) << ", " << sreg(R + 1) << ", 0\n";
+  }
+  if (KeepScc)
+    OS << "\ts_cmp_lg_u32 " << sreg(AddScc) << ", 0\n";
+}
+
+void Emitter::emitCounterFlush() {
+  if (CounterReg.empty())
+    return;
+  // Scalar atomics take a 20-bit offset from their base.
+  std::optional<uint64_t> Base;
+  for (size_t C = 0; C < CounterReg.size(); ++C) {
+    uint64_t At = CounterAddress[C];
+    if (!Base || At < *Base || At - *Base >= (1u << 20)) {
+      Base = At;
+      OS << "\ts_mov_b32 " << sreg(FlushBase) << ", 0x"
+         << utohexstr(uint32_t(At)) << "\n\ts_mov_b32 " << sreg(FlushBase + 1)
+         << ", 0x" << utohexstr(uint32_t(At >> 32)) << "\n";
+    }
+    OS << "\ts_atomic_add_x2 " << spair(CounterReg[C]) << ", "
+       << spair(FlushBase) << ", 0x" << utohexstr(At - *Base) << "\n";
+  }
+  OS << "\ts_waitcnt lgkmcnt(0)\n";
 }
 
 std::pair<unsigned, unsigned>
@@ -1375,7 +1527,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   // VALU writes).
   Seam Start = seamAt(F, 0, 0);
   Start.Before.assign(1, {});
-  if (F.isKernel() && StatesUsed) {
+  if (F.isKernel() && hasPreamble()) {
     if (Error E = emitPreamble(F))
       return E;
     if (usesState(LaunchState::WaveTid)) {
@@ -1403,6 +1555,13 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     return It == Map.end()
                ? Error::success()
                : emitPoint(It->second, L, Pending, seamAt(F, B, Pos));
+  };
+  // A point's counter adds come before its hooks; scalar code, they need
+  // no VGPR indexing switched off.
+  auto Count = [&](std::map<uint64_t, std::vector<CounterAdd>> &Adds,
+                   uint64_t Addr, const RegisterSet &L) {
+    if (auto It = Adds.find(Addr); It != Adds.end())
+      emitCounterAdds(It->second, L);
   };
   for (unsigned B = 0; B < F.blocks().size(); ++B) {
     const BinaryBasicBlock &Block = F.blocks()[B];
@@ -1432,6 +1591,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     }
     OS << blockLabel(F, Block.Address) << ":\n";
     Pending = Waits.blockIn(B);
+    Count(FP.AddsBlockEntry, Block.Address, FL->liveIn(B));
     if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B), B, 0))
       return E;
     // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
@@ -1455,12 +1615,15 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
       const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
+      Count(FP.AddsBefore, Addr, FL->liveBefore(B, I));
       if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I), I))
         return E;
       if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I), I))
         return E;
       if (Error E = emitCallTranslation(F, B, I))
         return E;
+      if (F.isKernel() && Block.Instructions[I].Props.isEndProgram())
+        emitCounterFlush();
       OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
       AddressMapLabels.push_back(Addr);
       if (Error E = emitInstruction(F, B, I))
@@ -1475,6 +1638,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         Indexing = false;
       }
       Pending.step(Block.Instructions[I]);
+      Count(FP.AddsAfter, Addr, FL->liveAfter(B, I));
       if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I), I + 1))
         return E;
     }
@@ -1630,6 +1794,13 @@ Expected<InstrumentedCodeObject> Emitter::run() {
   if (Error E = planLaunchState()) {
     // The state's registers serve every copied function: no kernel here
     // can have it.
+    std::string Why = toString(std::move(E));
+    for (const BinaryFunction *K : Kernels)
+      Result.Warnings.push_back("kernel " + K->name().str() +
+                                " runs uninstrumented: " + Why);
+    return std::move(Result);
+  }
+  if (Error E = planCounters()) {
     std::string Why = toString(std::move(E));
     for (const BinaryFunction *K : Kernels)
       Result.Warnings.push_back("kernel " + K->name().str() +

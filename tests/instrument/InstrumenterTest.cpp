@@ -86,13 +86,16 @@ protected:
     std::memset(global("loom_test_events"), 0, 4 * 8);
   }
 
-  /// Instruments \p Kernel with \p Hook(index, exec) before every
-  /// instruction of it and of the functions it calls.
-  std::unique_ptr<emu::Module> instrumentAll(llvm::StringRef Kernel,
-                                             llvm::StringRef Hook,
-                                             InstrumentedCodeObject *Out) {
+  /// Instruments \p Kernel (and the kernels \p More) with \p Hook(index,
+  /// exec) before every instruction of every function.
+  std::unique_ptr<emu::Module>
+  instrumentAll(llvm::StringRef Kernel, llvm::StringRef Hook,
+                InstrumentedCodeObject *Out,
+                llvm::ArrayRef<llvm::StringRef> More = {}) {
     InstrumentationPlan Plan(*Lifted);
     Plan.addKernel(Kernel);
+    for (llvm::StringRef K : More)
+      Plan.addKernel(K);
     for (const BinaryFunction &F : Lifted->functions()) {
       Index[F.name().str()] = NextIndex;
       for (const BinaryBasicBlock &B : F.blocks())
@@ -277,7 +280,7 @@ TEST_F(InstrumenterTest, CallsThroughPointersReachTheCopies) {
                            Lifted->function("fp_loop")));
 
   InstrumentedCodeObject ICO;
-  auto Copy = instrumentAll("fnptr_table", "count", &ICO);
+  auto Copy = instrumentAll("fnptr_table", "count", &ICO, {"fnptr_arg"});
   ASSERT_TRUE(Copy);
   EXPECT_NE(ICO.Assembly.find("to the instrumented copy of its callee"),
             std::string::npos);
@@ -433,6 +436,69 @@ TEST_F(InstrumenterTest, HooksSeeTheLaunchState) {
   EXPECT_EQ(Seen, testutil::expectedWaves(Grid, Group));
   EXPECT_EQ(Seen.size(), 46u); // 5 x 3 x 2 work-groups, 16 of two waves
   EXPECT_EQ(Bad, 0u);
+}
+
+// Wave counters (per-wave SGPRs, flushed at s_endpgm) added to before
+// every instruction of call_chain and its callees (a loop in helper_sum,
+// recursion in helper_fib, SCC live between every s_cmp and its branch)
+// count exactly what the virtual GPU ran, and change no result.
+TEST_F(InstrumenterTest, WaveCountersCountExactly) {
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("call_chain");
+  const BinaryFunction *K = Lifted->function("call_chain");
+  ASSERT_NE(K, nullptr);
+  unsigned Waves = Plan.waveCounter("loom_test_events", 0);
+  unsigned Lanes = Plan.waveCounter("loom_test_events", 8);
+  unsigned Entry = Plan.waveCounter("loom_test_events", 16);
+  bool SccLive = false;
+  for (const BinaryFunction &F : Lifted->functions())
+    for (const BinaryBasicBlock &B : F.blocks())
+      for (const BinaryInstruction &I : B.Instructions) {
+        ASSERT_OK(Plan.countBefore(F, I, {Waves, 1, false}));
+        if (I.Props.IsVector)
+          ASSERT_OK(Plan.countBefore(F, I, {Lanes, 1, true}));
+        SccLive |= I.Props.Reads.has(SpecialReg::Scc);
+      }
+  EXPECT_TRUE(SccLive);
+  ASSERT_OK(Plan.countAtBlockEntry(*K, K->blocks()[0], {Entry, 3, true}));
+  EXPECT_TRUE(bool(Plan.countAtBlockEntry(*K, K->blocks()[0], {7, 1, false})))
+      << "a counter that does not exist";
+  InstrumentOptions O;
+  O.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  for (const std::string &W : R->Warnings)
+    ADD_FAILURE() << "warning: " << W;
+  auto M = loadElf(R->Elf, "instrumented");
+  ASSERT_TRUE(M) << R->Assembly;
+  if (getenv("LOOM_TEST_DUMP"))
+    fprintf(stderr, "%s", R->Assembly.c_str());
+
+  constexpr unsigned N = 150; // three waves, the last one partial
+  auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel,
+                 emu::DispatchCounters *Counters) {
+    emu::DeviceBuffer Out(*Dev, 256 * 4);
+    emu::KernelArgs Args;
+    Args.add(Out.data()).add(int32_t(13)).add(int32_t(6));
+    auto Res = Mod.launch(Kernel, emu::LaunchConfig::linear(N, 64), Args);
+    EXPECT_TRUE(Res && Res->ok());
+    if (!Res) {
+      ADD_FAILURE() << llvm::toString(Res.takeError());
+      return std::vector<int>();
+    }
+    if (Counters)
+      *Counters = Res->Counters;
+    return std::vector<int>(Out.data<int>(), Out.data<int>() + N);
+  };
+  emu::DispatchCounters Truth;
+  std::vector<int> Want = Run(*Orig, "call_chain", &Truth);
+  resetCounts();
+  EXPECT_EQ(Run(*M, "call_chain.loom", nullptr), Want);
+  const uint64_t *Words = global("loom_test_events");
+  EXPECT_EQ(Words[0], Truth.WaveInstructions);
+  EXPECT_EQ(Words[1], Truth.ActiveLaneInstructions);
+  EXPECT_EQ(Words[2], 3u * N);
+  EXPECT_GT(Truth.WaveInstructions, 300u); // the loop and the recursion ran
 }
 
 // A hook that faults is reported as a fault in that hook, by name and

@@ -20,6 +20,32 @@ cfg_diamond:
 .Ldiamond_end:
   .size cfg_diamond, .Ldiamond_end-cfg_diamond
 
+// Nested loops (ControlEquivalenceTest.cpp): blocks B0 entry, B1 outer
+// loop's head, B2 inner loop (do-while), B3 after it, B4 a then-block, B5
+// the outer loop's latch, B6 the return.
+  .globl nested_loops
+  .hidden nested_loops
+  .p2align 2
+  .type nested_loops,@function
+nested_loops:
+  s_mov_b32 s4, 0
+.Lnested_outer:
+  s_mov_b32 s5, 0
+.Lnested_inner:
+  s_add_u32 s5, s5, 1
+  s_cmp_lt_u32 s5, 3
+  s_cbranch_scc1 .Lnested_inner
+  s_cmp_eq_u32 s4, 1
+  s_cbranch_scc1 .Lnested_latch
+  v_add_u32_e32 v0, v0, v1
+.Lnested_latch:
+  s_add_u32 s4, s4, 1
+  s_cmp_lt_u32 s4, 4
+  s_cbranch_scc1 .Lnested_outer
+  s_setpc_b64 s[30:31]
+.Lnested_end:
+  .size nested_loops, .Lnested_end-nested_loops
+
 // A call through s_getpc_b64 + s_add_u32/s_addc_u32, then a return.
   .globl caller
   .p2align 2

@@ -43,9 +43,6 @@ std::vector<Counted> instrCounts(StringRef Err,
                  .str());
   for (const std::string &L : linesStarting(Err, (Tool + ": dispatch ").str())) {
     SmallVector<StringRef, 5> M;
-    // A dispatch overlapping one of its kernel's runs uncounted.
-    if (StringRef(L).contains(" of the same kernel does: not counted"))
-      continue;
     if (!Line.match(L, &M)) {
       ADD_FAILURE() << "unexpected line: " << L;
       continue;

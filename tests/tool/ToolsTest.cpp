@@ -161,8 +161,9 @@ TEST_F(ShippedTools, KernelArgsAreTheLaunchParameters) {
 // truth of the same program. Not those whose kernels run differently from
 // run to run, instrumented or not: shared_atomics (compare-and-swap loops
 // retry as often as waves happen to collide), device_printf (waves spin,
-// s_sleep, until the host has served their hostcall), streams_events
-// (kernels of several streams at once share the tools' counters).
+// s_sleep, until the host has served their hostcall). streams_events runs
+// one kernel on two streams at once: each dispatch gets a copy and slots
+// of its own.
 class ShippedToolsOnHip : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(ShippedToolsOnHip, CountsEqualTheTruth) {
@@ -179,6 +180,7 @@ INSTANTIATE_TEST_SUITE_P(ShippedTools, ShippedToolsOnHip,
                                            "cooperative_groups", "memory",
                                            "kernel_ref", "symbols",
                                            "clang22_launch", "clang22_wave",
+                                           "streams_events",
                                            "function_pointers"));
 
 } // namespace

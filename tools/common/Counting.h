@@ -26,6 +26,7 @@
 #include "CountSlots.h"
 #include "ToolOptions.h"
 
+#include "loom/instrument/ControlEquivalence.h"
 #include "loom/instrument/Tool.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -33,6 +34,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,31 +64,38 @@ class Counter {
 public:
   Counter() : Slots("LoomCounts", LOOM_COUNT_SLOTS, 2) {}
 
-  /// The choice for dispatch \p D: instrumented if \p O wants it and no
-  /// other dispatch of its kernel is running (on another queue): the two
-  /// would add into the same slots. Then the original code runs, and a
-  /// line of \p Tool's says so; the counts stay exact.
+  /// The choice for dispatch \p D: instrumented if \p O wants it. Each
+  /// of the dispatches of one kernel running at once (on several queues)
+  /// gets a copy of its own, with slots of its own (a configuration each:
+  /// the first copy, then a second while the first runs, ...), up to
+  /// MaxConcurrent; beyond, the dispatch runs its original code, uncounted,
+  /// and a line of \p Tool's says so.
   instrument::DispatchChoice choose(const ToolOptions &O,
                                     const instrument::Dispatch &D,
                                     llvm::StringRef Tool) {
     if (!O.wants(D))
       return instrument::DispatchChoice::original();
-    std::lock_guard<std::mutex> L(RunningLock);
-    auto [It, New] = Running.try_emplace(D.KernelObject, D.Index);
-    if (New)
-      return instrument::DispatchChoice::instrumented();
+    std::lock_guard<std::mutex> L(Lock);
+    std::map<uint64_t, uint64_t> &Copies = Running[D.KernelObject];
+    for (uint64_t C = 0; C < MaxConcurrent; ++C)
+      if (Copies.try_emplace(C, D.Index).second) {
+        ConfigurationOf[D.Index] = C;
+        return instrument::DispatchChoice::instrumented(C);
+      }
     llvm::errs() << Tool << ": dispatch " << D.Index << " " << D.Kernel
-                 << " runs while dispatch " << It->second
-                 << " of the same kernel does: not counted (running the "
-                    "original code)\n";
+                 << " runs while " << MaxConcurrent
+                 << " dispatches of the same kernel do: not counted (running "
+                    "the original code)\n";
     return instrument::DispatchChoice::original();
   }
   /// Ends what choose() started for \p D (take() does it too).
   void release(const instrument::Dispatch &D) {
-    std::lock_guard<std::mutex> L(RunningLock);
-    auto It = Running.find(D.KernelObject);
-    if (It != Running.end() && It->second == D.Index)
-      Running.erase(It);
+    std::lock_guard<std::mutex> L(Lock);
+    auto C = ConfigurationOf.find(D.Index);
+    if (C == ConfigurationOf.end())
+      return;
+    Running[D.KernelObject].erase(C->second);
+    ConfigurationOf.erase(C);
   }
 
   /// Adds the hooks to \p K.
@@ -96,27 +105,41 @@ public:
     std::vector<std::pair<const BinaryFunction *, const BinaryInstruction *>>
         Points;
     const isa::McContext &MC = K.context().mc();
-    // Block mode asks only for what it needs: every run of a block runs as
-    // many times as the block's entry, so only the first run counts waves,
-    // and only runs with vector instructions count lanes (a run of scalar
-    // instructions after an EXEC write, such as s_cbranch_execz, needs no
-    // hook at all).
+    // Block modes ask only for what the host cannot work out: a class of
+    // blocks that run equally often (ControlEquivalence) is counted at one
+    // of them, the kernel's blocks that run once per wave not at all, and
+    // only runs with vector instructions count lanes, except the kernel's
+    // first, which runs with every work-item active.
     std::vector<bool> CountsVector; // per slot: has vector instructions
-    for (BinaryFunction *F : K.functions())
-      for (const BinaryBasicBlock &B : F->blocks()) {
+    std::vector<bool> InLoop;       // per slot: its block is in a loop
+    for (BinaryFunction *F : K.functions()) {
+      std::optional<ControlEquivalence> Classes;
+      if (M != CountMode::Instruction)
+        Classes.emplace(*F);
+      // Per class, the slot counting its waves (its representative's first
+      // run), filled as the representatives are met.
+      std::vector<size_t> ClassSlot(Classes ? Classes->numClasses() : 0,
+                                    Kernel::None);
+      size_t FirstSlot = Plan.Slots.size();
+      llvm::ArrayRef<BinaryBasicBlock> Blocks = F->blocks();
+      for (unsigned BI = 0; BI < Blocks.size(); ++BI) {
+        const BinaryBasicBlock &B = Blocks[BI];
         size_t BlockSlot = Plan.Slots.size();
         Plan.Blocks.push_back({blockName(*F, B), BlockSlot});
+        if (Classes && Classes->representative(Classes->classOf(BI)) == BI)
+          ClassSlot[Classes->classOf(BI)] = BlockSlot;
         for (size_t I = 0; I < B.Instructions.size(); ++I) {
           const BinaryInstruction &Inst = B.Instructions[I];
           bool Starts = M == CountMode::Instruction || I == 0 ||
                         (M == CountMode::Block &&
                          B.Instructions[I - 1].Props.writesExec());
           if (Starts) {
-            Plan.WavesOf.push_back(
-                M == CountMode::Instruction ? Plan.Slots.size() : BlockSlot);
+            Plan.WavesOf.push_back(Plan.Slots.size());
+            Plan.LanesFromWorkItems.push_back(false);
             Plan.Slots.emplace_back();
             Points.push_back({F, &Inst});
             CountsVector.push_back(false);
+            InLoop.push_back(false);
           }
           Plan.Slots.back().push_back(Plan.Instructions.size());
           Plan.Instructions.push_back(
@@ -125,35 +148,85 @@ public:
             CountsVector.back() = true;
         }
       }
+      if (!Classes)
+        continue;
+      // Every run of the function takes its waves from its class's slot, or
+      // from the dispatch.
+      bool IsKernel = F->isKernel();
+      for (size_t S = FirstSlot; S < Plan.Slots.size(); ++S) {
+        const BinaryInstruction *Inst = Points[S].second;
+        unsigned BI = *F->blockContaining(Inst->address());
+        unsigned C = Classes->classOf(BI);
+        bool Once = IsKernel && Classes->runsOncePerCall(C);
+        Plan.WavesOf[S] = Once ? Kernel::DispatchWaves : ClassSlot[C];
+        Plan.LanesFromWorkItems[S] =
+            Once && BI == 0 && Inst == &Blocks[0].Instructions.front();
+        InLoop[S] = Classes->inLoop(BI);
+      }
+    }
     llvm::Expected<uint64_t> Base =
         Slots.allocate(K.kernel().name(), Plan.Slots.size());
     if (!Base)
       return Base.takeError();
     Plan.Base = *Base;
+    // What each slot counts.
+    std::vector<bool> Waves(Points.size()), Lanes(Points.size());
     for (size_t S = 0; S < Points.size(); ++S) {
-      bool Waves = Plan.WavesOf[S] == S;
-      bool Lanes = M != CountMode::BlockEntry && CountsVector[S];
-      const char *Hook = M == CountMode::Instruction || (Waves && Lanes)
-                             ? "loom_count"
-                         : Waves ? "loom_count_waves"
-                         : Lanes ? "loom_count_lanes"
-                                 : nullptr;
-      if (!Hook)
-        continue;
+      Waves[S] = M == CountMode::Instruction || Plan.WavesOf[S] == S;
+      Lanes[S] = M == CountMode::Instruction ||
+                 (M != CountMode::BlockEntry && CountsVector[S] &&
+                  !Plan.LanesFromWorkItems[S]);
+      Plan.CountsLanes.push_back(Lanes[S]);
+    }
+    // Block modes count slots in loops in wave counters (SGPRs: two or
+    // three scalar instructions a count, no memory), as many as fit; the
+    // rest with hooks (scalar atomics at each count). A counter costs two
+    // more per wave (zeroed at the start, flushed at the end), more than
+    // a hook where the slot runs once or never.
+    std::vector<bool> InRegisters(Points.size());
+    if (M != CountMode::Instruction) {
+      unsigned Spare = K.spareSgprs() / 2;
+      for (size_t S = 0; S < Points.size(); ++S) {
+        unsigned Need = Waves[S] + Lanes[S];
+        if (InLoop[S] && Need && Need <= Spare) {
+          InRegisters[S] = true;
+          Spare -= Need;
+        }
+      }
+    }
+    for (size_t S = 0; S < Points.size(); ++S) {
       auto [F, Inst] = Points[S];
-      std::vector<HookArg> Args{
-          HookArg::constant(uint32_t((Plan.Base + S) * 16))};
       const BinaryBasicBlock &B = F->blocks()[*F->blockContaining(
           Inst->address())];
-      llvm::Error E = Inst->address() == B.Address && M != CountMode::Instruction
-                          ? K.plan().atBlockEntry(*F, B, Hook, Args)
-                          : K.plan().before(*F, *Inst, Hook, Args);
-      if (E)
+      bool AtEntry = Inst->address() == B.Address && M != CountMode::Instruction;
+      uint32_t Offset = uint32_t((Plan.Base + S) * 16);
+      if (InRegisters[S]) {
+        for (bool PerLane : {false, true}) {
+          if (!(PerLane ? Lanes[S] : Waves[S]))
+            continue;
+          CounterAdd A{K.plan().waveCounter("LoomCounts", Offset + 8 * PerLane),
+                       1, PerLane};
+          if (llvm::Error E = AtEntry ? K.plan().countAtBlockEntry(*F, B, A)
+                                      : K.plan().countBefore(*F, *Inst, A))
+            return E;
+        }
+        continue;
+      }
+      const char *Hook = Waves[S] && Lanes[S] ? "loom_count"
+                         : Waves[S]           ? "loom_count_waves"
+                         : Lanes[S]           ? "loom_count_lanes"
+                                              : nullptr;
+      if (!Hook)
+        continue;
+      std::vector<HookArg> Args{HookArg::constant(Offset)};
+      if (llvm::Error E = AtEntry ? K.plan().atBlockEntry(*F, B, Hook, Args)
+                                  : K.plan().before(*F, *Inst, Hook, Args))
         return E;
     }
-    // By kernel object: the corpus has a kernel of one name in a code
-    // object per optimisation level, each with its own slots.
-    Kernels[K.kernelObject()] = std::move(Plan);
+    // By kernel object (the corpus has a kernel of one name in a code
+    // object per optimisation level) and copy, each with its own slots.
+    std::lock_guard<std::mutex> L(Lock);
+    Kernels[{K.kernelObject(), K.configuration()}] = std::move(Plan);
     return llvm::Error::success();
   }
 
@@ -161,29 +234,45 @@ public:
   /// device and zeroed there.
   llvm::Expected<DispatchCounts> take(instrument::ToolContext &Ctx,
                                       const instrument::Dispatch &D) {
-    auto It = Kernels.find(D.KernelObject);
-    if (It == Kernels.end()) {
+    const Kernel *Found = nullptr;
+    {
+      std::lock_guard<std::mutex> L(Lock);
+      auto C = ConfigurationOf.find(D.Index);
+      if (C != ConfigurationOf.end()) {
+        auto It = Kernels.find({D.KernelObject, C->second});
+        if (It != Kernels.end())
+          Found = &It->second;
+      }
+    }
+    if (!Found) {
       release(D);
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "%s was not instrumented by this tool",
                                      D.Kernel.c_str());
     }
-    const Kernel &Plan = It->second;
+    const Kernel &Plan = *Found;
     std::vector<uint64_t> Raw;
     llvm::Error E = Slots.take(Ctx, D.Agent, Plan.Base, Plan.Slots.size(), Raw);
     release(D);
     if (E)
       return std::move(E);
     DispatchCounts C;
+    const uint64_t Waves = D.waves(), WorkItems = D.workItems();
+    auto wavesOf = [&](size_t Slot) {
+      return Slot == Kernel::DispatchWaves ? Waves : Raw[2 * Slot];
+    };
     for (size_t S = 0; S < Plan.Slots.size(); ++S) {
-      uint64_t Waves = Raw[2 * Plan.WavesOf[S]], Lanes = Raw[2 * S + 1];
-      if (!Waves) // as the counters, only what ran
+      uint64_t W = wavesOf(Plan.WavesOf[S]);
+      uint64_t Lanes = Plan.LanesFromWorkItems[S] ? WorkItems
+                       : Plan.CountsLanes[S]      ? Raw[2 * S + 1]
+                                                  : 0;
+      if (!W) // as the counters, only what ran
         continue;
       for (uint32_t I : Plan.Slots[S]) {
         const auto &[Name, Vector] = Plan.Instructions[I];
         WavesLanes &O = C.Opcodes[Name];
-        O.first += Waves;
-        C.WaveInstructions += Waves;
+        O.first += W;
+        C.WaveInstructions += W;
         if (Vector) {
           O.second += Lanes;
           C.LaneInstructions += Lanes;
@@ -191,17 +280,24 @@ public:
       }
     }
     for (const auto &[Name, Slot] : Plan.Blocks)
-      C.Blocks[Name] += Raw[2 * Slot];
+      C.Blocks[Name] += wavesOf(Plan.WavesOf[Slot]);
     return C;
   }
 
 private:
   struct Kernel {
+    static constexpr size_t None = ~size_t(0);
+    /// WavesOf: a run of the kernel's once per wave.
+    static constexpr size_t DispatchWaves = None - 1;
     uint64_t Base = 0;
     /// Per slot: the instructions it counts (indices into Instructions).
     std::vector<std::vector<uint32_t>> Slots;
-    /// Per slot: the slot that counts its waves (its block's first).
+    /// Per slot: the slot that counts its waves (its class's
+    /// representative's first), or DispatchWaves.
     std::vector<size_t> WavesOf;
+    /// Per slot: whether its hook counts lanes, and whether its lanes are
+    /// the dispatch's work-items instead (the kernel's first run).
+    std::vector<bool> CountsLanes, LanesFromWorkItems;
     /// (opcode, whether it counts lanes).
     std::vector<std::pair<std::string, bool>> Instructions;
     /// Every block, with the slot counting its entries.
@@ -209,9 +305,16 @@ private:
   };
   SlotAllocator Slots;
   /// Kernel object -> the dispatch of it being counted.
-  std::mutex RunningLock;
-  std::map<uint64_t, uint64_t> Running;
-  std::map<uint64_t, Kernel> Kernels;
+  /// Copies of one kernel, so of its dispatches, that may run at once.
+  static constexpr uint64_t MaxConcurrent = 8;
+  std::mutex Lock;
+  /// Kernel object -> copy (configuration) -> the dispatch running it.
+  std::map<uint64_t, std::map<uint64_t, uint64_t>> Running;
+  /// Dispatch -> the copy it runs.
+  std::map<uint64_t, uint64_t> ConfigurationOf;
+  /// (kernel object, configuration) -> its plan. std::map: a plan stays
+  /// where it is while others are added.
+  std::map<std::pair<uint64_t, uint64_t>, Kernel> Kernels;
 };
 
 /// mode=instruction|block, \p Default if not given.

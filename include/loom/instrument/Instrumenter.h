@@ -38,6 +38,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -138,6 +139,24 @@ struct HookCall {
   std::vector<HookArg> Args;
 };
 
+/// A per-wave 64-bit counter, in the spirit of Neutrino's counting probes:
+/// the instrumented kernel keeps it in two SGPRs of its own, zero when the
+/// wave starts; CounterAdd requests add to it with two or three scalar
+/// instructions, no memory; at each of the kernel's exits (s_endpgm) the
+/// wave adds it to the 64-bit word at byte Offset of the tool global
+/// Global (LOOM_DEVICE in the tool's hooks), one scalar atomic per counter.
+struct WaveCounter {
+  std::string Global;
+  uint64_t Offset = 0;
+};
+
+/// Adds Amount, times EXEC's active lanes if PerLane, to a WaveCounter.
+struct CounterAdd {
+  unsigned Counter = 0; ///< InstrumentationPlan::waveCounter's number
+  uint32_t Amount = 1;
+  bool PerLane = false;
+};
+
 struct HookRequest {
   std::string Function; ///< symbol of the kernel or device function
   HookPoint Point = HookPoint::Before;
@@ -146,6 +165,9 @@ struct HookRequest {
   /// KernelEntry/KernelExit.
   uint64_t Address = 0;
   HookCall Call;
+  /// Set for an add to a counter instead of a hook call (Before, After,
+  /// BlockEntry). A point's adds run before its hook calls.
+  std::optional<CounterAdd> Add;
 };
 
 /// What a tool asks for, for one code object. Requests are checked as they
@@ -168,9 +190,23 @@ public:
   /// The general form of the five above.
   llvm::Error add(HookRequest R);
 
+  /// A new WaveCounter, its number. SGPRs are scarce: a kernel gets the
+  /// counters that fit above its own registers (KernelInstrumentation::
+  /// spareSgprs says how many), or its copy fails to build.
+  unsigned waveCounter(llvm::StringRef Global, uint64_t Offset) {
+    Counters.push_back({Global.str(), Offset});
+    return Counters.size() - 1;
+  }
+  /// Adds to a counter at a point: before \p I or at \p B's entry.
+  llvm::Error countBefore(const BinaryFunction &F, const BinaryInstruction &I,
+                          CounterAdd A);
+  llvm::Error countAtBlockEntry(const BinaryFunction &F,
+                                const BinaryBasicBlock &B, CounterAdd A);
+  llvm::ArrayRef<WaveCounter> counters() const { return Counters; }
+
   /// Kernels to copy even with no hook in them (so a dispatch of each can be
-  /// redirected); a kernel with a hook, or calling a function with one, is
-  /// copied anyway.
+  /// redirected). If none is named, every kernel with a hook, or calling a
+  /// function with one, is copied; if some are, those alone.
   void addKernel(llvm::StringRef Kernel) { Kernels.push_back(Kernel.str()); }
 
   const BinaryContext &context() const { return BC; }
@@ -181,6 +217,7 @@ private:
   const BinaryContext &BC;
   std::vector<HookRequest> Requests;
   std::vector<std::string> Kernels;
+  std::vector<WaveCounter> Counters;
 };
 
 /// One tool's hooks for one target: LLVM bitcode (clang-22 output, or older

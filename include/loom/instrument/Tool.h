@@ -63,6 +63,24 @@ struct Dispatch {
   uint32_t Grid[3] = {1, 1, 1};
   uint16_t WorkGroup[3] = {1, 1, 1};
   void *Kernarg = nullptr;
+  /// Work-items in the grid.
+  uint64_t workItems() const { return uint64_t(Grid[0]) * Grid[1] * Grid[2]; }
+  /// Waves the grid runs as: each work-group's work-items, in waves of
+  /// \p WaveSize (a partial group at the grid's edge has fewer).
+  uint64_t waves(unsigned WaveSize = 64) const {
+    uint64_t Total = 0;
+    for (unsigned Edge = 0; Edge < 8; ++Edge) { // bit D: the partial group
+      uint64_t Groups = 1, Items = 1;
+      for (unsigned D = 0; D < 3; ++D) {
+        uint32_t G = Grid[D], W = WorkGroup[D] ? WorkGroup[D] : 1;
+        bool Partial = (Edge >> D) & 1;
+        Groups *= Partial ? (G % W != 0) : G / W;
+        Items *= Partial ? G % W : W;
+      }
+      Total += Groups * ((Items + WaveSize - 1) / WaveSize);
+    }
+    return Total;
+  }
   /// Set for dispatchComplete: whether this dispatch ran code carrying this
   /// tool's hooks (false if the tool chose original code, or the copy could
   /// not be made).
@@ -131,6 +149,10 @@ public:
   /// distinct ones.
   uint64_t kernelObject() const { return KernelObject; }
   InstrumentationPlan &plan() const { return Plan; }
+  /// SGPRs the copy can give wave counters (two each): what is left above
+  /// the registers the kernel and its callees use, less room Loom keeps
+  /// for its own code.
+  unsigned spareSgprs() const;
 
 private:
   BinaryContext &BC;
