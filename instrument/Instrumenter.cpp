@@ -365,6 +365,19 @@ private:
   Seam seamAt(const BinaryFunction &F, unsigned B, unsigned I);
   const HazardInst &hazardOf(const BinaryInstruction &I);
   DenseMap<const void *, HazardInst> Hazards;
+  /// A point's body as the rules see it, once per shape and shift.
+  const detail::BodyHazards &bodyHazards(const CompiledPoint &P,
+                                         unsigned SgprShift,
+                                         unsigned VgprShift) {
+    const void *Shape = P.Insts ? static_cast<const void *>(P.Insts.get())
+                                : static_cast<const void *>(&P);
+    auto [It, New] = BodyHazardCache.try_emplace({Shape, SgprShift, VgprShift});
+    if (New)
+      It->second = detail::bodyHazards(BC, P, SgprShift, VgprShift);
+    return It->second;
+  }
+  std::map<std::tuple<const void *, unsigned, unsigned>, detail::BodyHazards>
+      BodyHazardCache;
   /// s_nop before \p After where the rules need it (Result counts them).
   void padSeam(ArrayRef<std::vector<HazardInst>> Before,
                ArrayRef<HazardInst> After) {
@@ -1131,7 +1144,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // A memory result still in flight into a register the inserted code
   // reads or writes would land in the middle of it: wait for those.
   RegisterSet Touched = Used | Sources | Save;
-  detail::BodyHazards BH = detail::bodyHazards(BC, P, SgprShift, VgprShift);
+  const detail::BodyHazards &BH = bodyHazards(P, SgprShift, VgprShift);
   padSeam(Around.Before,
           detail::glueHead(Touched, !LaneVgprs.empty(), BH));
   emitWait(Pending.Vm.intersects(Touched), Pending.Lgkm.intersects(Touched));

@@ -22,9 +22,8 @@ BodyHazards bodyHazards(const BinaryContext &BC, const CompiledPoint &P,
     HazardInst H = describeHazards(BC.mc(), I, BC.analyzer().analyze(I));
     H.Reads = H.Reads.shifted(SgprShift, VgprShift);
     H.Writes = H.Writes.shifted(SgprShift, VgprShift);
-    H.LaneSelect = H.LaneSelect.shifted(SgprShift, VgprShift);
-    H.LaneSource = H.LaneSource.shifted(SgprShift, VgprShift);
-    H.WideStoreData = H.WideStoreData.shifted(SgprShift, VgprShift);
+    if (H.LaneSelect >= 0 && unsigned(H.LaneSelect) < RegisterSet::VgprBase)
+      H.LaneSelect += SgprShift;
     return H;
   };
   size_t N = Insts.size(), Look = MaxHazardWaitStates;

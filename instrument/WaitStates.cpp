@@ -14,18 +14,18 @@ namespace loom::instrument {
 
 namespace {
 
-/// The units of scalar register \p Reg (an SGPR, a tuple, VCC or a half).
-RegisterSet scalarUnits(isa::McContext &MC, unsigned Reg) {
-  RegisterSet S;
-  for (unsigned Code : MC.scalarCodes(Reg)) {
-    if (Code == isa::McContext::VccLoCode)
-      S.add(SpecialReg::VccLo);
-    else if (Code == isa::McContext::VccHiCode)
-      S.add(SpecialReg::VccHi);
-    else
-      S.addSgprs(Code);
-  }
-  return S;
+/// The RegisterSet unit of 32-bit scalar register \p Reg (an SGPR or a
+/// half of VCC); -1 for anything else.
+int scalarUnit(isa::McContext &MC, unsigned Reg) {
+  std::optional<unsigned> Code = MC.scalarCode(Reg);
+  if (!Code)
+    return -1;
+  if (*Code == isa::McContext::VccLoCode)
+    return RegisterSet::SpecialBase + unsigned(SpecialReg::VccLo);
+  if (*Code == isa::McContext::VccHiCode)
+    return RegisterSet::SpecialBase + unsigned(SpecialReg::VccHi);
+  return *Code < RegisterSet::NumSgprs ? int(RegisterSet::SgprBase + *Code)
+                                       : -1;
 }
 
 /// SGPRs and VCC: what "VALU writes SGPR" covers.
@@ -72,7 +72,7 @@ unsigned required(const HazardInst &P, const HazardInst &C, HazardTarget T) {
     RegisterSet V = P.Writes.vectorOnly();
     if (C.isVmem() && S.intersects(C.Reads))
       Need(5);
-    if (S.intersects(C.LaneSelect))
+    if (C.LaneSelect >= 0 && S.testUnit(C.LaneSelect))
       Need(4);
     if (C.DivFmas && (P.Writes.has(SpecialReg::VccLo) ||
                       P.Writes.has(SpecialReg::VccHi)))
@@ -98,7 +98,7 @@ unsigned required(const HazardInst &P, const HazardInst &C, HazardTarget T) {
         Need(2);
       if (C.RwLane && writesExec(P.Writes))
         Need(4);
-      if (V.intersects(C.LaneSource))
+      if (C.ReadLane && V.intersects(C.Reads))
         Need(1);
       if (P.Trans && !C.Trans && C.isValu() && V.intersects(C.Reads))
         Need(1);
@@ -107,7 +107,7 @@ unsigned required(const HazardInst &P, const HazardInst &C, HazardTarget T) {
   if (P.U == HazardInst::Unit::Salu && P.Writes.has(SpecialReg::M0) &&
       C.ReadsM0Late)
     Need(1);
-  if (C.isValu() && P.WideStoreData.intersects(C.Writes))
+  if (P.WideStore && C.isValu() && P.Reads.vectorOnly().intersects(C.Writes))
     Need(1);
   if (P.SetReg && (C.GetReg || C.SetReg))
     Need(2);
@@ -134,8 +134,7 @@ HazardInst describeHazards(isa::McContext &MC, const MCInst &I,
   case MemoryKind::Scratch:
   case MemoryKind::Buffer:
     H.U = HazardInst::Unit::Vmem;
-    if (P.MayStore && P.AccessBytes > 8)
-      H.WideStoreData = P.Reads.vectorOnly();
+    H.WideStore = P.MayStore && P.AccessBytes > 8;
     break;
   case MemoryKind::Lds:
     H.U = HazardInst::Unit::Lds;
@@ -164,9 +163,8 @@ HazardInst describeHazards(isa::McContext &MC, const MCInst &I,
   H.RwLane = ReadLane || L.starts_with("v_writelane_b32");
   if (H.RwLane && !L.starts_with("v_readfirstlane") && I.getNumOperands() > 2 &&
       I.getOperand(2).isReg())
-    H.LaneSelect = scalarUnits(MC, I.getOperand(2).getReg().id());
-  if (ReadLane)
-    H.LaneSource = P.Reads.vectorOnly();
+    H.LaneSelect = scalarUnit(MC, I.getOperand(2).getReg().id());
+  H.ReadLane = ReadLane;
   H.ReadsM0Late = P.Reads.has(SpecialReg::M0) &&
                   (H.U != HazardInst::Unit::Salu || L.starts_with("s_movrel") ||
                    L.starts_with("s_sendmsg"));

@@ -52,12 +52,15 @@ struct HazardInst {
   bool Trans = false;   ///< a transcendental VALU (exp, log, rcp, rsq, sqrt, sin, cos)
   bool DivFmas = false; ///< v_div_fmas_*
   bool RwLane = false;  ///< v_readlane, v_readfirstlane, v_writelane
-  /// v_readlane / v_writelane: the SGPR (or VCC half) selecting the lane.
-  RegisterSet LaneSelect;
-  /// v_readlane / v_readfirstlane: the VGPR read.
-  RegisterSet LaneSource;
-  /// A vector memory store of more than 8 bytes: its data VGPRs.
-  RegisterSet WideStoreData;
+  /// v_readlane / v_readfirstlane: reads a lane of its VGPR (its only
+  /// vector read).
+  bool ReadLane = false;
+  /// A vector memory store of more than 8 bytes (its data among its vector
+  /// reads).
+  bool WideStore = false;
+  /// v_readlane / v_writelane: the RegisterSet unit of the SGPR (or VCC
+  /// half) selecting the lane; -1 if a constant does.
+  int LaneSelect = -1;
   /// Reads M0 in a way that needs an SALU's write of it settled: s_movrel,
   /// s_sendmsg, GDS, LDS DMA and add-TID, v_movrel, v_interp.
   bool ReadsM0Late = false;
