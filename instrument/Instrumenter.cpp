@@ -378,6 +378,9 @@ private:
   }
   std::map<std::tuple<const void *, unsigned, unsigned>, detail::BodyHazards>
       BodyHazardCache;
+  /// The end of the point emitted last, until an original instruction
+  /// follows it.
+  std::vector<HazardInst> PreviousTail;
   /// s_nop before \p After where the rules need it (Result counts them).
   void padSeam(ArrayRef<std::vector<HazardInst>> Before,
                ArrayRef<HazardInst> After) {
@@ -1145,8 +1148,12 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // reads or writes would land in the middle of it: wait for those.
   RegisterSet Touched = Used | Sources | Save;
   const detail::BodyHazards &BH = bodyHazards(P, SgprShift, VgprShift);
-  padSeam(Around.Before,
-          detail::glueHead(Touched, !LaneVgprs.empty(), BH));
+  // A point right after another (no original instruction between) meets
+  // the other's end too.
+  std::vector<std::vector<HazardInst>> Before = Around.Before;
+  for (std::vector<HazardInst> &Path : Before)
+    Path.insert(Path.end(), PreviousTail.begin(), PreviousTail.end());
+  padSeam(Before, detail::glueHead(Touched, !LaneVgprs.empty(), BH));
   emitWait(Pending.Vm.intersects(Touched), Pending.Lgkm.intersects(Touched));
   if (Temp)
     SaveTo(sreg(*Temp), SgprHome[*Temp]);
@@ -1287,9 +1294,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   RegisterSet RestoredVector;
   for (auto [V, From] : VgprSave)
     RestoredVector.addVgprs(V);
-  padSeam(detail::glueTail(BH, RestoredVector, M0Home.has_value(),
-                           VaLuWroteSgpr),
-          Around.After);
+  std::vector<std::vector<HazardInst>> Tail = detail::glueTail(
+      BH, RestoredVector, M0Home.has_value(), VaLuWroteSgpr);
+  padSeam(Tail, Around.After);
+  PreviousTail = std::move(Tail.front());
   std::string End = ".Lloom_" + Instance + "_end";
   OS << End << ":\n\t.size " << Label << ", " << End << "-" << Label << "\n";
   return Error::success();
@@ -1529,6 +1537,7 @@ Emitter::Seam Emitter::seamAt(const BinaryFunction &F, unsigned B,
 }
 
 Error Emitter::emitFunction(const BinaryFunction &F) {
+  PreviousTail.clear();
   std::string Sym = copyName(F);
   OS << "\n\t.globl " << Sym << "\n\t.protected " << Sym << "\n";
   OS << "\t.p2align " << (F.isKernel() ? 8 : 2) << "\n";
@@ -1639,6 +1648,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         emitCounterFlush();
       OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
       AddressMapLabels.push_back(Addr);
+      PreviousTail.clear();
       if (Error E = emitInstruction(F, B, I))
         return E;
       StringRef Name = BC.mc().opcodeBaseName(Inst.getOpcode());
