@@ -1525,7 +1525,8 @@ Emitter::Seam Emitter::seamAt(const BinaryFunction &F, unsigned B,
   }
   for (unsigned Blk = B, K = Pos; S.After.size() < Reach;) {
     if (K == Blocks[Blk].Instructions.size()) {
-      if (Blk + 1 == Blocks.size() || !is_contained(Blocks[Blk].Successors, Blk + 1))
+      if (Blk + 1 == Blocks.size() ||
+          !is_contained(Blocks[Blk].Successors, Blk + 1))
         break;
       ++Blk;
       K = 0;

@@ -1,4 +1,4 @@
-//===- instrument/SeamHazards.h - Inserted code as the rules see it -*- C++ -*-===//
+//===- instrument/SeamHazards.h - Inserted code as rules see it -*- C++ -*-===//
 //
 // Internal to instrument/. What a point's inserted code looks like to the
 // wait-state rules (loom/instrument/WaitStates.h) at its seams: its hook

@@ -31,9 +31,9 @@ int scalarUnit(isa::McContext &MC, unsigned Reg) {
 /// SGPRs and VCC: what "VALU writes SGPR" covers.
 RegisterSet sgprsAndVcc(const RegisterSet &S) {
   RegisterSet Out = S.withoutVector();
-  for (SpecialReg R : {SpecialReg::ExecLo, SpecialReg::ExecHi, SpecialReg::Scc,
-                       SpecialReg::M0, SpecialReg::FlatScratchLo,
-                       SpecialReg::FlatScratchHi, SpecialReg::Mode})
+  for (SpecialReg R :
+       {SpecialReg::ExecLo, SpecialReg::ExecHi, SpecialReg::Scc, SpecialReg::M0,
+        SpecialReg::FlatScratchLo, SpecialReg::FlatScratchHi, SpecialReg::Mode})
     if (Out.has(R))
       Out.subtract(RegisterSet().add(R));
   return Out;
@@ -45,22 +45,29 @@ bool writesExec(const RegisterSet &S) {
 
 constexpr HazardRule Rules[] = {
     {"VALU writes an SGPR or VCC", "VMEM reads it", 5, false},
-    {"VALU writes an SGPR or VCC", "v_readlane/v_writelane selects the lane with it", 4, false},
+    {"VALU writes an SGPR or VCC",
+     "v_readlane/v_writelane selects the lane with it", 4, false},
     {"VALU writes VCC", "v_div_fmas", 4, false},
     {"VALU writes EXEC", "DPP operation", 5, false},
     {"VALU writes a VGPR", "DPP operation reads it", 2, false},
     {"VALU writes a VGPR", "MFMA reads it", 2, false},
     {"VALU writes EXEC", "MFMA", 4, false},
-    {"v_dot writes a VGPR", "another VALU or a memory instruction reads or writes it", 3, false},
-    {"SALU writes M0", "s_movrel, s_sendmsg, GDS, LDS DMA or add-TID, v_movrel, v_interp", 1, false},
+    {"v_dot writes a VGPR",
+     "another VALU or a memory instruction reads or writes it", 3, false},
+    {"SALU writes M0",
+     "s_movrel, s_sendmsg, GDS, LDS DMA or add-TID, v_movrel, v_interp", 1,
+     false},
     {"VMEM store of more than 8 bytes", "VALU writes its data VGPRs", 1, false},
-    {"MFMA writes a VGPR or AGPR", "a non-MFMA reads or writes it", MaxHazardWaitStates, false},
-    {"MFMA reads a VGPR or AGPR (in flight)", "a non-MFMA VALU writes it", 15, false},
+    {"MFMA writes a VGPR or AGPR", "a non-MFMA reads or writes it",
+     MaxHazardWaitStates, false},
+    {"MFMA reads a VGPR or AGPR (in flight)", "a non-MFMA VALU writes it", 15,
+     false},
     {"s_setreg", "s_getreg or s_setreg", 2, false},
     {"VALU writes an SGPR or VCC", "VALU reads it", 2, true},
     {"VALU writes EXEC", "v_readlane/v_readfirstlane/v_writelane", 4, true},
     {"VALU writes a VGPR", "v_readlane/v_readfirstlane reads it", 1, true},
-    {"transcendental VALU writes a VGPR", "non-transcendental VALU reads it", 1, true},
+    {"transcendental VALU writes a VGPR", "non-transcendental VALU reads it", 1,
+     true},
 };
 
 /// Wait states rule by rule between producer \p P and consumer \p C.
@@ -74,8 +81,8 @@ unsigned required(const HazardInst &P, const HazardInst &C, HazardTarget T) {
       Need(5);
     if (C.LaneSelect >= 0 && S.testUnit(C.LaneSelect))
       Need(4);
-    if (C.DivFmas && (P.Writes.has(SpecialReg::VccLo) ||
-                      P.Writes.has(SpecialReg::VccHi)))
+    if (C.DivFmas &&
+        (P.Writes.has(SpecialReg::VccLo) || P.Writes.has(SpecialReg::VccHi)))
       Need(4);
     if (C.Dpp && writesExec(P.Writes))
       Need(5);
@@ -158,8 +165,8 @@ HazardInst describeHazards(isa::McContext &MC, const MCInst &I,
                                        "v_sqrt_", "v_sin_", "v_cos_"},
                    [&](StringRef Prefix) { return L.starts_with(Prefix); });
   H.DivFmas = L.starts_with("v_div_fmas");
-  bool ReadLane = L.starts_with("v_readlane_b32") ||
-                  L.starts_with("v_readfirstlane_b32");
+  bool ReadLane =
+      L.starts_with("v_readlane_b32") || L.starts_with("v_readfirstlane_b32");
   H.RwLane = ReadLane || L.starts_with("v_writelane_b32");
   if (H.RwLane && !L.starts_with("v_readfirstlane") && I.getNumOperands() > 2 &&
       I.getOperand(2).isReg())

@@ -1,4 +1,4 @@
-//===- tests/hip/FunctionPointers.hip - Calls through function pointers ----===//
+//===- tests/hip/FunctionPointers.hip - Calls through function pointers ---===//
 //
 // Device functions called through a table of pointers in device memory
 // (initialised by the loader's relocations, so the pointers are the
@@ -19,7 +19,9 @@ typedef unsigned (*UnaryOp)(unsigned);
 
 __host__ __device__ unsigned opAddH(unsigned X) { return X + 0x1234567u; }
 __host__ __device__ unsigned opMulH(unsigned X) { return X * 2654435761u; }
-__host__ __device__ unsigned opRotH(unsigned X) { return (X << 11) | (X >> 21); }
+__host__ __device__ unsigned opRotH(unsigned X) {
+  return (X << 11) | (X >> 21);
+}
 // A data-dependent loop: the lanes that share it run it for different trips.
 __host__ __device__ unsigned opStepsH(unsigned X) {
   unsigned N = 0;
@@ -28,10 +30,18 @@ __host__ __device__ unsigned opStepsH(unsigned X) {
   return N ^ X;
 }
 
-__device__ __attribute__((noinline)) unsigned opAdd(unsigned X) { return opAddH(X); }
-__device__ __attribute__((noinline)) unsigned opMul(unsigned X) { return opMulH(X); }
-__device__ __attribute__((noinline)) unsigned opRot(unsigned X) { return opRotH(X); }
-__device__ __attribute__((noinline)) unsigned opSteps(unsigned X) { return opStepsH(X); }
+__device__ __attribute__((noinline)) unsigned opAdd(unsigned X) {
+  return opAddH(X);
+}
+__device__ __attribute__((noinline)) unsigned opMul(unsigned X) {
+  return opMulH(X);
+}
+__device__ __attribute__((noinline)) unsigned opRot(unsigned X) {
+  return opRotH(X);
+}
+__device__ __attribute__((noinline)) unsigned opSteps(unsigned X) {
+  return opStepsH(X);
+}
 
 __device__ UnaryOp Table[4] = {opAdd, opMul, opRot, opSteps};
 
@@ -63,10 +73,14 @@ __global__ void pointers(uint64_t *Out) {
 
 unsigned hostOp(unsigned K, unsigned X) {
   switch (K & 3) {
-  case 0: return opAddH(X);
-  case 1: return opMulH(X);
-  case 2: return opRotH(X);
-  default: return opStepsH(X);
+  case 0:
+    return opAddH(X);
+  case 1:
+    return opMulH(X);
+  case 2:
+    return opRotH(X);
+  default:
+    return opStepsH(X);
   }
 }
 
@@ -80,15 +94,15 @@ int main() {
   HIP_CHECK(hipMalloc(&DIn, N * sizeof(unsigned)));
   HIP_CHECK(hipMalloc(&DOut, N * sizeof(unsigned)));
   HIP_CHECK(hipMalloc(&DPtrs, 4 * sizeof(uint64_t)));
-  HIP_CHECK(hipMemcpy(DIn, In.data(), N * sizeof(unsigned),
-                      hipMemcpyHostToDevice));
+  HIP_CHECK(
+      hipMemcpy(DIn, In.data(), N * sizeof(unsigned), hipMemcpyHostToDevice));
   std::vector<unsigned> Out(N);
 
   hipLaunchKernelGGL(applyTable, dim3((N + 255) / 256), dim3(256), 0, 0, DIn,
                      DOut, N);
   HIP_CHECK(hipGetLastError());
-  HIP_CHECK(hipMemcpy(Out.data(), DOut, N * sizeof(unsigned),
-                      hipMemcpyDeviceToHost));
+  HIP_CHECK(
+      hipMemcpy(Out.data(), DOut, N * sizeof(unsigned), hipMemcpyDeviceToHost));
   for (int I = 0; I < N; ++I) {
     unsigned Y = hostOp(In[I], In[I]);
     unsigned Want = hostOp(Y >> 7, Y);
@@ -104,8 +118,8 @@ int main() {
     HIP_CHECK(hipMemcpy(Out.data(), DOut, N * sizeof(unsigned),
                         hipMemcpyDeviceToHost));
     for (int I = 0; I < N; ++I)
-      EXPECT(Out[I] == hostOp(K, In[I]), "applyArg %u [%d] = %u, want %u", K,
-             I, Out[I], hostOp(K, In[I]));
+      EXPECT(Out[I] == hostOp(K, In[I]), "applyArg %u [%d] = %u, want %u", K, I,
+             Out[I], hostOp(K, In[I]));
   }
 
   uint64_t Got[4];

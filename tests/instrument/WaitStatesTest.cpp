@@ -93,8 +93,8 @@ TEST_F(WaitStatesTest, SeamsOverPathsAndDistance) {
   };
   std::vector<HazardInst> Vmem = Case("vmem_after_valu_sgpr");
   std::vector<HazardInst> Quiet = Case("m0_valu");
-  std::vector<std::vector<HazardInst>> Paths = {
-      {Quiet[0], Quiet[1]}, {Vmem[0]}};
+  std::vector<std::vector<HazardInst>> Paths = {{Quiet[0], Quiet[1]},
+                                                {Vmem[0]}};
   HazardInst Filler = Quiet[1]; // a VALU touching nothing of the producer's
   EXPECT_EQ(waitStatesNeeded(Paths, {Vmem[1]}, {}), 5u);
   EXPECT_EQ(waitStatesNeeded(Paths, {Filler, Filler, Vmem[1]}, {}), 3u);

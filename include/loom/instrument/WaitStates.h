@@ -38,18 +38,19 @@ namespace loom::instrument {
 /// What the wait-state rules need of one instruction.
 struct HazardInst {
   enum class Unit : uint8_t {
-    Salu,  ///< scalar ALU and control (s_*, no memory)
-    Valu,  ///< vector ALU (v_*, MFMA and v_accvgpr_* included)
-    Vmem,  ///< buffer, global, flat, scratch
-    Lds,   ///< ds_*
-    Smem,  ///< scalar memory
+    Salu, ///< scalar ALU and control (s_*, no memory)
+    Valu, ///< vector ALU (v_*, MFMA and v_accvgpr_* included)
+    Vmem, ///< buffer, global, flat, scratch
+    Lds,  ///< ds_*
+    Smem, ///< scalar memory
   };
   Unit U = Unit::Salu;
   RegisterSet Reads, Writes;
-  bool Dpp = false;     ///< a DPP form
-  bool Mfma = false;    ///< v_mfma*, v_smfmac*
-  bool Dot = false;     ///< v_dot*
-  bool Trans = false;   ///< a transcendental VALU (exp, log, rcp, rsq, sqrt, sin, cos)
+  bool Dpp = false;  ///< a DPP form
+  bool Mfma = false; ///< v_mfma*, v_smfmac*
+  bool Dot = false;  ///< v_dot*
+  /// A transcendental VALU (exp, log, rcp, rsq, sqrt, sin, cos).
+  bool Trans = false;
   bool DivFmas = false; ///< v_div_fmas_*
   bool RwLane = false;  ///< v_readlane, v_readfirstlane, v_writelane
   /// v_readlane / v_readfirstlane: reads a lane of its VGPR (its only
