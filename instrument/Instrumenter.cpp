@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 using namespace llvm;
 
@@ -357,14 +358,15 @@ private:
          << (Lgkm ? " lgkmcnt(0)" : "") << "\n";
   }
   /// The original code around a point, for the wait-state rules
-  /// (WaitStates.h): the instructions before it on each way in, and after.
+  /// (WaitStates.h): the instructions that may come before it and after
+  /// it, by distance, over the CFG.
   struct Seam {
-    std::vector<std::vector<HazardInst>> Before;
-    std::vector<HazardInst> After;
+    HazardSteps Before, After;
   };
   Seam seamAt(const BinaryFunction &F, unsigned B, unsigned I);
   const HazardInst &hazardOf(const BinaryInstruction &I);
-  DenseMap<const void *, HazardInst> Hazards;
+  /// By instruction; a node map, as seams point into it.
+  std::unordered_map<const BinaryInstruction *, HazardInst> Hazards;
   /// A point's body as the rules see it, once per shape and shift.
   const detail::BodyHazards &bodyHazards(const CompiledPoint &P,
                                          unsigned SgprShift,
@@ -382,8 +384,7 @@ private:
   /// follows it.
   std::vector<HazardInst> PreviousTail;
   /// s_nop before \p After where the rules need it (Result counts them).
-  void padSeam(ArrayRef<std::vector<HazardInst>> Before,
-               ArrayRef<HazardInst> After) {
+  void padSeam(const HazardSteps &Before, const HazardSteps &After) {
     unsigned N = waitStatesNeeded(
         Before, After, HazardTarget::of(BC.codeObject().target().Processor));
     std::string Nops = nopsFor(N);
@@ -1149,11 +1150,12 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   RegisterSet Touched = Used | Sources | Save;
   const detail::BodyHazards &BH = bodyHazards(P, SgprShift, VgprShift);
   // A point right after another (no original instruction between) meets
-  // the other's end too.
-  std::vector<std::vector<HazardInst>> Before = Around.Before;
-  for (std::vector<HazardInst> &Path : Before)
-    Path.insert(Path.end(), PreviousTail.begin(), PreviousTail.end());
-  padSeam(Before, detail::glueHead(Touched, !LaneVgprs.empty(), BH));
+  // the other's end first.
+  HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
+  Before.insert(Before.end(), Around.Before.begin(), Around.Before.end());
+  std::vector<HazardInst> Head =
+      detail::glueHead(Touched, !LaneVgprs.empty(), BH);
+  padSeam(Before, hazardSteps(Head, /*Reversed=*/false));
   emitWait(Pending.Vm.intersects(Touched), Pending.Lgkm.intersects(Touched));
   if (Temp)
     SaveTo(sreg(*Temp), SgprHome[*Temp]);
@@ -1237,7 +1239,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   if (VaLuWroteSgpr)
     OS << "\ts_nop 4\n";
   else
-    padSeam(detail::argumentWrites(P, VgprShift), BH.Head);
+    padSeam(hazardSteps(detail::argumentWrites(P, VgprShift), true),
+            hazardSteps(BH.Head, false));
 
   // The shared body, its labels made this copy's own.
   std::string Instance = "p" + std::to_string(Index);
@@ -1294,10 +1297,9 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   RegisterSet RestoredVector;
   for (auto [V, From] : VgprSave)
     RestoredVector.addVgprs(V);
-  std::vector<std::vector<HazardInst>> Tail = detail::glueTail(
-      BH, RestoredVector, M0Home.has_value(), VaLuWroteSgpr);
-  padSeam(Tail, Around.After);
-  PreviousTail = std::move(Tail.front());
+  PreviousTail = detail::glueTail(BH, RestoredVector, M0Home.has_value(),
+                                  VaLuWroteSgpr);
+  padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
   std::string End = ".Lloom_" + Instance + "_end";
   OS << End << ":\n\t.size " << Label << ", " << End << "-" << Label << "\n";
   return Error::success();
@@ -1502,39 +1504,44 @@ const HazardInst &Emitter::hazardOf(const BinaryInstruction &I) {
 Emitter::Seam Emitter::seamAt(const BinaryFunction &F, unsigned B,
                               unsigned Pos) {
   // As far back and ahead as a rule reaches (an instruction is at least a
-  // wait state): the block's own instructions, each predecessor's last
-  // ones where they are too few, and the fall-through successor's first.
-  const unsigned Reach = MaxHazardWaitStates;
+  // wait state), over the CFG: every position one more instruction away,
+  // through predecessors going back and successors going ahead. Nothing
+  // is followed into a caller or a callee, as LLVM's hazard recognizer
+  // does not.
   ArrayRef<BinaryBasicBlock> Blocks = F.blocks();
-  ArrayRef<BinaryInstruction> Insts = Blocks[B].Instructions;
-  std::vector<HazardInst> Own;
-  for (unsigned K = Pos > Reach ? Pos - Reach : 0; K < Pos; ++K)
-    Own.push_back(hazardOf(Insts[K]));
-  Seam S;
-  if (Pos >= Reach || Blocks[B].Predecessors.empty())
-    S.Before.push_back(std::move(Own));
-  for (unsigned P : Pos >= Reach ? ArrayRef<unsigned>()
-                                 : ArrayRef(Blocks[B].Predecessors)) {
-    ArrayRef<BinaryInstruction> From = Blocks[P].Instructions;
-    std::vector<HazardInst> Path;
-    for (unsigned K = From.size() > Reach ? From.size() - Reach : 0;
-         K < From.size(); ++K)
-      Path.push_back(hazardOf(From[K]));
-    Path.insert(Path.end(), Own.begin(), Own.end());
-    S.Before.push_back(std::move(Path));
-  }
-  for (unsigned Blk = B, K = Pos; S.After.size() < Reach;) {
-    if (K == Blocks[Blk].Instructions.size()) {
-      if (Blk + 1 == Blocks.size() ||
-          !is_contained(Blocks[Blk].Successors, Blk + 1))
+  using Position = std::pair<unsigned, unsigned>; // block, instruction
+  auto Walk = [&](bool Back) {
+    HazardSteps Steps;
+    std::set<Position> Frontier = {{B, Pos}};
+    while (!Frontier.empty() && Steps.size() < MaxHazardWaitStates) {
+      std::set<Position> Next;
+      SmallVector<const HazardInst *, 2> Step;
+      auto Take = [&](unsigned Blk, unsigned K) {
+        const HazardInst *H = &hazardOf(Blocks[Blk].Instructions[K]);
+        if (!is_contained(Step, H))
+          Step.push_back(H);
+        Next.insert({Blk, Back ? K : K + 1});
+      };
+      for (auto [Blk, K] : Frontier) {
+        ArrayRef<BinaryInstruction> Insts = Blocks[Blk].Instructions;
+        if (Back && K > 0)
+          Take(Blk, K - 1);
+        else if (!Back && K < Insts.size())
+          Take(Blk, K);
+        else
+          for (unsigned Other : Back ? ArrayRef(Blocks[Blk].Predecessors)
+                                     : ArrayRef(Blocks[Blk].Successors))
+            if (!Blocks[Other].Instructions.empty())
+              Take(Other, Back ? Blocks[Other].Instructions.size() - 1 : 0);
+      }
+      if (Step.empty())
         break;
-      ++Blk;
-      K = 0;
-      continue;
+      Steps.push_back(std::move(Step));
+      Frontier = std::move(Next);
     }
-    S.After.push_back(hazardOf(Blocks[Blk].Instructions[K++]));
-  }
-  return S;
+    return Steps;
+  };
+  return {Walk(true), Walk(false)};
 }
 
 Error Emitter::emitFunction(const BinaryFunction &F) {
@@ -1549,7 +1556,8 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   // ones before the original code (its v_readfirstlane and v_and of v0 are
   // VALU writes).
   Seam Start = seamAt(F, 0, 0);
-  Start.Before.assign(1, {});
+  Start.Before.clear();
+  std::vector<HazardInst> Preamble;
   if (F.isKernel() && hasPreamble()) {
     if (Error E = emitPreamble(F))
       return E;
@@ -1559,7 +1567,8 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       ReadFirst.Writes.addSgprs(StateReg[unsigned(LaunchState::WaveTid)]);
       HazardInst Mask = ReadFirst;
       Mask.Writes = RegisterSet().addVgprs(0);
-      Start.Before[0] = {ReadFirst, Mask};
+      Preamble = {ReadFirst, Mask};
+      Start.Before = hazardSteps(Preamble, /*Reversed=*/true);
     }
   }
   if (!FP.KernelEntry.empty()) {
@@ -1607,9 +1616,9 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         Lanes.Writes.addSgprs(*LongBranchRegs, 3);
         Glue.Reads = Lanes.Writes;
         Glue.WaitStates = 0;
-        std::vector<HazardInst> After = seamAt(F, B, 0).After;
-        After.insert(After.begin(), Glue);
-        padSeam({{Lanes}}, After);
+        HazardSteps After = seamAt(F, B, 0).After;
+        After.insert(After.begin(), {&Glue});
+        padSeam({{&Lanes}}, After);
       }
     }
     OS << blockLabel(F, Block.Address) << ":\n";

@@ -48,19 +48,19 @@ std::vector<HazardInst> glueHead(const RegisterSet &Touched, bool Lanes,
   return Out;
 }
 
-std::vector<std::vector<HazardInst>> argumentWrites(const CompiledPoint &P,
-                                                    unsigned VgprShift) {
+std::vector<HazardInst> argumentWrites(const CompiledPoint &P,
+                                       unsigned VgprShift) {
   if (P.VgprInputs.empty())
     return {};
   HazardInst Moves;
   Moves.U = HazardInst::Unit::Valu;
   Moves.Writes.addVgprs(VgprShift, P.VgprInputs.size());
-  return {{Moves}};
+  return {Moves};
 }
 
-std::vector<std::vector<HazardInst>> glueTail(const BodyHazards &Body,
-                                              const RegisterSet &RestoredVgprs,
-                                              bool RestoresM0, bool LaneNop) {
+std::vector<HazardInst> glueTail(const BodyHazards &Body,
+                                 const RegisterSet &RestoredVgprs,
+                                 bool RestoresM0, bool LaneNop) {
   std::vector<HazardInst> Path = Body.Tail;
   if (!RestoredVgprs.empty()) {
     HazardInst Copy;
@@ -78,7 +78,7 @@ std::vector<std::vector<HazardInst>> glueTail(const BodyHazards &Body,
     Nop.WaitStates = 5;
     Path.push_back(Nop);
   }
-  return {Path};
+  return Path;
 }
 
 } // namespace loom::instrument::detail

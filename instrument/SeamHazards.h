@@ -41,17 +41,17 @@ std::vector<HazardInst> glueHead(const RegisterSet &Touched, bool Lanes,
                                  const BodyHazards &Body);
 
 /// The argument moves right before the body: VALU writes of its VGPR
-/// parameters (one way in).
-std::vector<std::vector<HazardInst>> argumentWrites(const CompiledPoint &P,
-                                                    unsigned VgprShift);
+/// parameters (none if it has none).
+std::vector<HazardInst> argumentWrites(const CompiledPoint &P,
+                                       unsigned VgprShift);
 
-/// The end of the inserted code, one way out: the body's tail, then the
-/// restores (VALU copies of \p RestoredVgprs, SALU writes of M0 if
+/// The end of the inserted code, in program order: the body's tail, then
+/// the restores (VALU copies of \p RestoredVgprs, SALU writes of M0 if
 /// \p RestoresM0) and the s_nop 4 that follows lane restores if
 /// \p LaneNop.
-std::vector<std::vector<HazardInst>> glueTail(const BodyHazards &Body,
-                                              const RegisterSet &RestoredVgprs,
-                                              bool RestoresM0, bool LaneNop);
+std::vector<HazardInst> glueTail(const BodyHazards &Body,
+                                 const RegisterSet &RestoredVgprs,
+                                 bool RestoresM0, bool LaneNop);
 
 } // namespace loom::instrument::detail
 

@@ -182,35 +182,48 @@ HazardInst describeHazards(isa::McContext &MC, const MCInst &I,
   return H;
 }
 
-unsigned waitStatesNeeded(ArrayRef<HazardInst> Before, const HazardInst &Next,
+unsigned waitStatesNeeded(const HazardSteps &Before, const HazardSteps &After,
                           HazardTarget T) {
-  unsigned Need = 0, Distance = 0;
-  for (const HazardInst &P : llvm::reverse(Before)) {
-    if (Distance >= MaxHazardWaitStates)
+  auto Fewest = [](ArrayRef<const HazardInst *> Step) {
+    unsigned W = ~0u;
+    for (const HazardInst *I : Step)
+      W = std::min(W, I->WaitStates);
+    return Step.empty() ? 0u : W;
+  };
+  unsigned Need = 0, Back = 0;
+  for (const auto &Producers : Before) {
+    if (Back >= MaxHazardWaitStates)
       break;
-    unsigned R = required(P, Next, T);
-    if (R > Distance)
-      Need = std::max(Need, R - Distance);
-    Distance += P.WaitStates;
+    unsigned Ahead = 0;
+    for (const auto &Consumers : After) {
+      unsigned Distance = Back + Ahead;
+      if (Distance >= MaxHazardWaitStates)
+        break;
+      for (const HazardInst *P : Producers)
+        for (const HazardInst *C : Consumers) {
+          unsigned R = required(*P, *C, T);
+          if (R > Distance)
+            Need = std::max(Need, R - Distance);
+        }
+      Ahead += Fewest(Consumers);
+    }
+    Back += Fewest(Producers);
   }
   return Need;
 }
 
-unsigned waitStatesNeeded(ArrayRef<std::vector<HazardInst>> Paths,
-                          ArrayRef<HazardInst> After, HazardTarget T) {
-  unsigned Need = 0;
-  for (const std::vector<HazardInst> &Path : Paths) {
-    unsigned Gap = 0; // wait states of After's instructions before the one
-    for (const HazardInst &C : After) {
-      if (Gap >= MaxHazardWaitStates)
-        break;
-      unsigned N = waitStatesNeeded(Path, C, T);
-      if (N > Gap)
-        Need = std::max(Need, N - Gap);
-      Gap += C.WaitStates;
-    }
-  }
-  return Need;
+HazardSteps hazardSteps(ArrayRef<HazardInst> Insts, bool Reversed) {
+  HazardSteps Steps;
+  for (const HazardInst &I : Insts)
+    Steps.push_back({&I});
+  if (Reversed)
+    std::reverse(Steps.begin(), Steps.end());
+  return Steps;
+}
+
+unsigned waitStatesNeeded(ArrayRef<HazardInst> Before, const HazardInst &Next,
+                          HazardTarget T) {
+  return waitStatesNeeded(hazardSteps(Before, true), {{&Next}}, T);
 }
 
 std::string nopsFor(unsigned WaitStates) {

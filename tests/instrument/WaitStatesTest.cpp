@@ -81,9 +81,10 @@ TEST_F(WaitStatesTest, Gfx94xOnlyRules) {
   EXPECT_EQ(HazardTarget::of("gfx90a").Gfx94x, false);
 }
 
-// A seam with two ways in and a consumer a little after it: the worst way
-// counts, less the instructions after the seam before the consumer.
-TEST_F(WaitStatesTest, SeamsOverPathsAndDistance) {
+// Seams where control flow joins before and splits after: every
+// instruction that may be at a distance counts (the worst way in and the
+// worst way out), less the instructions between.
+TEST_F(WaitStatesTest, SeamsOverJoinsAndSplits) {
   auto Case = [&](llvm::StringRef Name) {
     const BinaryFunction &F = L->fn(("hz_" + Name).str());
     std::vector<HazardInst> All;
@@ -91,17 +92,27 @@ TEST_F(WaitStatesTest, SeamsOverPathsAndDistance) {
       All.push_back(describeHazards(L->BC->mc(), I.Inst, I.Props));
     return All;
   };
+  // v_readfirstlane s4; global_load reading s[4:5]; m0 write; VALU add.
   std::vector<HazardInst> Vmem = Case("vmem_after_valu_sgpr");
   std::vector<HazardInst> Quiet = Case("m0_valu");
-  std::vector<std::vector<HazardInst>> Paths = {{Quiet[0], Quiet[1]},
-                                                {Vmem[0]}};
-  HazardInst Filler = Quiet[1]; // a VALU touching nothing of the producer's
-  EXPECT_EQ(waitStatesNeeded(Paths, {Vmem[1]}, {}), 5u);
-  EXPECT_EQ(waitStatesNeeded(Paths, {Filler, Filler, Vmem[1]}, {}), 3u);
-  EXPECT_EQ(waitStatesNeeded({{Quiet[0], Quiet[1]}}, {Vmem[1]}, {}), 0u);
+  const HazardInst *Write = &Vmem[0], *Load = &Vmem[1], *Add = &Quiet[1],
+                   *SetM0 = &Quiet[0];
+  // Joining: the nearest instruction is the write on one way in, the add
+  // on the other; then the M0 write on the second.
+  HazardSteps Join = {{Add, Write}, {SetM0}};
+  EXPECT_EQ(waitStatesNeeded(Join, {{Load}}, {}), 5u);
+  // The write one further back on its way in: a wait state less.
+  EXPECT_EQ(waitStatesNeeded({{Add}, {Write, SetM0}}, {{Load}}, {}), 4u);
+  // Splitting: the load two instructions after the seam on one way out.
+  EXPECT_EQ(waitStatesNeeded(Join, {{Add}, {Add, Add}, {Load}}, {}), 3u);
+  // A stand-in that may be no instruction is no distance.
+  HazardInst Maybe = *Add;
+  Maybe.WaitStates = 0;
+  EXPECT_EQ(waitStatesNeeded(Join, {{&Maybe}, {Load}}, {}), 5u);
+  EXPECT_EQ(waitStatesNeeded({{Add}, {SetM0}}, {{Load}}, {}), 0u);
   EXPECT_EQ(nopsFor(0), "");
   EXPECT_EQ(nopsFor(5), "\ts_nop 4\n");
-  EXPECT_EQ(nopsFor(18), "\ts_nop 15\n\ts_nop 1\n");
+  EXPECT_EQ(nopsFor(19), "\ts_nop 15\n\ts_nop 2\n");
 }
 
 } // namespace

@@ -98,18 +98,26 @@ llvm::ArrayRef<HazardRule> hazardRules();
 /// The most wait states any rule asks for: how far back a seam looks.
 inline constexpr unsigned MaxHazardWaitStates = 19;
 
-/// Wait states to add right before \p Next so that no rule is broken by
-/// any instruction of \p Before (in program order, the last right before
-/// \p Next; their own wait states count as distance).
+/// The instructions on one side of a seam by distance, nearest first:
+/// step i holds every instruction that may be i instructions away (where
+/// control flow joins before the seam or splits after it, several).
+using HazardSteps = std::vector<llvm::SmallVector<const HazardInst *, 2>>;
+
+/// Wait states to add at a seam so that no rule is broken between an
+/// instruction \p Before it and one \p After it. The instructions between
+/// them count as distance (a step as its fewest wait states: s_nop N gives
+/// N + 1, a stand-in for code that may be absent 0).
+unsigned waitStatesNeeded(const HazardSteps &Before, const HazardSteps &After,
+                          HazardTarget T);
+
+/// One straight path: \p Before in program order (its last right before
+/// \p Next).
 unsigned waitStatesNeeded(llvm::ArrayRef<HazardInst> Before,
                           const HazardInst &Next, HazardTarget T);
 
-/// The same, for a seam with several ways in (a block entry: one \p Paths
-/// entry per predecessor, each in program order) and \p After, the
-/// instructions after the seam in order (the first right after it; later
-/// ones are further from the producers by those before them).
-unsigned waitStatesNeeded(llvm::ArrayRef<std::vector<HazardInst>> Paths,
-                          llvm::ArrayRef<HazardInst> After, HazardTarget T);
+/// Steps of instructions in program order: \p Reversed for the side before
+/// a seam (nearest first).
+HazardSteps hazardSteps(llvm::ArrayRef<HazardInst> Insts, bool Reversed);
 
 /// `s_nop` lines giving \p WaitStates wait states (none for 0).
 std::string nopsFor(unsigned WaitStates);
