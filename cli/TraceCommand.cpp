@@ -12,6 +12,8 @@
 #include "TraceFile.h"
 #include "TraceSummary.h"
 
+#include "loom/runtime/MemoryTraceLine.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -102,18 +104,9 @@ public:
   void access(const TraceAccess &A, const TraceSite &S) override {
     json::OStream J(OS);
     J.object([&] {
-      J.attribute("dispatch", A.Dispatch);
-      J.attribute("pc", S.Pc);
-      J.attribute("wave", A.Wave);
-      J.attribute("exec", hexExec(A.Exec));
-      J.attribute("space", spaceName(A.Where));
-      J.attribute("direction", S.Write ? "write" : "read");
-      J.attribute("atomic", S.Atomic);
-      J.attribute("bytes_per_lane", S.Bytes);
-      J.attributeArray("addresses", [&] {
-        for (uint64_t Addr : A.Addresses)
-          J.value(Addr);
-      });
+      runtime::writeMemoryTraceKeys(
+          J, {A.Dispatch, S.Pc, A.Wave, A.Exec, unsigned(A.Where), S.Write,
+              S.Atomic, S.Bytes, A.Addresses});
       J.attribute("kernel", S.Kernel);
       J.attribute("function", S.Function);
       J.attribute("offset", S.Offset);

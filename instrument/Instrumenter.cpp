@@ -72,6 +72,7 @@ std::string HookArg::str() const {
   case Kind::WaveId: return "wave id";
   case Kind::WorkgroupId: return "work-group id " + std::string(1, "xyz"[V % 3]);
   case Kind::DispatchId: return "dispatch id";
+  case Kind::WaveCounter: return "wave counter " + std::to_string(V);
   }
   return "?";
 }
@@ -104,48 +105,46 @@ std::string where(const BinaryFunction &F, HookPoint P, uint64_t Address) {
 Error InstrumentationPlan::before(const BinaryFunction &F,
                                   const BinaryInstruction &I, StringRef Hook,
                                   std::vector<HookArg> Args) {
-  return add({F.name().str(), HookPoint::Before, I.address(),
-              {Hook.str(), std::move(Args)}});
+  return add(HookRequest::call(F.name().str(), HookPoint::Before, I.address(),
+                                Hook.str(), std::move(Args)));
 }
 Error InstrumentationPlan::after(const BinaryFunction &F,
                                  const BinaryInstruction &I, StringRef Hook,
                                  std::vector<HookArg> Args) {
-  return add({F.name().str(), HookPoint::After, I.address(),
-              {Hook.str(), std::move(Args)}});
+  return add(HookRequest::call(F.name().str(), HookPoint::After, I.address(),
+                                Hook.str(), std::move(Args)));
 }
 Error InstrumentationPlan::atBlockEntry(const BinaryFunction &F,
                                         const BinaryBasicBlock &B,
                                         StringRef Hook,
                                         std::vector<HookArg> Args) {
-  return add({F.name().str(), HookPoint::BlockEntry, B.Address,
-              {Hook.str(), std::move(Args)}});
+  return add(HookRequest::call(F.name().str(), HookPoint::BlockEntry, B.Address,
+                                Hook.str(), std::move(Args)));
 }
 Error InstrumentationPlan::atKernelEntry(const BinaryFunction &K,
                                          StringRef Hook,
                                          std::vector<HookArg> Args) {
-  return add({K.name().str(), HookPoint::KernelEntry, K.address(),
-              {Hook.str(), std::move(Args)}});
+  return add(HookRequest::call(K.name().str(), HookPoint::KernelEntry, K.address(),
+                                Hook.str(), std::move(Args)));
 }
 Error InstrumentationPlan::atKernelExit(const BinaryFunction &K,
                                         StringRef Hook,
                                         std::vector<HookArg> Args) {
-  return add({K.name().str(), HookPoint::KernelExit, K.address(),
-              {Hook.str(), std::move(Args)}});
+  return add(HookRequest::call(K.name().str(), HookPoint::KernelExit, K.address(),
+                                Hook.str(), std::move(Args)));
 }
 
 Error InstrumentationPlan::countBefore(const BinaryFunction &F,
                                        const BinaryInstruction &I,
                                        CounterAdd A) {
-  HookRequest R{F.name().str(), HookPoint::Before, I.address(), {}};
-  R.Add = A;
-  return add(std::move(R));
+  return add(HookRequest::count(F.name().str(), HookPoint::Before,
+                                 I.address(), A));
 }
 Error InstrumentationPlan::countAtBlockEntry(const BinaryFunction &F,
                                              const BinaryBasicBlock &B,
                                              CounterAdd A) {
-  HookRequest R{F.name().str(), HookPoint::BlockEntry, B.Address, {}};
-  R.Add = A;
-  return add(std::move(R));
+  return add(HookRequest::count(F.name().str(), HookPoint::BlockEntry,
+                                 B.Address, A));
 }
 
 Error InstrumentationPlan::add(HookRequest R) {
@@ -164,6 +163,14 @@ Error InstrumentationPlan::add(HookRequest R) {
                       "instruction or at a block's entry");
   } else if (R.Call.Hook.empty()) {
     return fail(W + ": no hook named");
+  } else {
+    for (const HookArg &A : R.Call.Args)
+      if (A.kind() == HookArg::Kind::WaveCounter &&
+          A.value() >= Counters.size())
+        return fail(W + ": hook '" + R.Call.Hook + "': no " + A.str());
+    if (R.Call.Result && *R.Call.Result >= Counters.size())
+      return fail(W + ": hook '" + R.Call.Hook + "' returns into wave counter " +
+                  Twine(*R.Call.Result) + ", which does not exist");
   }
   switch (R.Point) {
   case HookPoint::KernelEntry:
@@ -340,6 +347,13 @@ private:
   }
   Error emitPreamble(const BinaryFunction &K);
   bool hasPreamble() const { return StatesUsed || !CounterReg.empty(); }
+  /// The SGPR holding RawInput::State \p N: a launch state, or a half of
+  /// a wave counter.
+  unsigned stateRegister(unsigned N) const {
+    if (N < NumLaunchStates)
+      return StateReg[N];
+    return CounterReg[(N - NumLaunchStates) / 2] + (N - NumLaunchStates) % 2;
+  }
   Error emitFunction(const BinaryFunction &F);
   /// How far point \p P's body moves up (SGPRs, VGPRs; 0 if it stays):
   /// above Budget, in steps of 4 (keeping register tuples aligned), if it
@@ -736,7 +750,7 @@ private:
 Error Emitter::planLaunchState() {
   for (const CompiledPoint &P : Compiled)
     for (const RawInput &R : P.SgprInputs)
-      if (R.K == RawInput::Kind::State)
+      if (R.K == RawInput::Kind::State && R.N < NumLaunchStates)
         StatesUsed |= 1u << R.N;
   if (!StatesUsed)
     return Error::success();
@@ -838,6 +852,10 @@ Error Emitter::planCounters() {
   if (Counters.empty())
     return Error::success();
   for (const WaveCounter &C : Counters) {
+    if (C.Global.empty()) { // state only: never flushed
+      CounterAddress.push_back(0);
+      continue;
+    }
     const uint64_t *Address = nullptr;
     for (const HookLibrary &L : Hooks) {
       auto It = L.GlobalAddresses.find(C.Global);
@@ -918,7 +936,11 @@ void Emitter::emitCounterFlush() {
     return;
   // Scalar atomics take a 20-bit offset from their base.
   std::optional<uint64_t> Base;
+  bool Any = false;
   for (size_t C = 0; C < CounterReg.size(); ++C) {
+    if (Plan.counters()[C].Global.empty())
+      continue;
+    Any = true;
     uint64_t At = CounterAddress[C];
     if (!Base || At < *Base || At - *Base >= (1u << 20)) {
       Base = At;
@@ -929,7 +951,8 @@ void Emitter::emitCounterFlush() {
     OS << "\ts_atomic_add_x2 " << spair(CounterReg[C]) << ", "
        << spair(FlushBase) << ", 0x" << utohexstr(At - *Base) << "\n";
   }
-  OS << "\ts_waitcnt lgkmcnt(0)\n";
+  if (Any)
+    OS << "\ts_waitcnt lgkmcnt(0)\n";
 }
 
 std::pair<unsigned, unsigned>
@@ -1217,7 +1240,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
       OS << "\ts_mov_b32 " << Dst << ", m0\n";
       break;
     case RawInput::Kind::State:
-      OS << "\ts_mov_b32 " << Dst << ", " << sreg(StateReg[R.N]) << "\n";
+      OS << "\ts_mov_b32 " << Dst << ", " << sreg(stateRegister(R.N)) << "\n";
       break;
     case RawInput::Kind::Immediate:
       OS << "\ts_mov_b32 " << Dst << ", " << format_hex(R.Imm, 10) << "\n";
@@ -1262,6 +1285,11 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
     OS << Spliced(P.Body);
   }
   OS << Spliced(P.ReturnLabel) << ":\n";
+  // Values the hooks return into wave counters, from the parameter
+  // registers they were left in, before those are restored.
+  for (auto [Param, State] : P.Results)
+    OS << "\ts_mov_b32 " << sreg(stateRegister(State)) << ", "
+       << sreg(P.FirstSgpr + SgprShift + Param) << "\n";
 
   // The body's own memory operations, before its registers are restored.
   emitWait(P.LeavesVm, P.LeavesLgkm);

@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicsAMDGPU.h"
 #include "llvm/IR/LLVMContext.h"
@@ -26,6 +27,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstddef>
+#include <map>
 #include <mutex>
 
 using namespace llvm;
@@ -72,14 +74,69 @@ RegRange rangeOf(const InstrAnalyzer &A, unsigned Reg) {
   return R;
 }
 
-/// Where a memory instruction's per-lane address comes from.
+/// Where a memory instruction's per-lane address comes from, and how the
+/// hardware forms it (docs/instrument.md, "Memory addresses").
 struct AddressParts {
-  RegRange Vaddr;           ///< 2 VGPRs (flat, global), or 1 (saddr form, LDS)
-  RegRange Saddr;           ///< 2 SGPRs (global saddr form, scalar base)
-  RegRange Soffset;         ///< 1 SGPR (scalar loads with an SGPR offset)
+  enum FormTy : uint8_t {
+    Vector, ///< vaddr [+ saddr] + offset (global, flat)
+    Lds,    ///< vaddr + offset, 32 bits
+    Scratch,///< [vaddr] + [saddr] + offset, 32 bits: a private offset
+    Scalar, ///< sbase + [soffset] + offset, dword aligned
+    ScalarBuffer, ///< V# base + [soffset] + offset, dword aligned
+    Buffer, ///< V# base + soffset + the lane's index and offset (MUBUF)
+  } Form = Vector;
+  RegRange Vaddr;   ///< 2 VGPRs (flat, global; a buffer's index and
+                    ///< offset), or 1 (saddr form, LDS, scratch, buffer)
+  RegRange Saddr;   ///< 2 SGPRs (global saddr form, scalar base)
+  RegRange Soffset; ///< 1 SGPR (scalar and buffer soffset, scratch saddr)
+  RegRange Rsrc;    ///< 4 SGPRs: the V# of buffer and s_buffer accesses
   int64_t Offset = 0;
-  bool Is32Bit = false;     ///< an LDS address
+  bool HasIndex = false, HasOffset = false; ///< buffer: what Vaddr holds
+  bool is32Bit() const { return Form == Lds || Form == Scratch; }
 };
+
+/// A MUBUF instruction's operands: [vdata,] [vaddr,] srsrc, soffset,
+/// offset, ... (vaddr by the form: OFFEN an offset, IDXEN an index, BOTHEN
+/// both; OFFSET none).
+Error bufferParts(const MCInst &Inst, const InstrAnalyzer &A, StringRef Name,
+                  AddressParts &P) {
+  P.Form = AddressParts::Buffer;
+  P.HasIndex = Name.contains("_IDXEN") || Name.contains("_BOTHEN");
+  P.HasOffset = Name.contains("_OFFEN") || Name.contains("_BOTHEN");
+  if (!P.HasIndex && !P.HasOffset && !Name.contains("_OFFSET"))
+    return fail("cannot tell the addressing form of " + Name);
+  for (unsigned Op = 0; Op + 2 < Inst.getNumOperands(); ++Op) {
+    const MCOperand &O = Inst.getOperand(Op);
+    if (!O.isReg())
+      continue;
+    RegRange R = rangeOf(A, O.getReg().id());
+    if (R.Kind != RegRange::Sgpr || R.Count != 4)
+      continue;
+    P.Rsrc = R;
+    const MCOperand &SOff = Inst.getOperand(Op + 1),
+                    &Off = Inst.getOperand(Op + 2);
+    if (!Off.isImm())
+      break;
+    P.Offset = Off.getImm();
+    if (SOff.isImm()) {
+      P.Offset += SOff.getImm();
+    } else if (SOff.isReg()) {
+      P.Soffset = rangeOf(A, SOff.getReg().id());
+      if (P.Soffset.Kind != RegRange::Sgpr || P.Soffset.Count != 1)
+        return fail("the soffset of " + Name + " is not an SGPR");
+    }
+    if (P.HasIndex || P.HasOffset) {
+      if (Op == 0 || !Inst.getOperand(Op - 1).isReg())
+        break;
+      P.Vaddr = rangeOf(A, Inst.getOperand(Op - 1).getReg().id());
+      if (P.Vaddr.Kind != RegRange::Vgpr ||
+          P.Vaddr.Count != 1u + (P.HasIndex && P.HasOffset))
+        break;
+    }
+    return Error::success();
+  }
+  return fail("cannot find the address operands of " + Name);
+}
 
 Expected<AddressParts> addressParts(const BinaryInstruction &I,
                                     const InstrAnalyzer &A) {
@@ -89,42 +146,90 @@ Expected<AddressParts> addressParts(const BinaryInstruction &I,
   const MCInstrDesc &D = MC.desc(Inst.getOpcode());
   AddressParts P;
   MemoryKind K = I.Props.Memory;
+  if (K == MemoryKind::Buffer) {
+    if (Error E = bufferParts(Inst, A, Name, P))
+      return std::move(E);
+    return P;
+  }
   if (K != MemoryKind::Global && K != MemoryKind::Flat &&
-      K != MemoryKind::Lds && K != MemoryKind::Scalar)
+      K != MemoryKind::Lds && K != MemoryKind::Scalar &&
+      K != MemoryKind::Scratch)
     return fail("the address of a " + memoryKindName(K) +
                 " access is not available to hooks yet");
-  if (K == MemoryKind::Scalar && !Name.starts_with("S_LOAD") &&
-      !Name.starts_with("S_STORE") && !Name.starts_with("S_ATOMIC"))
+  bool ScalarBuffer = Name.starts_with("S_BUFFER_");
+  if (K == MemoryKind::Scalar && !ScalarBuffer &&
+      !Name.starts_with("S_LOAD") && !Name.starts_with("S_STORE") &&
+      !Name.starts_with("S_ATOMIC"))
     return fail("the address of " + Name + " is not available to hooks");
+  if (K == MemoryKind::Scalar)
+    P.Form = ScalarBuffer ? AddressParts::ScalarBuffer : AddressParts::Scalar;
+  else if (K == MemoryKind::Lds)
+    P.Form = AddressParts::Lds;
+  else if (K == MemoryKind::Scratch)
+    P.Form = AddressParts::Scratch;
+  bool TakesVaddr = K != MemoryKind::Scalar &&
+                    !(K == MemoryKind::Scratch &&
+                      (Name.ends_with("_SADDR") || Name.ends_with("_ST")));
+  // The data of a scalar store or atomic, and of a scratch store, comes
+  // before the address in the MC operands.
+  bool SkipData = (K == MemoryKind::Scalar &&
+                   I.Props.Direction != MemoryDirection::Load) ||
+                  (K == MemoryKind::Scratch &&
+                   I.Props.Direction == MemoryDirection::Store);
   bool SeenImm = false;
   for (unsigned Op = D.getNumDefs(); Op < Inst.getNumOperands(); ++Op) {
     const MCOperand &O = Inst.getOperand(Op);
-    if (O.isReg()) {
+    if (O.isReg() && SkipData) {
+      SkipData = false;
+    } else if (O.isReg()) {
       RegRange R = rangeOf(A, O.getReg().id());
-      if (R.Kind == RegRange::Vgpr && P.Vaddr.Count == 0 &&
-          K != MemoryKind::Scalar)
+      if (R.Kind == RegRange::Vgpr && P.Vaddr.Count == 0 && TakesVaddr)
         P.Vaddr = R;
-      else if (R.Kind == RegRange::Sgpr && R.Count == 2 && P.Saddr.Count == 0)
+      else if (R.Kind == RegRange::Sgpr && R.Count == 2 && P.Saddr.Count == 0 &&
+               P.Form != AddressParts::ScalarBuffer)
         P.Saddr = R;
+      else if (R.Kind == RegRange::Sgpr && R.Count == 4 &&
+               P.Form == AddressParts::ScalarBuffer && P.Rsrc.Count == 0)
+        P.Rsrc = R;
       else if (R.Kind == RegRange::Sgpr && R.Count == 1 &&
-               K == MemoryKind::Scalar && P.Soffset.Count == 0)
+               (K == MemoryKind::Scalar || K == MemoryKind::Scratch) &&
+               P.Soffset.Count == 0)
         P.Soffset = R;
     } else if (O.isImm() && !SeenImm) {
       SeenImm = true;
       P.Offset = O.getImm();
     }
   }
-  if (K == MemoryKind::Lds) {
-    P.Is32Bit = true;
+  // The decoder gives FLAT-encoded offsets as their field: 12 bits,
+  // unsigned, for flat_*; 13 bits, signed, for global_* and scratch_*
+  // (-4 comes as 0x1ffc).
+  if (K == MemoryKind::Flat)
+    P.Offset &= 0xfff;
+  else if (K == MemoryKind::Global || K == MemoryKind::Scratch)
+    P.Offset = SignExtend64<13>(uint64_t(P.Offset));
+  switch (P.Form) {
+  case AddressParts::Lds:
     if (I.Props.AccessesPerLane == 2)
       P.Offset *= int64_t(I.Props.AccessBytes) * (Name.contains("ST64") ? 64 : 1);
     if (P.Vaddr.Count != 1)
       return fail("cannot find the address operand of " + Name);
-  } else if (K == MemoryKind::Scalar) {
+    break;
+  case AddressParts::Scalar:
     if (P.Saddr.Count != 2)
       return fail("cannot find the base address operand of " + Name);
-  } else if (P.Vaddr.Count != 2 && !(P.Vaddr.Count == 1 && P.Saddr.Count == 2)) {
-    return fail("cannot find the address operands of " + Name);
+    break;
+  case AddressParts::ScalarBuffer:
+    if (P.Rsrc.Count != 4)
+      return fail("cannot find the buffer resource operand of " + Name);
+    break;
+  case AddressParts::Scratch:
+    if (P.Vaddr.Count > 1 || (TakesVaddr && P.Vaddr.Count != 1))
+      return fail("cannot find the address operand of " + Name);
+    break;
+  default:
+    if (P.Vaddr.Count != 2 && !(P.Vaddr.Count == 1 && P.Saddr.Count == 2))
+      return fail("cannot find the address operands of " + Name);
+    break;
   }
   return P;
 }
@@ -190,6 +295,17 @@ public:
         Key += ";";
       }
       Key += ")";
+      if (C.Result) {
+        // Its value leaves the body in the counter's parameter registers.
+        Key += "=>" + std::to_string(*C.Result);
+        for (bool High : {false, true}) {
+          RawInput R{RawInput::Kind::State, waveCounterState(*C.Result, High)};
+          use(Out, R);
+          std::pair<unsigned, unsigned> Result{input(Out.SgprInputs, R), R.N};
+          if (!is_contained(Out.Results, Result))
+            Out.Results.push_back(Result);
+        }
+      }
       if (Function *Hook = M.getFunction(C.Hook))
         Needs |= Uses.of(Hook);
     }
@@ -243,6 +359,7 @@ public:
     Sgprs = &Out.SgprInputs;
     Vgprs = &Out.VgprInputs;
     Defined.clear();
+    WaveValues.clear();
 
     for (const HookCall &C : P.Calls) {
       Function *Hook = M.getFunction(C.Hook);
@@ -264,7 +381,30 @@ public:
                       "): " + toString(Conv.takeError()));
         Args.push_back(*Conv);
       }
-      B.CreateCall(Hook, Args);
+      CallInst *Call = B.CreateCall(Hook, Args);
+      if (C.Result) {
+        Type *RT = HT->getReturnType();
+        if (!RT->isIntegerTy() || RT->getIntegerBitWidth() > 64)
+          return fail(P.Where + ": hook '" + C.Hook + "' returns into wave "
+                      "counter " + Twine(*C.Result) + ": it must return an "
+                      "integer of at most 64 bits");
+        WaveValues[*C.Result] = B.CreateZExt(Call, B.getInt64Ty());
+      }
+    }
+    // Each counter's last value, pinned where the body ends to the
+    // parameter registers Out.Results names (the glue copies them back).
+    for (auto [N, V] : WaveValues) {
+      RawInput Lo{RawInput::Kind::State, waveCounterState(N, false)};
+      RawInput Hi{RawInput::Kind::State, waveCounterState(N, true)};
+      std::string Constraints =
+          "{s" + std::to_string(Out.FirstSgpr + input(*Sgprs, Lo)) + "},{s" +
+          std::to_string(Out.FirstSgpr + input(*Sgprs, Hi)) + "}";
+      Type *I32 = B.getInt32Ty();
+      auto *Pin = InlineAsm::get(
+          FunctionType::get(B.getVoidTy(), {I32, I32}, false), "",
+          Constraints, /*hasSideEffects=*/true);
+      B.CreateCall(Pin, {B.CreateTrunc(V, I32),
+                         B.CreateTrunc(B.CreateLShr(V, 32), I32)});
     }
     B.CreateRetVoid();
     // The intrinsics' values, computed at the entry, where they dominate
@@ -511,11 +651,23 @@ private:
         use(Out, {R::Sgpr, Parts->Saddr.First + I});
       for (unsigned I = 0; I < Parts->Soffset.Count; ++I)
         use(Out, {R::Sgpr, Parts->Soffset.First + I});
-      useImm(Out, uint32_t(Parts->Offset));
-      Key += "a" + std::to_string(Parts->Vaddr.Count) +
+      // V# words 0, 1 and 3 (2 is the range, which moves no address).
+      for (unsigned I : {0u, 1u, 3u})
+        if (Parts->Rsrc.Count)
+          use(Out, {R::Sgpr, Parts->Rsrc.First + I});
+      // An offset of 0 (most are) is not passed: one move and one add
+      // less, in a shape of its own.
+      bool Buffer = Parts->Form == AddressParts::Buffer ||
+                    Parts->Form == AddressParts::ScalarBuffer;
+      if (Buffer || Parts->Offset)
+        useImm(Out, uint32_t(Parts->Offset));
+      else
+        Key += "z";
+      Key += "a" + std::to_string(Parts->Form) +
+             std::to_string(Parts->Vaddr.Count) +
              std::to_string(Parts->Saddr.Count) +
              std::to_string(Parts->Soffset.Count) +
-             std::to_string(Parts->Is32Bit);
+             std::to_string(Parts->HasIndex) + std::to_string(Parts->HasOffset);
       return Error::success();
     }
     case K::Constant:
@@ -537,6 +689,10 @@ private:
       return Error::success();
     case K::DispatchId:
       useIntrinsic(Out, HookIntrinsic::LaunchHeader);
+      return Error::success();
+    case K::WaveCounter:
+      use(Out, {R::State, waveCounterState(Arg.value(), false)});
+      use(Out, {R::State, waveCounterState(Arg.value(), true)});
       return Error::success();
     }
     return Error::success();
@@ -580,41 +736,176 @@ private:
     case K::MemoryBytes:
       return imm();
     case K::LaneId:
-      return B.CreateIntrinsic(
-          llvm::Intrinsic::amdgcn_mbcnt_hi, {},
-          {B.getInt32(~0u), B.CreateIntrinsic(llvm::Intrinsic::amdgcn_mbcnt_lo, {},
-                                              {B.getInt32(~0u), B.getInt32(0)})});
+      return laneId(B);
     case K::WaveId:
       return waveId(B);
     case K::WorkgroupId:
       return state(LaunchState(unsigned(LaunchState::WorkgroupIdX) + Arg.value()));
     case K::DispatchId:
       return headerField(B, offsetof(LoomLaunchHeader, DispatchId), B.getInt64Ty());
-    case K::MemoryAddress: {
-      AddressParts Parts = cantFail(addressParts(
-          Arg.instruction() ? *Arg.instruction() : *P.Instr, A));
-      Type *I64 = B.getInt64Ty();
-      // The operands' registers, then the offset's immediate, as collect
-      // asked for them.
-      Value *Addr = nullptr;
-      auto Add = [&](Value *V) { Addr = Addr ? B.CreateAdd(Addr, V) : V; };
-      if (Parts.Vaddr.Count == 2)
-        Add(pair(B, {R::Vgpr, Parts.Vaddr.First},
-                 {R::Vgpr, Parts.Vaddr.First + 1}));
-      else if (Parts.Vaddr.Count == 1)
-        Add(B.CreateZExt(raw({R::Vgpr, Parts.Vaddr.First}), I64));
-      if (Parts.Saddr.Count == 2)
-        Add(pair(B, {R::Sgpr, Parts.Saddr.First},
-                 {R::Sgpr, Parts.Saddr.First + 1}));
-      if (Parts.Soffset.Count == 1)
-        Add(B.CreateZExt(raw({R::Sgpr, Parts.Soffset.First}), I64));
-      Add(B.CreateSExt(imm(), I64));
-      if (Parts.Is32Bit)
-        Addr = B.CreateAnd(Addr, B.getInt64(0xffffffff));
-      return Addr;
-    }
+    case K::WaveCounter:
+      if (auto It = WaveValues.find(Arg.value()); It != WaveValues.end())
+        return It->second; // what an earlier call of the point returned
+      return pair(B, {R::State, waveCounterState(Arg.value(), false)},
+                  {R::State, waveCounterState(Arg.value(), true)});
+    case K::MemoryAddress:
+      return memoryAddress(B, cantFail(addressParts(
+                                  Arg.instruction() ? *Arg.instruction()
+                                                    : *P.Instr,
+                                  A)));
     }
     return B.getInt32(0);
+  }
+
+  /// The lane's index in its wave.
+  Value *laneId(IRBuilder<> &B) {
+    return B.CreateIntrinsic(
+        llvm::Intrinsic::amdgcn_mbcnt_hi, {},
+        {B.getInt32(~0u),
+         B.CreateIntrinsic(llvm::Intrinsic::amdgcn_mbcnt_lo, {},
+                           {B.getInt32(~0u), B.getInt32(0)})});
+  }
+
+  /// The lane's address of an access of \p Parts, as the hardware forms
+  /// it, from the raw inputs collect asked for (the registers, then the
+  /// offset's immediate).
+  Value *memoryAddress(IRBuilder<> &B, const AddressParts &Parts) {
+    using R = RawInput::Kind;
+    Type *I64 = B.getInt64Ty();
+    auto Zext = [&](Value *V) { return B.CreateZExt(V, I64); };
+    auto Sgpr = [&](const RegRange &Range, unsigned I) {
+      return raw({R::Sgpr, Range.First + I});
+    };
+    Value *Addr = nullptr;
+    auto Add = [&](Value *V) { Addr = Addr ? B.CreateAdd(Addr, V) : V; };
+    Value *Vaddr[2] = {};
+    for (unsigned I = 0; I < Parts.Vaddr.Count; ++I)
+      Vaddr[I] = raw({R::Vgpr, Parts.Vaddr.First + I});
+    if (Parts.Form == AddressParts::Buffer ||
+        Parts.Form == AddressParts::ScalarBuffer)
+      return bufferAddress(B, Parts, Vaddr);
+    if (Parts.Vaddr.Count == 2)
+      Add(pair(B, {R::Vgpr, Parts.Vaddr.First},
+               {R::Vgpr, Parts.Vaddr.First + 1}));
+    else if (Parts.Vaddr.Count == 1)
+      Add(Zext(Vaddr[0]));
+    if (Parts.Saddr.Count == 2)
+      Add(pair(B, {R::Sgpr, Parts.Saddr.First},
+               {R::Sgpr, Parts.Saddr.First + 1}));
+    if (Parts.Soffset.Count == 1)
+      Add(Zext(Sgpr(Parts.Soffset, 0)));
+    if (Parts.Offset || !Addr) // as collect passed it
+      Add(Parts.Offset ? B.CreateSExt(imm(), I64) : B.getInt64(0));
+    if (Parts.is32Bit())
+      Addr = B.CreateAnd(Addr, B.getInt64(0xffffffff));
+    if (Parts.Form == AddressParts::Scalar)
+      Addr = B.CreateAnd(Addr, B.getInt64(~uint64_t(3)));
+    return Addr;
+  }
+
+  /// Through a V# (BufferOps.cpp in emu/ spells out the fields): for
+  /// s_buffer, base + ((soffset + offset) & ~3), dword aligned; for MUBUF,
+  /// per lane, index = vindex + (add_tid_enable ? lane : 0), offset =
+  /// voffset + inst_offset (+ an inline soffset), then base + soffset +
+  /// offset + stride * index, or the swizzled placement with swizzle_enable;
+  /// the private segment's V# (swizzled, add_tid_enable, element size 4,
+  /// index stride 64, no index) gives the private offset, as scratch_*
+  /// and flat private addresses are.
+  Value *bufferAddress(IRBuilder<> &B, const AddressParts &Parts,
+                       Value *const (&Vaddr)[2]) {
+    using R = RawInput::Kind;
+    Type *I64 = B.getInt64Ty();
+    auto Zext = [&](Value *V) { return B.CreateZExt(V, I64); };
+    auto Word = [&](unsigned I) { return raw({R::Sgpr, Parts.Rsrc.First + I}); };
+    auto Bits = [&](Value *V, unsigned Lo, unsigned N) {
+      return B.CreateAnd(B.CreateLShr(V, Lo), (1u << N) - 1);
+    };
+    Value *W1 = Word(1), *W3 = Word(3);
+    Value *SOffset = Parts.Soffset.Count
+                         ? raw({R::Sgpr, Parts.Soffset.First})
+                         : B.getInt32(0);
+    if (Parts.Form == AddressParts::ScalarBuffer) {
+      Value *Base = B.CreateOr(
+          Zext(Word(0)), B.CreateShl(Zext(B.CreateAnd(W1, 0xffff)), 32));
+      Value *Off = B.CreateAnd(B.CreateAdd(Zext(SOffset), Zext(imm())),
+                               ~uint64_t(3));
+      return B.CreateAnd(B.CreateAdd(Base, Off), ~uint64_t(3));
+    }
+    Value *Off = imm();
+    if (Parts.HasOffset)
+      Off = B.CreateAdd(Vaddr[Parts.HasIndex ? 1 : 0], Off);
+    // The stack's accesses, most of those a program makes, branch past the
+    // rest (a uniform branch: the V# is in SGPRs).
+    BasicBlock *Private = nullptr, *General = B.GetInsertBlock();
+    if (!Parts.HasIndex) {
+      Private = General;
+      General = BasicBlock::Create(Ctx, "buffer.general", Fn);
+      BasicBlock *Done = BasicBlock::Create(Ctx, "buffer.done", Fn);
+      Value *IsPrivate = B.CreateAnd(
+          B.CreateICmpSLT(W1, B.getInt32(0)), // swizzle_enable
+          B.CreateICmpEQ(Bits(W3, 19, 5),    // add_tid, 64, 4 bytes
+                         B.getInt32(1 | 3 << 2 | 1 << 4)));
+      Value *Offset = Zext(Off);
+      B.CreateCondBr(IsPrivate, Done, General);
+      B.SetInsertPoint(General);
+      Value *Address = generalBufferAddress(B, Parts, Vaddr, Off, SOffset);
+      General = B.GetInsertBlock();
+      B.CreateBr(Done);
+      B.SetInsertPoint(Done);
+      PHINode *Phi = B.CreatePHI(I64, 2);
+      Phi->addIncoming(Offset, Private);
+      Phi->addIncoming(Address, General);
+      return Phi;
+    }
+    return generalBufferAddress(B, Parts, Vaddr, Off, SOffset);
+  }
+
+  /// The address of MUBUF lane's \p Off (and index, from Vaddr) through
+  /// any V#: linear, or swizzled with swizzle_enable.
+  Value *generalBufferAddress(IRBuilder<> &B, const AddressParts &Parts,
+                              Value *const (&Vaddr)[2], Value *Off,
+                              Value *SOffset) {
+    using R = RawInput::Kind;
+    Type *I64 = B.getInt64Ty();
+    auto Zext = [&](Value *V) { return B.CreateZExt(V, I64); };
+    auto Bits = [&](Value *V, unsigned Lo, unsigned N) {
+      return B.CreateAnd(B.CreateLShr(V, Lo), (1u << N) - 1);
+    };
+    Value *W1 = raw({R::Sgpr, Parts.Rsrc.First + 1}),
+          *W3 = raw({R::Sgpr, Parts.Rsrc.First + 3});
+    Value *Base = B.CreateOr(
+        Zext(raw({R::Sgpr, Parts.Rsrc.First})),
+        B.CreateShl(Zext(B.CreateAnd(W1, 0xffff)), 32));
+    Value *AddTid = B.CreateICmpNE(Bits(W3, 23, 1), B.getInt32(0));
+    Value *Swizzle = B.CreateICmpSLT(W1, B.getInt32(0));
+    Value *Index = Parts.HasIndex ? Vaddr[0] : B.getInt32(0);
+    Index = B.CreateAdd(Index, B.CreateSelect(AddTid, laneId(B),
+                                              B.getInt32(0)));
+    // With add_tid_enable, data_format is the stride's bits 17:14.
+    Value *Stride = B.CreateOr(
+        Bits(W1, 16, 14),
+        B.CreateSelect(AddTid, B.CreateShl(Bits(W3, 15, 4), 14),
+                       B.getInt32(0)));
+    Value *Linear = B.CreateAdd(
+        Zext(Off), B.CreateMul(Zext(Stride), Zext(Index)));
+    // Element size 2 << n, index stride 8 << n: shifts, not divisions.
+    Value *ElemLog = B.CreateAdd(Bits(W3, 19, 2), B.getInt32(1)),
+          *StrideLog = B.CreateAdd(Bits(W3, 21, 2), B.getInt32(3));
+    Value *ElemMask = B.CreateSub(B.CreateShl(B.getInt32(1), ElemLog),
+                                  B.getInt32(1)),
+          *StrideMask = B.CreateSub(B.CreateShl(B.getInt32(1), StrideLog),
+                                    B.getInt32(1));
+    Value *Swizzled = B.CreateAdd(
+        B.CreateShl(
+            B.CreateAdd(B.CreateMul(Zext(B.CreateLShr(Index, StrideLog)),
+                                    Zext(Stride)),
+                        Zext(B.CreateAnd(Off, B.CreateNot(ElemMask)))),
+            Zext(StrideLog)),
+        Zext(B.CreateOr(
+            B.CreateShl(B.CreateAnd(Index, StrideMask), ElemLog),
+            B.CreateAnd(Off, ElemMask))));
+    return B.CreateAdd(B.CreateAdd(Base, Zext(SOffset)),
+                       B.CreateSelect(Swizzle, Swizzled, Linear));
   }
 
   /// A 32- or 64-bit integer to the hook's parameter type.
@@ -642,6 +933,8 @@ private:
   unsigned NextImm = 0, ValueImm = 0;
   Function *Fn = nullptr;
   std::vector<RawInput> *Sgprs = nullptr, *Vgprs = nullptr;
+  /// Wave counters the calls built so far returned into.
+  std::map<unsigned, Value *> WaveValues;
 };
 
 /// The hook modules of every library, linked into one, with each tool
@@ -895,25 +1188,48 @@ bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
     for (const BinaryInstruction &I : B.Instructions)
       Insts.push_back(&I);
   llvm::sort(Insts, [](auto *A, auto *B) { return A->address() < B->address(); });
-  if (Insts.empty() || !Insts.back()->Props.isReturn())
+  if (Insts.empty())
     return std::nullopt;
+  // The words end where the return label goes: at a last return (dropped),
+  // or after the last instruction (a block laid out after the return).
+  bool LastReturns = Insts.back()->Props.isReturn();
+  size_t Count = LastReturns ? Insts.size() - 1 : Insts.size();
+  uint64_t End = LastReturns ? Insts.back()->address()
+                             : Insts.back()->Info.endAddress();
   std::string Words;
   raw_string_ostream OS(Words);
+  auto Emit = [&](ArrayRef<uint8_t> Bytes, StringRef Text) {
+    OS << "\t.long ";
+    for (size_t W = 0; W + 4 <= Bytes.size(); W += 4)
+      OS << (W ? ", " : "")
+         << format_hex(support::endian::read32le(Bytes.data() + W), 10);
+    OS << "\t; " << Text << "\n";
+  };
   uint64_t Next = F.address();
-  for (size_t K = 0; K + 1 < Insts.size(); ++K) {
+  for (size_t K = 0; K < Count; ++K) {
     const BinaryInstruction &I = *Insts[K];
-    if (I.address() != Next || I.Props.isReturn() ||
-        StringRef(I.Info.Text).starts_with("s_getpc"))
+    if (I.address() != Next || StringRef(I.Info.Text).starts_with("s_getpc"))
       return std::nullopt;
     Next = I.Info.endAddress();
     if (K == 0 && DropEntryWait)
       continue;
-    Code.push_back(I.Inst);
-    OS << "\t.long ";
-    for (size_t W = 0; W + 4 <= I.Info.Bytes.size(); W += 4)
-      OS << (W ? ", " : "")
-         << format_hex(support::endian::read32le(I.Info.Bytes.data() + W), 10);
-    OS << "\t; " << I.Info.Text << "\n";
+    if (!I.Props.isReturn()) {
+      Code.push_back(I.Inst);
+      Emit(I.Info.Bytes, I.Info.Text);
+      continue;
+    }
+    // A return before the end: an s_branch to the end, of the same size
+    // (s_setpc_b64 is one word too), so no other branch moves.
+    int64_t Delta = (int64_t(End) - int64_t(I.Info.endAddress())) / 4;
+    if (I.size() != 4 || Delta < INT16_MIN || Delta > INT16_MAX)
+      return std::nullopt;
+    uint8_t Branch[4];
+    support::endian::write32le(Branch, 0xbf820000u | uint16_t(Delta));
+    MCInst Inst;
+    if (!F.context().mc().decode(Branch, I.address(), Inst).Valid)
+      return std::nullopt;
+    Code.push_back(Inst);
+    Emit(Branch, "s_branch to the return");
   }
   // Branches to the return go on to the label, right after the words.
   (void)ReturnLabel;

@@ -36,6 +36,11 @@ enum class LaunchState : uint8_t {
   WaveTid,     ///< v0 of the wave's first lane: its packed work-item id
 };
 inline constexpr unsigned NumLaunchStates = 6;
+/// RawInput::State numbers past the launch state: wave counter N's low and
+/// high halves.
+inline unsigned waveCounterState(unsigned N, bool High) {
+  return NumLaunchStates + 2 * N + High;
+}
 
 /// One 32-bit value the glue before a point moves into a parameter register.
 struct RawInput {
@@ -76,6 +81,10 @@ struct CompiledPoint {
   std::string Body;
   std::string ReturnLabel;
   static constexpr const char *InstanceMarker = "%%";
+  /// (parameter, state): what the hooks returned into wave counters is in
+  /// SGPR parameter register `parameter` where the body ends, for
+  /// RawInput::State `state`.
+  std::vector<std::pair<unsigned, unsigned>> Results;
   /// Every register unit the body writes, its parameter registers included.
   RegisterSet Clobbers;
   /// Whether the body may end with memory operations of its own in flight

@@ -1,6 +1,7 @@
 //===- runtime/CountersReport.cpp - Ground truth of every dispatch --------===//
 
 #include "loom/runtime/CountersReport.h"
+#include "loom/runtime/MemoryTraceLine.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -45,16 +46,6 @@ StringRef memoryKind(StringRef Opcode) {
   if (Opcode.starts_with("S_"))
     return "scalar";
   return "other";
-}
-
-StringRef spaceName(uint8_t Space) {
-  switch (Space) {
-  case 0: return "global";
-  case 1: return "lds";
-  case 2: return "scratch";
-  case 3: return "scalar";
-  default: return "unknown";
-  }
 }
 
 template <typename T> json::Array triple(const T (&V)[3]) {
@@ -153,18 +144,9 @@ void CountersReport::record(unsigned Node, const emu::DispatchParams &P,
     for (const emu::MemoryAccessRecord &A : C.Accesses) {
       json::OStream J(OS);
       J.object([&] {
-        J.attribute("dispatch", Id);
-        J.attribute("pc", A.Pc);
-        J.attribute("wave", A.WaveId);
-        J.attribute("exec", formatv("{0:x16}", A.ExecMask).str());
-        J.attribute("space", spaceName(A.Space));
-        J.attribute("direction", A.IsWrite ? "write" : "read");
-        J.attribute("atomic", A.IsAtomic);
-        J.attribute("bytes_per_lane", A.BytesPerLane);
-        J.attributeArray("addresses", [&] {
-          for (uint64_t Addr : A.Addresses)
-            J.value(Addr);
-        });
+        writeMemoryTraceKeys(J, {Id, A.Pc, A.WaveId, A.ExecMask, A.Space,
+                                 A.IsWrite, A.IsAtomic, A.BytesPerLane,
+                                 A.Addresses});
       });
       OS << "\n";
     }

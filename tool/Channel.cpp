@@ -2,6 +2,8 @@
 
 #include "Channel.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -62,10 +64,13 @@ Expected<std::shared_ptr<ChannelRing>>
 ChannelDrain::open(ToolHost &Tool, const ChannelOptions &Options,
                    const Dispatch &D) {
   size_t Records = recordsOffset(Options.Capacity);
-  Expected<HostMemory::Block> B =
-      Memory.get(HostMemory::Use::Channel,
-                 Records + size_t(Options.Capacity) * Options.RecordBytes,
-                 D.Agent);
+  // Records of a power-of-two size start at a multiple of it: a wave's
+  // chunk (loom::channelAppendWave) finds its start from its cursor.
+  size_t Align = isPowerOf2_32(Options.RecordBytes) ? Options.RecordBytes : 1;
+  Expected<HostMemory::Block> B = Memory.get(
+      HostMemory::Use::Channel,
+      Records + Align + size_t(Options.Capacity) * Options.RecordBytes,
+      D.Agent);
   if (!B)
     return B.takeError();
   auto R = std::make_shared<ChannelRing>();
@@ -83,7 +88,8 @@ ChannelDrain::open(ToolHost &Tool, const ChannelOptions &Options,
   R->Ring->RecordBytes = Options.RecordBytes;
   R->Ring->Lossy = Options.Lossy;
   R->Ring->Sequence = reinterpret_cast<uint64_t>(Base + SequenceOffset);
-  R->Ring->Records = reinterpret_cast<uint64_t>(Base + Records);
+  R->Ring->Records =
+      alignTo(reinterpret_cast<uint64_t>(Base + Records), uint64_t(Align));
   return R;
 }
 

@@ -501,6 +501,60 @@ TEST_F(InstrumenterTest, WaveCountersCountExactly) {
   EXPECT_GT(Truth.WaveInstructions, 300u); // the loop and the recursion ran
 }
 
+// Hooks keep per-wave state in a wave counter: bump(counter, 1) and then
+// bump(counter, 2), returning into it, before every instruction of
+// call_chain and its callees (the second call sees what the first
+// returned), flushed at s_endpgm: three times what the virtual GPU ran.
+TEST_F(InstrumenterTest, HooksKeepStateInWaveCounters) {
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("call_chain");
+  unsigned C = Plan.waveCounter("loom_test_events", 24);
+  for (const BinaryFunction &F : Lifted->functions())
+    for (const BinaryBasicBlock &B : F.blocks())
+      for (const BinaryInstruction &I : B.Instructions)
+        for (uint32_t N : {1, 2}) {
+          ASSERT_OK(Plan.add(HookRequest::call(
+              F.name().str(), HookPoint::Before, I.address(), "bump",
+              {HookArg::waveCounter(C), HookArg::constant(N)}, C)));
+        }
+  HookRequest Bad = HookRequest::call(
+      "call_chain", HookPoint::KernelEntry, 0, "bump",
+      {HookArg::waveCounter(5), HookArg::constant(1)});
+  EXPECT_TRUE(bool(Plan.add(Bad))) << "a counter that does not exist";
+  llvm::consumeError(Plan.add(Bad));
+  InstrumentOptions O;
+  O.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  for (const std::string &W : R->Warnings)
+    ADD_FAILURE() << "warning: " << W;
+  auto M = loadElf(R->Elf, "instrumented");
+  ASSERT_TRUE(M) << R->Assembly;
+  if (getenv("LOOM_TEST_DUMP"))
+    fprintf(stderr, "%s", R->Assembly.c_str());
+
+  auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel,
+                 emu::DispatchCounters *Counters) {
+    emu::DeviceBuffer Out(*Dev, 256 * 4);
+    emu::KernelArgs Args;
+    Args.add(Out.data()).add(int32_t(9)).add(int32_t(5));
+    auto Res = Mod.launch(Kernel, emu::LaunchConfig::linear(100, 64), Args);
+    EXPECT_TRUE(Res && Res->ok());
+    if (!Res) {
+      ADD_FAILURE() << llvm::toString(Res.takeError());
+      return std::vector<int>();
+    }
+    if (Counters)
+      *Counters = Res->Counters;
+    return std::vector<int>(Out.data<int>(), Out.data<int>() + 100);
+  };
+  emu::DispatchCounters Truth;
+  std::vector<int> Want = Run(*Orig, "call_chain", &Truth);
+  resetCounts();
+  EXPECT_EQ(Run(*M, "call_chain.loom", nullptr), Want);
+  EXPECT_EQ(global("loom_test_events")[3], 3 * Truth.WaveInstructions);
+}
+
 // A hook that faults is reported as a fault in that hook, by name and
 // place; the device goes on running kernels.
 TEST_F(InstrumenterTest, AFaultInAHookNamesTheHook) {

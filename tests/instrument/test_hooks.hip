@@ -31,6 +31,9 @@ HOOK void count(u32 Index, u64 Exec) {
   }
 }
 
+// Per-wave state (a wave counter the hook returns into): its value plus N.
+HOOK u64 bump(u64 Value, u32 N) { return Value + N; }
+
 HOOK void event(u32 Which) {
   if (laneId() == (u32)__builtin_ctzll(__builtin_amdgcn_read_exec()))
     __hip_atomic_fetch_add(&loom_test_events[Which], 1ull, __ATOMIC_RELAXED,

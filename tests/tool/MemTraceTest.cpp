@@ -9,8 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../support/RunCommand.h"
-#include "MemoryTraceCompare.h"
+#include "ToolTruth.h"
 
 #include "TraceFile.h"
 #include "TraceSummary.h"
@@ -28,74 +27,8 @@ using namespace loom::trace;
 
 namespace {
 
-std::string tempFile(StringRef Name) {
-  SmallString<128> Path;
-  sys::fs::createTemporaryFile(Name, "out", Path);
-  return std::string(Path);
-}
-
-struct Traced {
-  CommandResult Run;        ///< the instrumented run
-  std::string File;         ///< its trace
-  std::vector<MemoryAccess> Accesses;
-};
-
-/// \p Program under mem_trace, with \p More options; its trace read back
-/// through `loom trace show --json`.
-Traced memTrace(const std::string &Program,
-                std::vector<std::string> More = {}) {
-  Traced T;
-  T.File = tempFile("mem-trace");
-  std::vector<std::string> Args{LOOM_BIN,     "instrument", "--tool",
-                                "mem_trace",  "--tool-arg", "output=" + T.File};
-  Args.insert(Args.end(), More.begin(), More.end());
-  Args.insert(Args.end(), {"--", Program});
-  T.Run = runCommand(Args);
-  EXPECT_EQ(T.Run.ExitCode, 0) << T.Run.Err;
-  CommandResult Show = runCommand({LOOM_BIN, "trace", "show", T.File, "--json"});
-  EXPECT_EQ(Show.ExitCode, 0) << Show.Err;
-  Expected<std::vector<MemoryAccess>> A = parseMemTraceJson(Show.Out);
-  if (!A)
-    ADD_FAILURE() << toString(A.takeError());
-  else
-    T.Accesses = std::move(*A);
-  return T;
-}
-
-/// The program run uninstrumented, with the virtual GPU's record of its
-/// accesses.
-std::pair<CommandResult, std::vector<MemoryAccess>>
-truth(const std::string &Program) {
-  std::string Trace = tempFile("mem-truth"), Counters = tempFile("mem-counters");
-  CommandResult R = runCommand({LOOM_BIN, "exec", "--memory-trace", Trace,
-                                "--counters", Counters, "--", Program});
-  EXPECT_EQ(R.ExitCode, 0) << R.Err;
-  std::vector<MemoryAccess> Out;
-  Expected<std::vector<MemoryAccess>> A = readTruthTrace(Trace, Counters);
-  if (!A)
-    ADD_FAILURE() << toString(A.takeError());
-  else
-    Out = std::move(*A);
-  sys::fs::remove(Trace);
-  sys::fs::remove(Counters);
-  return {R, Out};
-}
-
-void expectTraceIsTheTruth(const std::string &Program) {
-  auto [Plain, Want] = truth(Program);
-  Traced Got = memTrace(Program);
-  sys::fs::remove(Got.File);
-  ASSERT_FALSE(Want.empty());
-  EXPECT_EQ(Got.Run.Out, Plain.Out) << "the program's output changed";
-  EXPECT_EQ(Got.Run.Err.find("loom-tool:"), std::string::npos) << Got.Run.Err;
-  EXPECT_EQ(Got.Accesses.size(), Want.size());
-  std::vector<std::string> Diffs = compareMemoryTraces(Want, Got.Accesses);
-  for (const std::string &D : Diffs)
-    ADD_FAILURE() << Program << ": " << D;
-}
-
 TEST(MemTrace, ToolProgramIsTheTruth) {
-  expectTraceIsTheTruth(LOOM_TOOL_PROGRAM);
+  expectMemTraceIsTheTruth(LOOM_TOOL_PROGRAM);
 }
 
 // Flat accesses resolved to LDS and global memory by the apertures, the
@@ -107,8 +40,9 @@ TEST(MemTrace, ToolProgramIsTheTruth) {
 // instruction; bump's global load and store touch a 64-byte line per lane
 // (576 lines) where their bytes fit in 36.
 TEST(MemTrace, FlatLdsAndTheSummaryOnMemTraceProgram) {
-  expectTraceIsTheTruth(LOOM_MEM_TRACE_PROGRAM);
-  Traced T = memTrace(LOOM_MEM_TRACE_PROGRAM, {"--tool-arg", "kernel=mixed"});
+  expectMemTraceIsTheTruth(LOOM_MEM_TRACE_PROGRAM);
+  Traced T = memTrace(LOOM_MEM_TRACE_PROGRAM, {"--tool-arg", "kernel=mixed"},
+                      /*Keep=*/true);
   CommandResult S =
       runCommand({LOOM_BIN, "trace", "show", T.File, "--summary"});
   sys::fs::remove(T.File);
@@ -128,7 +62,6 @@ TEST(MemTrace, FlatLdsAndTheSummaryOnMemTraceProgram) {
 TEST(MemTrace, KernelAndDispatchOptions) {
   Traced T = memTrace(LOOM_TOOL_PROGRAM, {"--tool-arg", "dispatch=1-2",
                                           "--tool-arg", "kernel=scale"});
-  sys::fs::remove(T.File);
   ASSERT_FALSE(T.Accesses.empty());
   for (const MemoryAccess &A : T.Accesses)
     EXPECT_EQ(A.Dispatch, 2u);
@@ -140,7 +73,8 @@ TEST(MemTrace, KernelAndDispatchOptions) {
 class MemTraceOnHip : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(MemTraceOnHip, TraceIsTheTruth) {
-  expectTraceIsTheTruth(std::string(LOOM_HIP_TEST_DIR) + "/hip_" + GetParam());
+  expectMemTraceIsTheTruth(std::string(LOOM_HIP_TEST_DIR) + "/hip_" +
+                           GetParam());
 }
 
 // As ShippedToolsOnHip (ToolsTest.cpp), and for the same reasons without
@@ -196,11 +130,42 @@ TEST(MemTrace, CompareFindsEveryKindOfDifference) {
   EXPECT_EQ(compareMemoryTraces(Truth, Bad).size(), 1u);
 }
 
+// Two buffers sharing a page in one run, placed apart in the other: the
+// page rule refuses them, the buffers (each dispatch's arguments in both
+// runs) take each address by its offset in its own.
+TEST(MemTrace, CompareByTheLaunchesBuffers) {
+  auto Access = [](uint64_t Wave, uint64_t Base) {
+    MemoryAccess A;
+    A.Wave = Wave;
+    A.Instruction = "k+0x10";
+    A.Space = "global";
+    A.Direction = "write";
+    A.BytesPerLane = 4;
+    A.Exec = 0x3;
+    A.Addresses = {Base, Base + 4};
+    return A;
+  };
+  // Buffers at 0x10800 and 0x10c00, one 4 KiB page.
+  std::vector<MemoryAccess> Truth = {Access(0, 0x10800), Access(1, 0x10c00)},
+                            Traced = {Access(0, 0x50800),
+                                      Access(1, 0x90c00)};
+  DispatchBuffers TruthArgs = {{0, {0x10800, 7, 0x10c00}}},
+                  TracedArgs = {{0, {0x50800, 7, 0x90c00}}};
+  EXPECT_EQ(compareMemoryTraces(Truth, Traced).size(), 1u);
+  CompareOptions O;
+  O.TruthBuffers = &TruthArgs;
+  O.TracedBuffers = &TracedArgs;
+  EXPECT_TRUE(compareMemoryTraces(Truth, Traced, O).empty());
+  // A lane off by a word in its buffer: found.
+  Traced[1].Addresses[1] += 4;
+  EXPECT_EQ(compareMemoryTraces(Truth, Traced, O).size(), 1u);
+}
+
 //===-- The reader --------------------------------------------------------===//
 
 /// A small trace written by TraceWriter.
 std::string sampleTrace() {
-  std::string Path = tempFile("mem-sample");
+  std::string Path = tempPath("mem-sample");
   auto W = cantFail(TraceWriter::create(Path));
   TraceSite S;
   S.Id = 0;
@@ -286,7 +251,7 @@ TEST(TraceFile, CorruptFilesAreErrorsNeverCrashes) {
 }
 
 TEST(TraceFile, ShowRefusesABadFile) {
-  std::string Path = tempFile("mem-bad");
+  std::string Path = tempPath("mem-bad");
   {
     std::string Bytes = sampleTrace();
     std::error_code EC;

@@ -8,6 +8,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <map>
+#include <optional>
 #include <tuple>
 
 using namespace llvm;
@@ -85,6 +86,26 @@ Error readAccess(const json::Object &O, MemoryAccess &A) {
     A.Addresses.push_back(uint64_t(*I));
   }
   return Error::success();
+}
+
+/// Whether \p Traced is as far above the traced value of the argument
+/// whose truth value is the nearest at or below \p Truth (false without
+/// the launches' buffers).
+bool inSameBuffer(const CompareOptions &O, uint64_t Dispatch, uint64_t Truth,
+                  uint64_t Traced) {
+  if (!O.TruthBuffers || !O.TracedBuffers)
+    return false;
+  auto T = O.TruthBuffers->find(Dispatch), M = O.TracedBuffers->find(Dispatch);
+  if (T == O.TruthBuffers->end() || M == O.TracedBuffers->end() ||
+      T->second.size() != M->second.size())
+    return false;
+  std::optional<size_t> Nearest;
+  for (size_t K = 0; K < T->second.size(); ++K)
+    if (T->second[K] <= Truth &&
+        (!Nearest || T->second[K] > T->second[*Nearest]))
+      Nearest = K;
+  return Nearest &&
+         Traced - M->second[*Nearest] == Truth - T->second[*Nearest];
 }
 
 } // namespace
@@ -214,18 +235,24 @@ compareMemoryTraces(const std::vector<MemoryAccess> &Truth,
       for (size_t L = 0; L < T.Addresses.size(); ++L) {
         uint64_t Move = M.Addresses[L] - T.Addresses[L];
         if (Relative) {
-          auto [Known, New] =
-              Moves.try_emplace({T.Dispatch, T.Addresses[L] >> 12}, Move);
-          if (New || Known->second == Move)
+          // At its offset in its argument's buffer, or where its page
+          // went: the first of a page's addresses so placed sets that.
+          auto [Known, New] = Moves.try_emplace(
+              {T.Dispatch, T.Addresses[L] >> 12}, Move);
+          if (inSameBuffer(Options, T.Dispatch, T.Addresses[L],
+                           M.Addresses[L]) ||
+              New || Known->second == Move)
             continue;
         } else if (Move == 0) {
           continue;
         }
-        Differ(formatv("{0}: address {1} (of {2}) is 0x{3:x} in the truth, "
-                       "0x{4:x} traced{5}",
+        Differ(formatv("{0}: address {1} (of {2}) is {3:x} in the truth, "
+                       "{4:x} traced{5}",
                        At, L, T.Addresses.size(), T.Addresses[L],
                        M.Addresses[L],
-                       Relative ? " (not where the rest of its page went)"
+                       Relative ? " (not at its offset in a buffer of the "
+                                  "launch's, nor where the rest of its page "
+                                  "went)"
                                 : ""));
         break;
       }

@@ -13,7 +13,8 @@
 // run to run by where buffers were placed, so they are equal up to one
 // displacement per dispatch and 4 KiB page of the truth's address (a
 // buffer moves whole; every lane's address, relative to the others, must
-// match exactly). With ExactAddresses (two traces of one run), no
+// match exactly), or, given each dispatch's buffers in both runs, by their
+// offset in their buffer. With ExactAddresses (two traces of one run), no
 // displacement is allowed.
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +25,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,9 +50,22 @@ readTruthTrace(llvm::StringRef TracePath, llvm::StringRef CountersPath);
 llvm::Expected<std::vector<MemoryAccess>>
 parseMemTraceJson(llvm::StringRef Json);
 
+/// Per dispatch, the values of its 8-byte arguments (the buffers it was
+/// given), in argument order: the same arguments in two runs of a program.
+using DispatchBuffers = std::map<uint64_t, std::vector<uint64_t>>;
+
 struct CompareOptions {
   bool ExactAddresses = false;
   unsigned MaxDifferences = 20;
+  /// When both are given, a global or scalar address may also be as far
+  /// above the traced run's value of the argument whose truth value is the
+  /// nearest below it as it is in the truth: a buffer's lanes, wherever
+  /// each run's allocator put it (two buffers sharing a 4 KiB page may
+  /// move apart). The first address of a page sets the page's
+  /// displacement either way, so a lane off in its buffer still differs
+  /// from the rest of its page; what no argument explains (the kernarg
+  /// segment, the dispatch packet) keeps to the page rule.
+  const DispatchBuffers *TruthBuffers = nullptr, *TracedBuffers = nullptr;
 };
 
 /// The differences, at most MaxDifferences of them; none if equal.

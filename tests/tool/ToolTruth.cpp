@@ -3,10 +3,13 @@
 #include "ToolTruth.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 using namespace llvm;
 
@@ -223,6 +226,94 @@ void expectBlocksEqualTruth(const Program &P,
       EXPECT_TRUE(O.getObject("blocks")->get(Block)) << Kernel << " " << Block;
   }
   EXPECT_EQ(Kernels, Want.size());
+}
+
+MemoryTruth memoryTruth(const Program &P) {
+  std::string Trace = tempPath("mem-truth"), Counters = tempPath("mem-counters");
+  std::vector<std::string> Args{LOOM_BIN,   "exec",     "--memory-trace",
+                                Trace,      "--counters", Counters, "--"};
+  Args.insert(Args.end(), P.Command.begin(), P.Command.end());
+  MemoryTruth T;
+  T.Run = runCommand(Args, P.Env);
+  EXPECT_EQ(T.Run.ExitCode, 0) << T.Run.Err;
+  Expected<std::vector<MemoryAccess>> A = readTruthTrace(Trace, Counters);
+  if (!A)
+    ADD_FAILURE() << toString(A.takeError());
+  else
+    T.Accesses = std::move(*A);
+  sys::fs::remove(Trace);
+  sys::fs::remove(Counters);
+  return T;
+}
+
+Traced memTrace(const Program &P, std::vector<std::string> More, bool Keep) {
+  Traced T;
+  T.File = tempPath("mem-trace");
+  std::vector<std::string> Options{"--tool", "mem_trace", "--tool-arg",
+                                   "output=" + T.File};
+  Options.insert(Options.end(), More.begin(), More.end());
+  T.Run = instrument(P, Options);
+  EXPECT_EQ(T.Run.ExitCode, 0) << T.Run.Err;
+  CommandResult Show = runCommand({LOOM_BIN, "trace", "show", T.File, "--json"});
+  EXPECT_EQ(Show.ExitCode, 0) << Show.Err;
+  Expected<std::vector<MemoryAccess>> A = parseMemTraceJson(Show.Out);
+  if (!A)
+    ADD_FAILURE() << toString(A.takeError());
+  else
+    T.Accesses = std::move(*A);
+  if (!Keep)
+    sys::fs::remove(T.File);
+  return T;
+}
+
+/// The 8-byte arguments of each dispatch of a launch log (a JSON line a
+/// dispatch, its "args" the bytes in hex).
+DispatchBuffers launchBuffers(StringRef Path) {
+  DispatchBuffers Out;
+  uint64_t Dispatch = 0;
+  for (const json::Value &Line : jsonLines(Path)) {
+    std::vector<uint64_t> &Args = Out[Dispatch++];
+    for (const json::Value &A : *Line.getAsObject()->getArray("args"))
+      if (std::string Bytes = fromHex(*A.getAsString()); Bytes.size() == 8) {
+        uint64_t V;
+        std::memcpy(&V, Bytes.data(), 8);
+        Args.push_back(V);
+      }
+  }
+  sys::fs::remove(Path);
+  return Out;
+}
+
+void expectMemTraceIsTheTruth(const Program &P, bool SameOutput,
+                              StringRef LaunchLog) {
+  std::string Logs[2];
+  Program Runs[2] = {P, P};
+  if (!LaunchLog.empty())
+    for (int R = 0; R < 2; ++R) {
+      Logs[R] = tempPath("mem-launches");
+      Runs[R].Env.push_back(LaunchLog.str() + "=" + Logs[R]);
+    }
+  MemoryTruth Want = memoryTruth(Runs[0]);
+  Traced Got = memTrace(Runs[1]);
+  ASSERT_FALSE(Want.Accesses.empty());
+  if (SameOutput)
+    EXPECT_EQ(Got.Run.Out, Want.Run.Out) << "the program's output changed";
+  EXPECT_EQ(linesStarting(Got.Run.Err, "loom-tool:"),
+            std::vector<std::string>())
+      << Got.Run.Err;
+  EXPECT_EQ(linesStarting(Got.Run.Err, "mem_trace: ").size() >= 1, true);
+  EXPECT_EQ(Got.Accesses.size(), Want.Accesses.size());
+  CompareOptions Options;
+  DispatchBuffers Buffers[2];
+  if (!LaunchLog.empty()) {
+    for (int R = 0; R < 2; ++R)
+      Buffers[R] = launchBuffers(Logs[R]);
+    Options.TruthBuffers = &Buffers[0];
+    Options.TracedBuffers = &Buffers[1];
+  }
+  for (const std::string &D :
+       compareMemoryTraces(Want.Accesses, Got.Accesses, Options))
+    ADD_FAILURE() << P.Command.front() << ": " << D;
 }
 
 } // namespace loom::test

@@ -15,6 +15,7 @@
 
 #include "../support/JsonLines.h"
 #include "../support/RunCommand.h"
+#include "MemoryTraceCompare.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
@@ -84,6 +85,35 @@ void expectOpcodeHistEqualsTruth(llvm::StringRef Path,
 /// entries summed per kernel.
 void expectBlocksEqualTruth(const Program &P,
                             const std::vector<DispatchTruth> &Truth);
+
+/// \p P run uninstrumented, with the virtual GPU's record of its memory
+/// accesses (`loom exec --memory-trace`, named through its --counters).
+struct MemoryTruth {
+  CommandResult Run;
+  std::vector<MemoryAccess> Accesses;
+};
+MemoryTruth memoryTruth(const Program &P);
+
+/// \p P under mem_trace with \p More options, its trace read back through
+/// `loom trace show --json`; with \p Keep the trace file stays, for the
+/// caller to read and remove.
+struct Traced {
+  CommandResult Run;
+  std::string File;
+  std::vector<MemoryAccess> Accesses;
+};
+Traced memTrace(const Program &P, std::vector<std::string> More = {},
+                bool Keep = false);
+
+/// mem_trace's trace of \p P equals the truth: the program succeeds with
+/// the same output (if \p SameOutput: the corpus prints its times), no
+/// tool runtime message, every wave's accesses the truth's
+/// (compareMemoryTraces). \p LaunchLog, if given, is the environment
+/// variable through which \p P logs its launches (emu_diff_hsa's
+/// LOOM_DIFF_LAUNCH_LOG): global addresses are then compared by their
+/// offset in the buffers the arguments give.
+void expectMemTraceIsTheTruth(const Program &P, bool SameOutput = true,
+                              llvm::StringRef LaunchLog = "");
 
 } // namespace loom::test
 

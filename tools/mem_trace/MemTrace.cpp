@@ -14,9 +14,11 @@
 //       [--tool-arg kernel=REGEX] [--tool-arg dispatch=N[-M]]
 //       [--tool-arg capacity=RECORDS] -- ./app
 //
-// Not traced (said once per kernel): scratch_* instructions, buffer
-// instructions other than the stack's, s_buffer loads, and LDS DMA loads,
-// whose addresses hooks cannot be given yet.
+// Buffer accesses through the stack's resource (s[0:3]) are private
+// offsets (space scratch), the others global addresses, both as the
+// framework computes them from the V#. Not traced (said once per kernel):
+// LDS DMA loads (a global read and an LDS write at M0), whose LDS side
+// hooks are not given.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,7 @@
 #include "ToolOptions.h"
 #include "TraceFile.h"
 
+#include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Tool.h"
 #include "loom/isa/McContext.h"
 
@@ -33,6 +36,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <map>
 
 using namespace llvm;
@@ -54,68 +58,37 @@ InstrKind instrKind(MemoryKind K) {
   }
 }
 
-/// A buffer access of the stack: through the private segment buffer,
-/// s[0:3] by the calling convention, in the OFFEN or OFFSET form (how
-/// clang's code for gfx90a reaches the stack). The virtual GPU records its
-/// lanes' private offsets as vaddr (OFFEN) + the instruction's offset,
-/// without soffset.
-struct StackBuffer {
-  std::optional<unsigned> Vaddr; ///< the VGPR of OFFEN
-  uint32_t Offset = 0;
-};
-
-std::optional<StackBuffer> stackBuffer(const BinaryInstruction &I,
-                                       const InstrAnalyzer &A,
-                                       StringRef Name) {
-  bool Offen = Name.ends_with("_OFFEN");
-  if ((!Offen && !Name.ends_with("_OFFSET")) || Name.contains("_LDS_"))
-    return std::nullopt;
-  // MUBUF operands: [vdata,] [vaddr,] srsrc, soffset, offset, ...
+/// Whether \p I, named \p Name, is a buffer access of the stack: through
+/// the private segment buffer, s[0:3] by the calling convention, in the
+/// OFFEN or OFFSET form (how clang's code for gfx90a reaches the stack).
+/// Its address, from the V# as the hardware forms it, is then the lane's
+/// private offset: vaddr (OFFEN) + the instruction's offset, without
+/// soffset, as the virtual GPU records it.
+bool isStackBuffer(const BinaryInstruction &I, const InstrAnalyzer &A,
+                   StringRef Name) {
+  if (I.Props.Memory != MemoryKind::Buffer ||
+      !(Name.ends_with("_OFFEN") || Name.ends_with("_OFFSET")))
+    return false;
   RegisterSet Private;
   Private.addSgprs(0, 4);
-  const MCInst &Inst = I.Inst;
-  for (unsigned Op = 0; Op + 2 < Inst.getNumOperands(); ++Op) {
-    const MCOperand &O = Inst.getOperand(Op);
-    if (!O.isReg() || A.unitsOf(O.getReg().id()) != Private)
-      continue;
-    const MCOperand &Offset = Inst.getOperand(Op + 2);
-    if (!Offset.isImm())
-      return std::nullopt;
-    StackBuffer B;
-    B.Offset = uint32_t(Offset.getImm());
-    if (Offen) {
-      if (Op == 0 || !Inst.getOperand(Op - 1).isReg())
-        return std::nullopt;
-      A.unitsOf(Inst.getOperand(Op - 1).getReg().id()).forEachUnit([&](unsigned U) {
-        if (!B.Vaddr && U >= RegisterSet::VgprBase &&
-            U < RegisterSet::VgprBase + RegisterSet::NumVgprs)
-          B.Vaddr = U - RegisterSet::VgprBase;
-      });
-      if (!B.Vaddr)
-        return std::nullopt;
-    }
-    return B;
-  }
-  return std::nullopt;
+  for (const MCOperand &O : I.Inst)
+    if (O.isReg() && A.unitsOf(O.getReg().id()) == Private)
+      return true;
+  return false;
 }
 
 /// Why \p Name's accesses cannot be traced, or "" if they can: hooks get
-/// the address of global, flat, LDS and scalar accesses, and mem_trace
-/// works out the stack's buffer accesses (stackBuffer).
-StringRef untraceable(const InstrProperties &P, StringRef Name,
-                      bool IsStackBuffer) {
+/// the address of every vector, LDS, scalar and buffer access
+/// (HookArg::memoryAddressOf).
+StringRef untraceable(const InstrProperties &P, StringRef Name) {
   if (!P.isMemory() || !P.AccessBytes)
     return "no memory access of a known size";
   switch (P.Memory) {
-  case MemoryKind::Buffer:
-    return IsStackBuffer ? "" : "not a stack access (s[0:3], OFFEN or OFFSET)";
-  case MemoryKind::Scratch:
-    return "its address is not available to hooks";
   case MemoryKind::Scalar:
-    if (!Name.starts_with("S_LOAD") && !Name.starts_with("S_STORE") &&
-        !Name.starts_with("S_ATOMIC"))
-      return "its address is not available to hooks";
-    return "";
+    for (StringRef S : {"S_LOAD", "S_STORE", "S_ATOMIC", "S_BUFFER_"})
+      if (Name.starts_with(S))
+        return "";
+    return "its address is not available to hooks";
   case MemoryKind::Lds:
     // No memory access (permutes), or no address operand.
     for (StringRef S : {"PERMUTE", "SWIZZLE", "GWS", "APPEND", "CONSUME",
@@ -134,9 +107,8 @@ struct Site {
   TraceSite Info;
   /// ds_read2/ds_write2: the second access's offset from the first.
   std::optional<int64_t> Second;
-  /// A stack buffer access: the instruction's offset, added to the lanes'
-  /// vaddr (or 0).
-  std::optional<uint32_t> StackOffset;
+  /// A buffer access of the stack: its addresses are private offsets.
+  bool Stack = false;
 };
 
 struct DispatchInfo {
@@ -150,7 +122,7 @@ struct DispatchInfo {
   /// The wave's index in the dispatch, as the virtual GPU numbers it (work-
   /// groups in flat order, each with room for a whole group's waves), from
   /// its work-group and its lane 0's packed work-item id.
-  uint32_t wave(const MemTraceHeader &H) const {
+  uint32_t wave(const MemTraceWave &H) const {
     uint32_t Size[2];
     for (int D = 0; D < 2; ++D) // smaller at the grid's edge
       Size[D] = std::min(WorkGroup[D], Grid[D] - H.Group[D] * WorkGroup[D]);
@@ -170,14 +142,13 @@ public:
     if (!O)
       return O.takeError();
     Options = std::move(*O);
-    uint32_t Capacity = 1024; // records of 2,112 bytes
+    uint32_t Capacity = 256; // chunks of MEM_TRACE_CHUNK bytes: 16 MiB
     if (auto C = Ctx.option("capacity"))
       if (!to_integer(*C, Capacity))
         return createStringError(inconvertibleErrorCode(),
                                  "capacity=%s: not a number", C->c_str());
     Path = Options.output().empty() ? "mem_trace.trace" : Options.output();
-    if (Error E = Ctx.openChannel(
-            {sizeof(MemTraceRecord), Capacity, /*Lossy=*/false}))
+    if (Error E = Ctx.openChannel({MEM_TRACE_CHUNK, Capacity, /*Lossy=*/false}))
       return E;
     auto W = TraceWriter::create(Path);
     if (!W)
@@ -223,10 +194,29 @@ public:
       if (KD.name() == Kernel)
         Delta = KernelObjects[Kernel.str()] - KD.Descriptor.Address;
     std::map<std::string, unsigned> Untraced;
+    // The wave's place in its chunk, from point to point.
+    Cursor = K.plan().waveCounter("", 0);
     for (BinaryFunction *F : K.functions())
       for (const BinaryBasicBlock &B : F->blocks())
         if (Error E = instrumentBlock(K, *F, B, Delta, Untraced))
           return E;
+    // The chunk is published at every exit, and before every barrier: a
+    // wave waiting there with an unpublished chunk would keep the host
+    // from the chunks claimed after it, and other waves from room.
+    auto Flush = [&](const BinaryFunction &F, HookPoint P, uint64_t At) {
+      return K.plan().add(HookRequest::call(F.name().str(), P, At,
+                                            "mem_trace_flush",
+                                            {HookArg::waveCounter(Cursor)},
+                                            Cursor));
+    };
+    if (Error E = Flush(K.kernel(), HookPoint::KernelExit, 0))
+      return E;
+    for (BinaryFunction *F : K.functions())
+      for (const BinaryBasicBlock &B : F->blocks())
+        for (const BinaryInstruction &I : B.Instructions)
+          if (I.Props.IsBarrier)
+            if (Error E = Flush(*F, HookPoint::Before, I.address()))
+              return E;
     for (const auto &[What, N] : Untraced)
       errs() << "mem_trace: " << Kernel << ": " << N << " instructions "
              << What << " not traced\n";
@@ -236,9 +226,9 @@ public:
   void channelRecords(ToolContext &, const Dispatch &D, const void *Records,
                       size_t Count) override {
     DispatchInfo &Info = Dispatches[D.Index];
-    const auto *R = static_cast<const MemTraceRecord *>(Records);
-    for (size_t N = 0; N < Count; ++N)
-      record(D.Index, Info, R[N]);
+    const char *Chunk = static_cast<const char *>(Records);
+    for (size_t N = 0; N < Count; ++N, Chunk += MEM_TRACE_CHUNK)
+      chunk(D.Index, Info, Chunk);
   }
 
   void dispatchComplete(ToolContext &, const Dispatch &D) override {
@@ -265,12 +255,6 @@ public:
 private:
   static constexpr size_t MaxGroup = MEM_TRACE_GROUP;
 
-  /// A traced instruction waiting for its point.
-  struct Member {
-    const BinaryInstruction *I;
-    std::optional<StackBuffer> Stack;
-  };
-
   /// The points of block \p B: traced instructions wait for a point, and
   /// one point, before the last of them, reports them all, as long as
   /// nothing between one and that point writes what it read (its address
@@ -280,28 +264,27 @@ private:
                         const BinaryBasicBlock &B, uint64_t Delta,
                         std::map<std::string, unsigned> &Untraced) {
     const loom::isa::McContext &MC = K.context().mc();
-    std::vector<Member> Group;
+    std::vector<const BinaryInstruction *> Group;
     RegisterSet GroupReads;
     auto Flush = [&]() -> Error {
       if (Group.empty())
         return Error::success();
-      std::vector<HookArg> Args{HookArg::constant(Sites.size())};
+      std::vector<HookArg> Args{HookArg::waveCounter(Cursor),
+                                HookArg::constant(Sites.size())};
       unsigned Scalar = 0; // members whose one address is the header's
       for (size_t M = 0; M < Group.size(); ++M) {
-        const auto &[I, Stack] = Group[M];
-        // A stack access's address is its vaddr (or 0); the host adds the
-        // offset.
-        Args.push_back(!Stack         ? HookArg::memoryAddressOf(*I)
-                       : Stack->Vaddr ? HookArg::vgpr(*Stack->Vaddr)
-                                      : HookArg::constant(0));
+        const BinaryInstruction *I = Group[M];
+        Args.push_back(HookArg::memoryAddressOf(*I));
         Scalar |= unsigned(I->Props.Memory == MemoryKind::Scalar) << M;
         addSite(F, *I, K.kernel().name(), Delta, MC);
-        if (Stack)
-          Sites.back().StackOffset = Stack->Offset;
+        Sites.back().Stack = isStackBuffer(*I, K.context().analyzer(),
+                                           Sites.back().Info.Opcode);
       }
       std::string Hook = "mem_trace_" + std::to_string(Group.size()) + "_" +
                          std::to_string(Scalar);
-      Error E = K.plan().before(F, *Group.back().I, Hook, std::move(Args));
+      Error E = K.plan().add(HookRequest::call(F.name().str(), HookPoint::Before,
+                                               Group.back()->address(), Hook,
+                                               std::move(Args), Cursor));
       Group.clear();
       GroupReads = RegisterSet();
       return E;
@@ -309,10 +292,7 @@ private:
     for (const BinaryInstruction &I : B.Instructions) {
       if (I.Props.isMemory()) {
         std::string Op = operationName(MC, I.Inst.getOpcode());
-        std::optional<StackBuffer> Stack;
-        if (I.Props.Memory == MemoryKind::Buffer)
-          Stack = stackBuffer(I, K.context().analyzer(), Op);
-        StringRef Why = untraceable(I.Props, Op, Stack.has_value());
+        StringRef Why = untraceable(I.Props, Op);
         if (!Why.empty()) {
           if (I.Props.AccessBytes)
             ++Untraced[Op + " (" + Why.str() + ")"];
@@ -320,7 +300,7 @@ private:
           if (Group.size() == MaxGroup)
             if (Error E = Flush())
               return E;
-          Group.push_back({&I, Stack});
+          Group.push_back(&I);
           GroupReads |= I.Props.Reads;
         }
       }
@@ -375,16 +355,46 @@ private:
     Writer->access(A);
   }
 
-  void record(uint64_t Dispatch, DispatchInfo &Info, const MemTraceRecord &R) {
-    const MemTraceHeader &H = R.Header;
-    if (H.Count > MEM_TRACE_GROUP || H.Site + uint64_t(H.Count) > Sites.size())
-      return;
+  /// A wave's chunk: its identity, then its records, each a header and
+  /// the lanes of its vector instructions. What a record holds follows
+  /// from its sites; a chunk that does not parse is dropped whole.
+  void chunk(uint64_t Dispatch, DispatchInfo &Info, const char *Chunk) {
+    LoomWaveChunk C;
+    MemTraceWave W;
+    std::memcpy(&C, Chunk, sizeof(C));
+    std::memcpy(&W, Chunk + sizeof(C), sizeof(W));
+    const char *At = Chunk + sizeof(C) + sizeof(W);
+    const char *End = At + std::min<size_t>(C.Bytes, MEM_TRACE_CHUNK - (At - Chunk));
     TraceAccess A;
     A.Dispatch = uint32_t(Dispatch);
-    A.Wave = Info.wave(H);
-    for (uint32_t M = 0; M < H.Count; ++M) {
-      A.Site = H.Site + M;
-      access(A, Sites[A.Site], Info, H.Exec, R.Address[M], H.First[M]);
+    A.Wave = Info.wave(W);
+    while (End - At >= ptrdiff_t(sizeof(MemTraceHeader))) {
+      MemTraceHeader H;
+      std::memcpy(&H, At, sizeof(H));
+      At += sizeof(H);
+      if (H.Count > MEM_TRACE_GROUP || H.Site + uint64_t(H.Count) > Sites.size())
+        return;
+      unsigned Scalars = 0;
+      for (uint32_t M = 0; M < H.Count; ++M)
+        Scalars += Sites[H.Site + M].Info.Kind == InstrKind::Scalar;
+      const char *First = At;
+      At += (Scalars + 1) / 2 * 2 * sizeof(uint64_t);
+      for (uint32_t M = 0; M < H.Count; ++M) {
+        A.Site = H.Site + M;
+        const Site &S = Sites[A.Site];
+        const uint64_t *Lanes = nullptr;
+        uint64_t Scalar = 0;
+        if (S.Info.Kind == InstrKind::Scalar) {
+          std::memcpy(&Scalar, First, sizeof(Scalar));
+          First += sizeof(Scalar);
+        } else {
+          if (End - At < ptrdiff_t(64 * sizeof(uint64_t)))
+            return;
+          Lanes = reinterpret_cast<const uint64_t *>(At);
+          At += 64 * sizeof(uint64_t);
+        }
+        access(A, S, Info, H.Exec, Lanes, Scalar);
+      }
     }
   }
 
@@ -429,8 +439,10 @@ private:
       break;
     }
     case InstrKind::Buffer:
-      Emit(Space::Scratch, Exec,
-           [&](uint64_t V) { return (V + *S.StackOffset) & 0xffffffffu; });
+      Emit(S.Stack ? Space::Scratch : Space::Global, Exec, Same);
+      break;
+    case InstrKind::Scratch:
+      Emit(Space::Scratch, Exec, Low);
       break;
     case InstrKind::Lds:
       Emit(Space::Lds, Exec, Low);
@@ -451,6 +463,8 @@ private:
   std::map<std::string, uint64_t> KernelObjects;
   std::map<uint64_t, DispatchInfo> Dispatches;
   uint64_t Traced = 0, Lanes = 0, Bytes = 0;
+  /// The wave counter of the kernel being instrumented.
+  unsigned Cursor = 0;
 };
 
 } // namespace

@@ -1,9 +1,12 @@
 //===- tools/mem_trace/MemTraceRecord.h - What mem_trace's hooks send -----===//
 //
-// One channel record per wave and point (loom::channelPushWave): a header
-// from the scalar unit, then, for each of the point's memory instructions
-// (up to four, in program order), each active lane's address at its lane
-// index. Shared by the hooks (device) and the tool (host).
+// Each wave appends its records to a chunk of its own (loom::
+// channelAppendWave, a channel record of MEM_TRACE_CHUNK bytes), which
+// starts with the wave's identity (MemTraceWave). A record per point: a
+// header from the scalar unit, then, for each of the point's vector memory
+// instructions (up to four, in program order), each active lane's address
+// at its lane index; a scalar instruction's one address after the header.
+// Shared by the hooks (device) and the tool (host).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_TOOLS_MEMTRACE_MEMTRACERECORD_H
@@ -13,29 +16,27 @@
 
 /// Memory instructions one point reports, at most.
 #define MEM_TRACE_GROUP 4
+/// Bytes of a wave's chunk (the channel's records): room for 31 records of
+/// four vector instructions, hundreds of smaller ones.
+#define MEM_TRACE_CHUNK 65536u
 
-struct MemTraceHeader {
-  uint32_t Site;     ///< the first instruction's, in the tool's site table;
-                     ///< the others' follow
-  uint32_t Count;    ///< instructions in this record
+/// After each chunk's LoomWaveChunk: whose records follow.
+struct MemTraceWave {
   uint32_t WorkItem; ///< lane 0's work-item id (loom::waveWorkItem)
   uint32_t Group[3]; ///< the work-group's id
-  uint64_t Exec;     ///< EXEC at the point
-  /// Each instruction's first active lane's address: a scalar access's,
-  /// whose lanes are not stored (and which the record carries even when
-  /// EXEC is empty).
-  uint64_t First[MEM_TRACE_GROUP];
 };
 
-struct MemTraceRecord {
-  MemTraceHeader Header;
-  /// By instruction and lane; only EXEC's lanes of vector accesses are
-  /// written.
-  uint64_t Address[MEM_TRACE_GROUP][64];
+/// A record's header; then, if the record has scalar instructions, their
+/// one address each, in order, padded to an even count (16-byte stores);
+/// then 64 lanes' addresses per vector instruction.
+struct MemTraceHeader {
+  uint32_t Site;  ///< the first instruction's, in the tool's site table;
+                  ///< the others' follow
+  uint32_t Count; ///< instructions in this record
+  uint64_t Exec;  ///< EXEC at the point
 };
 
-static_assert(sizeof(MemTraceHeader) == 64, "shared with device code");
-static_assert(sizeof(MemTraceRecord) == 64 + MEM_TRACE_GROUP * 64 * 8,
-              "shared with device code");
+static_assert(sizeof(MemTraceWave) == 16, "shared with device code");
+static_assert(sizeof(MemTraceHeader) == 16, "shared with device code");
 
 #endif // LOOM_TOOLS_MEMTRACE_MEMTRACERECORD_H

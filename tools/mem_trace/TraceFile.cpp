@@ -2,6 +2,8 @@
 
 #include "TraceFile.h"
 
+#include "loom/runtime/MemoryTraceLine.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
@@ -24,13 +26,7 @@ enum SiteFlags : uint8_t { FlagWrite = 1, FlagAtomic = 2 };
 } // namespace
 
 StringRef spaceName(Space S) {
-  switch (S) {
-  case Space::Global: return "global";
-  case Space::Lds: return "lds";
-  case Space::Scratch: return "scratch";
-  case Space::Scalar: return "scalar";
-  }
-  return "?";
+  return loom::runtime::memorySpaceName(unsigned(S));
 }
 
 StringRef instrKindName(InstrKind K) {

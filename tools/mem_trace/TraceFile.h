@@ -40,7 +40,8 @@ namespace loom::trace {
 inline constexpr uint32_t TraceVersion = 1;
 
 /// Where an access went: flat accesses are resolved to their segment.
-/// The names are those of `loom exec --memory-trace`'s "space".
+/// The names, and the numbers, are those of `loom exec --memory-trace`'s
+/// "space" (loom/runtime/MemoryTraceLine.h).
 enum class Space : uint8_t { Global, Lds, Scratch, Scalar };
 inline constexpr unsigned NumSpaces = 4;
 llvm::StringRef spaceName(Space S);

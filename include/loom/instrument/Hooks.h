@@ -361,6 +361,140 @@ LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
   return channelPushWave(Header, Lanes);
 }
 
+//===-- Per-wave chunks of the channel ------------------------------------===//
+//
+// channelPushWave claims, waits for room and publishes a record at every
+// call. channelAppendWave amortises that: the wave claims a whole ring
+// record (a chunk of ChunkBytes) once, appends its records to it at a
+// cursor it keeps in a wave counter (a hook argument and result: per-wave
+// state in SGPRs, docs/instrument.md), and publishes the chunk when the
+// next record would not fit, or at channelFlushWave (every kernel exit,
+// and before every s_barrier: a wave holding an unpublished chunk while
+// it waits for another wave could otherwise hold the host, and so every
+// other wave waiting for room, forever). The host gets whole chunks, each
+// a LoomWaveChunk (LaunchHeader.h), the tool's chunk header, then the
+// records, in the wave's order.
+
+namespace detail {
+/// Publishes the chunk \p Cursor (nonzero) points into.
+template <uint32_t ChunkBytes, typename C>
+LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
+  uint64_t Base = (Cursor - 1) & ~uint64_t(ChunkBytes - 1);
+  auto *Chunk = reinterpret_cast<LoomWaveChunk *>(Base);
+  uint32_t Bytes =
+      uint32_t(Cursor - Base) - uint32_t(sizeof(LoomWaveChunk) + sizeof(C));
+  LoomChannelRing *R = channelRing();
+  RingConstants K = ringConstants(R);
+  uint64_t Claim = scalarLoadFresh(&Chunk->Claim);
+  __asm__ volatile("s_store_dword %0, %1, 0x0 glc" ::"s"(Bytes), "s"(Chunk)
+                   : "memory");
+  // Every lane's stores and the headers, then the chunk is published.
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
+  scalarWriteBack();
+  scalarStore8(reinterpret_cast<uint64_t *>(K.Sequence) +
+                   (Claim & (K.Capacity - 1)),
+               Claim + 1);
+  scalarWriteBack();
+}
+
+/// Claims a chunk, writes its headers; the cursor after them, or 0 if
+/// the tool has no channel or its records are not ChunkBytes.
+template <uint32_t ChunkBytes, typename C>
+LOOM_DEVICE_FN uint64_t claimChunk(const C &ChunkHeader) {
+  LoomChannelRing *R = channelRing();
+  if (!R)
+    return 0;
+  RingConstants K = ringConstants(R);
+  if (K.RecordBytes != ChunkBytes)
+    return 0;
+  uint64_t Index = scalarFetchAdd(&R->Claimed, 1);
+  scalarWaitForRoom(&R->Consumed, uint32_t(Index), K.Capacity);
+  uint64_t Base = K.Records + (Index & (K.Capacity - 1)) * ChunkBytes;
+  scalarStore16(reinterpret_cast<void *>(Base),
+                Words4{0, 0, uint32_t(Index), uint32_t(Index >> 32)});
+  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&ChunkHeader);
+#pragma unroll
+  for (uint32_t W = 0; W < sizeof(C) / 4; W += 4)
+    scalarStore16(reinterpret_cast<void *>(Base + sizeof(LoomWaveChunk) +
+                                           4 * W),
+                  Words4{uniform(Words[W]), uniform(Words[W + 1]),
+                         uniform(Words[W + 2]), uniform(Words[W + 3])});
+  return Base + sizeof(LoomWaveChunk) + sizeof(C);
+}
+} // namespace detail
+
+/// Appends a record for the whole wave to its chunk: \p Header (stored by
+/// the scalar unit), then each of the \p N arrays of 64 values whose bit
+/// in \p Skip is clear (each active lane's at its lane index; skipped
+/// arrays take no room). \p Cursor is the wave counter's value (0 before
+/// the wave's first record); the result goes back into it. \p ChunkHeader
+/// is written at the start of each new chunk (the wave's identity, say).
+/// ChunkBytes, a power of two, must be the channel's RecordBytes (the tool
+/// runtime then aligns the ring's records to it); with another size, or no
+/// channel, nothing is sent. The ring waits for room (lossless) whatever
+/// ChannelOptions::Lossy says.
+template <uint32_t ChunkBytes, unsigned Skip = 0, typename C, typename H,
+          typename L, unsigned N>
+LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, const C &ChunkHeader,
+                                          const H &Header,
+                                          const L (&Lanes)[N]) {
+  static_assert((ChunkBytes & (ChunkBytes - 1)) == 0, "a power of two");
+  static_assert(sizeof(L) % 4 == 0, "channel records are whole words");
+  static_assert(sizeof(H) % 16 == 0 && sizeof(C) % 16 == 0,
+                "headers are stored 16 bytes at a time");
+  constexpr uint32_t Stored = N - __builtin_popcount(Skip & ((1u << N) - 1));
+  constexpr uint32_t Bytes = sizeof(H) + Stored * 64 * sizeof(L);
+  static_assert(sizeof(LoomWaveChunk) + sizeof(C) + Bytes <= ChunkBytes,
+                "a record fits in a chunk");
+  // The bytes used in the chunk, less one: 0 (no chunk yet) reads as
+  // full, as does a cursor at its very end. No boolean may live from one
+  // block to another here: LLVM keeps such a value as a lane mask and
+  // branches on it ANDed with EXEC, which a wave running the hook with
+  // EXEC empty would see as false; a cursor tested where it is compared
+  // branches on SCC.
+  if (((uint32_t(Cursor) - 1) & (ChunkBytes - 1)) + Bytes >= ChunkBytes) {
+    if (Cursor)
+      detail::publishChunk<ChunkBytes, C>(Cursor);
+    Cursor = detail::claimChunk<ChunkBytes>(ChunkHeader);
+  }
+  if (!Cursor)
+    return 0;
+  uint8_t *At = reinterpret_cast<uint8_t *>(Cursor);
+  // Through a global pointer: a global store from the cursor's SGPRs plus
+  // the lane's offset, where a flat one would add them in VGPRs first.
+  typedef __attribute__((address_space(1))) uint32_t GlobalWord;
+  uint32_t Lane = laneId() * (sizeof(L) / 4);
+  unsigned Array = 0;
+#pragma unroll
+  for (unsigned A = 0; A < N; ++A) {
+    if ((Skip >> A) & 1)
+      continue;
+    GlobalWord *To = reinterpret_cast<GlobalWord *>(
+        Cursor + sizeof(H) + (Array++) * 64 * sizeof(L));
+    const uint32_t *From = reinterpret_cast<const uint32_t *>(&Lanes[A]);
+#pragma unroll
+    for (uint32_t W = 0; W < sizeof(L) / 4; ++W)
+      To[Lane + W] = From[W];
+  }
+  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Header);
+#pragma unroll
+  for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
+    detail::scalarStore16(
+        At + 4 * W,
+        detail::Words4{detail::uniform(Words[W]), detail::uniform(Words[W + 1]),
+                       detail::uniform(Words[W + 2]),
+                       detail::uniform(Words[W + 3])});
+  return Cursor + Bytes;
+}
+
+/// Publishes the wave's chunk, if it has one; the cursor to keep (0).
+template <uint32_t ChunkBytes, typename C>
+LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor) {
+  if (Cursor)
+    detail::publishChunk<ChunkBytes, C>(Cursor);
+  return 0;
+}
+
 #undef LOOM_DEVICE_FN
 
 } // namespace loom

@@ -79,6 +79,7 @@ public:
     WaveId,        ///< the wave's index in its work-group (32 bits)
     WorkgroupId,   ///< the work-group's id in dimension value() (32 bits)
     DispatchId,    ///< the launch header's dispatch id (64 bits)
+    WaveCounter,   ///< a WaveCounter's value in this wave (64 bits)
   };
 
   static HookArg constant(uint32_t V) { return {Kind::Constant, V, 32}; }
@@ -110,6 +111,9 @@ public:
     return {Kind::WorkgroupId, Dim, 32};
   }
   static HookArg dispatchId() { return {Kind::DispatchId, 0, 64}; }
+  /// InstrumentationPlan::waveCounter \p N's value in this wave, as the
+  /// point finds it (or as an earlier call of the point left it).
+  static HookArg waveCounter(unsigned N) { return {Kind::WaveCounter, N, 64}; }
 
   Kind kind() const { return K; }
   /// The constant, or the register number.
@@ -137,6 +141,10 @@ struct HookCall {
   /// A hook of one of the HookLibraries (its C name, LOOM_HOOK).
   std::string Hook;
   std::vector<HookArg> Args;
+  /// If set, the hook returns a 32- or 64-bit value, stored into this
+  /// WaveCounter of the wave: per-wave state kept in registers from point
+  /// to point (a trace buffer's cursor, a running maximum).
+  std::optional<unsigned> Result;
 };
 
 /// A per-wave 64-bit counter, in the spirit of Neutrino's counting probes:
@@ -144,7 +152,9 @@ struct HookCall {
 /// wave starts; CounterAdd requests add to it with two or three scalar
 /// instructions, no memory; at each of the kernel's exits (s_endpgm) the
 /// wave adds it to the 64-bit word at byte Offset of the tool global
-/// Global (LOOM_DEVICE in the tool's hooks), one scalar atomic per counter.
+/// Global (LOOM_DEVICE in the tool's hooks), one scalar atomic per counter,
+/// unless Global is empty. Hooks read it (HookArg::waveCounter) and may set
+/// it (HookCall::Result).
 struct WaveCounter {
   std::string Global;
   uint64_t Offset = 0;
@@ -168,6 +178,32 @@ struct HookRequest {
   /// Set for an add to a counter instead of a hook call (Before, After,
   /// BlockEntry). A point's adds run before its hook calls.
   std::optional<CounterAdd> Add;
+
+  /// A call of \p Hook with \p Args at \p Point of \p Function (at
+  /// \p Address), its result stored into wave counter \p Result if set.
+  static HookRequest call(std::string Function, HookPoint Point,
+                          uint64_t Address, std::string Hook,
+                          std::vector<HookArg> Args,
+                          std::optional<unsigned> Result = std::nullopt) {
+    HookRequest R;
+    R.Function = std::move(Function);
+    R.Point = Point;
+    R.Address = Address;
+    R.Call.Hook = std::move(Hook);
+    R.Call.Args = std::move(Args);
+    R.Call.Result = Result;
+    return R;
+  }
+  /// An add \p A to a wave counter at \p Point of \p Function.
+  static HookRequest count(std::string Function, HookPoint Point,
+                           uint64_t Address, CounterAdd A) {
+    HookRequest R;
+    R.Function = std::move(Function);
+    R.Point = Point;
+    R.Address = Address;
+    R.Add = A;
+    return R;
+  }
 };
 
 /// What a tool asks for, for one code object. Requests are checked as they

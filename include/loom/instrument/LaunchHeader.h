@@ -52,7 +52,16 @@ struct LoomChannelRing {
   uint64_t Records;  ///< Capacity * RecordBytes bytes
 };
 
+/// The start of a wave's chunk of a channel (loom::channelAppendWave): a
+/// ring record the wave fills with records of its own.
+struct LoomWaveChunk {
+  uint32_t Bytes;    ///< of the records after the tool's chunk header
+  uint32_t Reserved;
+  uint64_t Claim;    ///< the ring record it is
+};
+
 #ifdef __cplusplus
+static_assert(sizeof(LoomWaveChunk) == 16, "shared with device code");
 static_assert(sizeof(LoomLaunchHeader) == 32 + 16 * LOOM_LAUNCH_MAX_TOOLS,
               "the launch header's layout is shared with device code");
 static_assert(sizeof(LoomChannelRing) == 56,
