@@ -95,6 +95,9 @@ int main(int Argc, char **Argv) {
   double ColdMs = -1;
   unsigned Left = 0;
   std::map<std::string, unsigned> Why; // left out, by reason
+  // Wait states padded for the hardware's hazards at seams (WaitStates.h),
+  // over the kernels instrumented and their instructions.
+  uint64_t Nops = 0, NopWaitStates = 0, HookedInstructions = 0;
   for (const std::string &File : Files) {
     auto Buf = MemoryBuffer::getFile(File);
     if (!Buf)
@@ -148,6 +151,9 @@ int main(int Argc, char **Argv) {
         }
         continue;
       }
+      Nops += R->HazardNops;
+      NopWaitStates += R->HazardWaitStates;
+      HookedInstructions += Index;
       if (ColdMs < 0) {
         ColdMs = Ms; // compiled the hook
         continue;
@@ -181,6 +187,10 @@ int main(int Argc, char **Argv) {
          << format("baseline, lifting a code object (median of %zu): %.1f ms; "
                    "median kernel / baseline: %.2fx\n",
                    LiftMs.size(), Lift, Median.Ms / Lift);
+  outs() << format("hazard padding: %llu s_nop (%llu wait states) for %llu "
+                   "hooked instructions\n",
+                   (unsigned long long)Nops, (unsigned long long)NopWaitStates,
+                   (unsigned long long)HookedInstructions);
   for (auto &[Reason, N] : Why)
     outs() << format("left out: %u x %s\n", N, Reason.c_str());
   return 0;

@@ -215,15 +215,14 @@ int main(int Argc, char **Argv) {
       std::string Level = "O" + std::to_string(O);
       // Mfma's instances are named Builtin/<shape>_O<level>.
       std::string Filter = std::string(S) + ".*" +
-                           (StringRef(S) == "Mfma" ? "_" : "/") + Level +
-                           "-ControlFlow.DivergentOps/*";
+                           (StringRef(S) == "Mfma" ? "_" : "/") + Level;
       Programs.push_back({std::string(S) + "/" + Level,
                           {LOOM_DIFF_HSA, "--gtest_brief=1",
                            "--gtest_filter=" + Filter}});
     }
   for (const char *H : {"launch", "wave_intrinsics", "cooperative_groups",
                         "memory", "kernel_ref", "symbols", "clang22_launch",
-                        "clang22_wave"}) {
+                        "clang22_wave", "function_pointers"}) {
     std::string Path = std::string(LOOM_HIP_TEST_DIR) + "/hip_" + H;
     if (sys::fs::exists(Path))
       Programs.push_back({std::string("hip_") + H, {Path}});

@@ -102,6 +102,11 @@ Error BinaryContext::buildCFGs() {
           S.CalleeName = S.Callee->name().str();
         Calls.add(std::move(S));
       }
+  std::vector<BinaryFunction *> Targets;
+  for (const auto &F : Functions)
+    if (!F->isKernel())
+      Targets.push_back(F.get());
+  Calls.setIndirectTargets(std::move(Targets));
   return Error::success();
 }
 

@@ -30,9 +30,14 @@ std::vector<const BinaryFunction *> CallGraph::reachableFrom(
       Reach;
   Reach.insert(&Root);
   for (unsigned I = 0; I < Reach.size(); ++I)
-    for (const CallSite *S : callsFrom(*Reach[I]))
+    for (const CallSite *S : callsFrom(*Reach[I])) {
       if (S->Callee && (!Through || Through(S->Callee)))
         Reach.insert(S->Callee);
+      if (S->isIndirect())
+        for (const BinaryFunction *T : IndirectTargets)
+          if (!Through || Through(T))
+            Reach.insert(T);
+    }
   return Reach.takeVector();
 }
 

@@ -11,12 +11,15 @@
 
 #include "loom/instrument/Instrumenter.h"
 
+#include "IndirectCalls.h"
 #include "PointCompiler.h"
+#include "SeamHazards.h"
 
 #include "loom/instrument/DispatchAbi.h"
 #include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Liveness.h"
 #include "loom/instrument/MemoryWaits.h"
+#include "loom/instrument/WaitStates.h"
 #include "loom/isa/McContext.h"
 #include "loom/jit/Pipeline.h"
 
@@ -33,6 +36,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 using namespace llvm;
 
@@ -367,10 +371,52 @@ private:
       OS << "\ts_waitcnt" << (Vm ? " vmcnt(0)" : "")
          << (Lgkm ? " lgkmcnt(0)" : "") << "\n";
   }
+  /// The original code around a point, for the wait-state rules
+  /// (WaitStates.h): the instructions that may come before it and after
+  /// it, by distance, over the CFG.
+  struct Seam {
+    HazardSteps Before, After;
+  };
+  Seam seamAt(const BinaryFunction &F, unsigned B, unsigned I);
+  const HazardInst &hazardOf(const BinaryInstruction &I);
+  /// By instruction; a node map, as seams point into it.
+  std::unordered_map<const BinaryInstruction *, HazardInst> Hazards;
+  /// A point's body as the rules see it, once per shape and shift.
+  const detail::BodyHazards &bodyHazards(const CompiledPoint &P,
+                                         unsigned SgprShift,
+                                         unsigned VgprShift) {
+    const void *Shape = P.Insts ? static_cast<const void *>(P.Insts.get())
+                                : static_cast<const void *>(&P);
+    auto [It, New] = BodyHazardCache.try_emplace({Shape, SgprShift, VgprShift});
+    if (New)
+      It->second = detail::bodyHazards(BC, P, SgprShift, VgprShift);
+    return It->second;
+  }
+  std::map<std::tuple<const void *, unsigned, unsigned>, detail::BodyHazards>
+      BodyHazardCache;
+  /// The end of the point emitted last, until an original instruction
+  /// follows it.
+  std::vector<HazardInst> PreviousTail;
+  /// s_nop before \p After where the rules need it (Result counts them).
+  void padSeam(const HazardSteps &Before, const HazardSteps &After) {
+    unsigned N = waitStatesNeeded(
+        Before, After, HazardTarget::of(BC.codeObject().target().Processor));
+    std::string Nops = nopsFor(N);
+    Result.HazardWaitStates += N;
+    Result.HazardNops += StringRef(Nops).count('\n');
+    OS << Nops;
+  }
   /// \p Pending: memory results that may still arrive there.
   Error emitPoint(unsigned Index, const RegisterSet &Live,
-                  const PendingMemory &Pending);
+                  const PendingMemory &Pending, const Seam &Around);
   Error emitInstruction(const BinaryFunction &F, unsigned B, unsigned I);
+  /// The copied functions a call through a pointer may reach.
+  std::vector<detail::CopiedFunction> indirectTargets() const;
+  /// Whether \p I is a call through a pointer whose target is translated
+  /// to the instrumented copies (IndirectCalls.h); the translation goes
+  /// before its address map label, the call through the pair it leaves.
+  bool translatesCall(const BinaryInstruction &I) const;
+  Error emitCallTranslation(const BinaryFunction &F, unsigned B, unsigned I);
   Error emitKernelDescriptor(const BinaryFunction &K, InstrumentedKernel &Out);
   Expected<std::string> metadataYaml();
 
@@ -909,24 +955,6 @@ void Emitter::emitCounterFlush() {
     OS << "\ts_waitcnt lgkmcnt(0)\n";
 }
 
-/// \p S with its SGPRs moved up by \p SgprShift and its VGPRs by
-/// \p VgprShift.
-static RegisterSet shifted(const RegisterSet &S, unsigned SgprShift,
-                           unsigned VgprShift) {
-  if (!SgprShift && !VgprShift)
-    return S;
-  RegisterSet Out;
-  S.forEachUnit([&](unsigned U) {
-    if (U < RegisterSet::VgprBase)
-      Out.addSgprs(U - RegisterSet::SgprBase + SgprShift);
-    else if (U < RegisterSet::AgprBase)
-      Out.addVgprs(U - RegisterSet::VgprBase + VgprShift);
-    else
-      Out.setUnit(U);
-  });
-  return Out;
-}
-
 std::pair<unsigned, unsigned>
 Emitter::bodyShift(const CompiledPoint &P) const {
   if (!P.Insts)
@@ -985,12 +1013,12 @@ Expected<const std::string &> Emitter::shiftedBody(const CompiledPoint &P,
 }
 
 Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
-                         const PendingMemory &Pending) {
+                         const PendingMemory &Pending, const Seam &Around) {
   const CompiledPoint &P = Compiled[Index];
   // A body in machine words moves up above every register the original
   // code uses, so that it clobbers nothing live and saves nothing.
   auto [SgprShift, VgprShift] = bodyShift(P);
-  RegisterSet Clob = shifted(P.Clobbers, SgprShift, VgprShift);
+  RegisterSet Clob = P.Clobbers.shifted(SgprShift, VgprShift);
   // Registers the arguments are read from.
   RegisterSet Sources;
   for (const RawInput &R : P.SgprInputs) {
@@ -1143,6 +1171,14 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // A memory result still in flight into a register the inserted code
   // reads or writes would land in the middle of it: wait for those.
   RegisterSet Touched = Used | Sources | Save;
+  const detail::BodyHazards &BH = bodyHazards(P, SgprShift, VgprShift);
+  // A point right after another (no original instruction between) meets
+  // the other's end first.
+  HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
+  Before.insert(Before.end(), Around.Before.begin(), Around.Before.end());
+  std::vector<HazardInst> Head =
+      detail::glueHead(Touched, !LaneVgprs.empty(), BH);
+  padSeam(Before, hazardSteps(Head, /*Reversed=*/false));
   emitWait(Pending.Vm.intersects(Touched), Pending.Lgkm.intersects(Touched));
   if (Temp)
     SaveTo(sreg(*Temp), SgprHome[*Temp]);
@@ -1225,6 +1261,9 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // An SGPR a VALU wrote needs 5 wait states before a VMEM reads it.
   if (VaLuWroteSgpr)
     OS << "\ts_nop 4\n";
+  else
+    padSeam(hazardSteps(detail::argumentWrites(P, VgprShift), true),
+            hazardSteps(BH.Head, false));
 
   // The shared body, its labels made this copy's own.
   std::string Instance = "p" + std::to_string(Index);
@@ -1283,6 +1322,12 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
     RestoreFrom(sreg(*Temp), SgprHome[*Temp], false);
   if (VaLuWroteSgpr)
     OS << "\ts_nop 4\n";
+  RegisterSet RestoredVector;
+  for (auto [V, From] : VgprSave)
+    RestoredVector.addVgprs(V);
+  PreviousTail = detail::glueTail(BH, RestoredVector, M0Home.has_value(),
+                                  VaLuWroteSgpr);
+  padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
   std::string End = ".Lloom_" + Instance + "_end";
   OS << End << ":\n\t.size " << Label << ", " << End << "-" << Label << "\n";
   return Error::success();
@@ -1384,7 +1429,17 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
     if (!LoCode || !HiCode)
       return fail("unexpected s_getpc_b64 pair");
     std::string Lo = scalarName(*LoCode), Hi = scalarName(*HiCode);
-    if (auto L = labelFor(F, Target)) {
+    // A function's address taken as a value (not the target of a direct
+    // call of F) stays the original's, as a pointer stored or compared
+    // must; calls through it reach the copy (translatesCall).
+    const BinaryFunction *G = BC.functionAt(Target);
+    bool ValueOnly =
+        G && !G->isKernel() &&
+        none_of(BC.callGraph().callsFrom(F), [&](const CallSite *S) {
+          return S->Callee == G && S->Source == isa::TargetSource::PcRelative;
+        });
+    auto L = ValueOnly ? std::nullopt : labelFor(F, Target);
+    if (L) {
       std::string Pc = ".Lloom_pc" + std::to_string(PcLabels++);
       emitWords(OS, I);
       OS << Pc << ":\n";
@@ -1416,31 +1471,150 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
       (Idx >= 2 && getPcPair(MC, Block, Idx - 2)))
     return Error::success();
 
+  if (translatesCall(I)) {
+    // emitCallTranslation left the target in the destination pair.
+    std::string Dst =
+        spair(MC.scalarCodes(I.Inst.getOperand(0).getReg().id())[0]);
+    OS << "\ts_swappc_b64 " << Dst << ", " << Dst << "\n";
+    return Error::success();
+  }
+
   emitWords(OS, I);
   return Error::success();
 }
 
+std::vector<detail::CopiedFunction> Emitter::indirectTargets() const {
+  std::vector<detail::CopiedFunction> Out;
+  for (const BinaryFunction *G : BC.callGraph().indirectTargets())
+    if (Emitted.count(G))
+      Out.push_back({G->address() + Options.LoadDelta, copyName(*G)});
+  return Out;
+}
+
+bool Emitter::translatesCall(const BinaryInstruction &I) const {
+  return I.Info.Flow == isa::ControlFlow::Call && !I.Info.Target &&
+         I.Info.TargetName.empty() &&
+         BC.mc().opcodeBaseName(I.Inst.getOpcode()) == "S_SWAPPC_B64" &&
+         any_of(BC.callGraph().indirectTargets(),
+                [&](const BinaryFunction *G) { return Emitted.count(G); });
+}
+
+Error Emitter::emitCallTranslation(const BinaryFunction &F, unsigned B,
+                                   unsigned Idx) {
+  const BinaryInstruction &I = F.blocks()[B].Instructions[Idx];
+  if (!translatesCall(I))
+    return Error::success();
+  isa::McContext &MC = BC.mc();
+  SmallVector<unsigned, 4> Dst =
+      MC.scalarCodes(I.Inst.getOperand(0).getReg().id());
+  SmallVector<unsigned, 4> Src =
+      MC.scalarCodes(I.Inst.getOperand(1).getReg().id());
+  std::string At = "call at +0x" + utohexstr(I.address() - F.address(), true);
+  if (Dst.size() != 2 || Src.size() != 2 || Dst[0] >= MaxSgpr ||
+      Src[0] >= MaxSgpr)
+    return fail(At + " goes through registers other than SGPR pairs");
+  // The calling convention clobbers SCC at a call, so liveness never has it
+  // live here; the chain's compares would lose it otherwise.
+  if (Live->of(F)->liveBefore(B, Idx).has(SpecialReg::Scc))
+    return fail(At + ": SCC is live across a call through a pointer");
+  detail::emitTranslatedCall(OS, Dst[0], Src[0], indirectTargets(),
+                             ".Lloom_ic" + std::to_string(PcLabels++));
+  return Error::success();
+}
+
+const HazardInst &Emitter::hazardOf(const BinaryInstruction &I) {
+  auto [It, New] = Hazards.try_emplace(&I);
+  if (New)
+    It->second = describeHazards(BC.mc(), I.Inst, I.Props);
+  return It->second;
+}
+
+Emitter::Seam Emitter::seamAt(const BinaryFunction &F, unsigned B,
+                              unsigned Pos) {
+  // As far back and ahead as a rule reaches (an instruction is at least a
+  // wait state), over the CFG: every position one more instruction away,
+  // through predecessors going back and successors going ahead. Nothing
+  // is followed into a caller or a callee, as LLVM's hazard recognizer
+  // does not.
+  ArrayRef<BinaryBasicBlock> Blocks = F.blocks();
+  using Position = std::pair<unsigned, unsigned>; // block, instruction
+  auto Walk = [&](bool Back) {
+    HazardSteps Steps;
+    std::set<Position> Frontier = {{B, Pos}};
+    while (!Frontier.empty() && Steps.size() < MaxHazardWaitStates) {
+      std::set<Position> Next;
+      SmallVector<const HazardInst *, 2> Step;
+      auto Take = [&](unsigned Blk, unsigned K) {
+        const HazardInst *H = &hazardOf(Blocks[Blk].Instructions[K]);
+        if (!is_contained(Step, H))
+          Step.push_back(H);
+        Next.insert({Blk, Back ? K : K + 1});
+      };
+      for (auto [Blk, K] : Frontier) {
+        ArrayRef<BinaryInstruction> Insts = Blocks[Blk].Instructions;
+        if (Back && K > 0)
+          Take(Blk, K - 1);
+        else if (!Back && K < Insts.size())
+          Take(Blk, K);
+        else
+          for (unsigned Other : Back ? ArrayRef(Blocks[Blk].Predecessors)
+                                     : ArrayRef(Blocks[Blk].Successors))
+            if (!Blocks[Other].Instructions.empty())
+              Take(Other, Back ? Blocks[Other].Instructions.size() - 1 : 0);
+      }
+      if (Step.empty())
+        break;
+      Steps.push_back(std::move(Step));
+      Frontier = std::move(Next);
+    }
+    return Steps;
+  };
+  return {Walk(true), Walk(false)};
+}
+
 Error Emitter::emitFunction(const BinaryFunction &F) {
+  PreviousTail.clear();
   std::string Sym = copyName(F);
   OS << "\n\t.globl " << Sym << "\n\t.protected " << Sym << "\n";
   OS << "\t.p2align " << (F.isKernel() ? 8 : 2) << "\n";
   OS << "\t.type " << Sym << ",@function\n" << Sym << ":\n";
   const FunctionLiveness *FL = Live->of(F);
   FunctionPoints &FP = Points[&F];
-  if (F.isKernel() && hasPreamble())
+  // The wave's first instructions: the preamble's, if any, are the only
+  // ones before the original code (its v_readfirstlane and v_and of v0 are
+  // VALU writes).
+  Seam Start = seamAt(F, 0, 0);
+  Start.Before.clear();
+  std::vector<HazardInst> Preamble;
+  if (F.isKernel() && hasPreamble()) {
     if (Error E = emitPreamble(F))
       return E;
-  if (!FP.KernelEntry.empty())
+    if (usesState(LaunchState::WaveTid)) {
+      HazardInst ReadFirst;
+      ReadFirst.U = HazardInst::Unit::Valu;
+      ReadFirst.Writes.addSgprs(StateReg[unsigned(LaunchState::WaveTid)]);
+      HazardInst Mask = ReadFirst;
+      Mask.Writes = RegisterSet().addVgprs(0);
+      Preamble = {ReadFirst, Mask};
+      Start.Before = hazardSteps(Preamble, /*Reversed=*/true);
+    }
+  }
+  if (!FP.KernelEntry.empty()) {
     if (Error E = emitPoint(FP.KernelEntry[0], FL->entryLiveIn(),
-                            PendingMemory::unknown()))
+                            PendingMemory::unknown(), Start))
       return E;
+  } else if (F.isKernel()) {
+    padSeam(Start.Before, Start.After);
+  }
   PendingMemoryAnalysis Waits(F);
   PendingMemory Pending;
+  // A point at \p Addr, before instruction \p Pos of block \p B.
   auto At = [&](std::map<uint64_t, unsigned> &Map, uint64_t Addr,
-                const RegisterSet &L) -> Error {
+                const RegisterSet &L, unsigned B, unsigned Pos) -> Error {
     auto It = Map.find(Addr);
-    return It == Map.end() ? Error::success()
-                           : emitPoint(It->second, L, Pending);
+    return It == Map.end()
+               ? Error::success()
+               : emitPoint(It->second, L, Pending, seamAt(F, B, Pos));
   };
   // A point's counter adds come before its hooks; scalar code, they need
   // no VGPR indexing switched off.
@@ -1463,12 +1637,22 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         for (unsigned K = 0; K < 3; ++K)
           OS << "\tv_readlane_b32 " << sreg(*LongBranchRegs + K) << ", v"
              << *LongBranchLanes << ", " << K << "\n";
+        // VALU writes of s0..s2, then the block (or a point's glue, a VALU
+        // reading them at worst).
+        HazardInst Lanes, Glue;
+        Lanes.U = Glue.U = HazardInst::Unit::Valu;
+        Lanes.Writes.addSgprs(*LongBranchRegs, 3);
+        Glue.Reads = Lanes.Writes;
+        Glue.WaitStates = 0;
+        HazardSteps After = seamAt(F, B, 0).After;
+        After.insert(After.begin(), {&Glue});
+        padSeam({{&Lanes}}, After);
       }
     }
     OS << blockLabel(F, Block.Address) << ":\n";
     Pending = Waits.blockIn(B);
     Count(FP.AddsBlockEntry, Block.Address, FL->liveIn(B));
-    if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B)))
+    if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B), B, 0))
       return E;
     // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
     // VGPR operands by M0[7:0], for the operands M0[15:12] selects. A point
@@ -1478,11 +1662,11 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     bool Indexing = false;
     unsigned IndexMask = 0;
     auto AtIndexed = [&](std::map<uint64_t, unsigned> &Map, uint64_t Addr,
-                         const RegisterSet &L) -> Error {
+                         const RegisterSet &L, unsigned Pos) -> Error {
       if (!Indexing || !Map.count(Addr))
-        return At(Map, Addr, L);
+        return At(Map, Addr, L, B, Pos);
       OS << "\ts_set_gpr_idx_off\n";
-      if (Error E = At(Map, Addr, L))
+      if (Error E = At(Map, Addr, L, B, Pos))
         return E;
       // The next VALU may index one instruction later (a wait state).
       OS << "\ts_set_gpr_idx_on m0, " << IndexMask << "\n\ts_nop 0\n";
@@ -1492,14 +1676,17 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
       Count(FP.AddsBefore, Addr, FL->liveBefore(B, I));
-      if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I)))
+      if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I), I))
         return E;
-      if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I)))
+      if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I), I))
+        return E;
+      if (Error E = emitCallTranslation(F, B, I))
         return E;
       if (F.isKernel() && Block.Instructions[I].Props.isEndProgram())
         emitCounterFlush();
       OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
       AddressMapLabels.push_back(Addr);
+      PreviousTail.clear();
       if (Error E = emitInstruction(F, B, I))
         return E;
       StringRef Name = BC.mc().opcodeBaseName(Inst.getOpcode());
@@ -1513,7 +1700,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       }
       Pending.step(Block.Instructions[I]);
       Count(FP.AddsAfter, Addr, FL->liveAfter(B, I));
-      if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I)))
+      if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I), I + 1))
         return E;
     }
     if (Indexing)
@@ -1719,6 +1906,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     OS << "\t.amdhsa_code_object_version " << BC.codeObject().abiVersion()
        << "\n\t.text\n";
     AddressMapLabels.clear();
+    Result.HazardWaitStates = Result.HazardNops = 0;
     PcLabels = 0;
     LongLabels = 0;
     BranchLines.clear();

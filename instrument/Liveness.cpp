@@ -721,7 +721,7 @@ Expected<Liveness> Liveness::compute(const BinaryContext &BC) {
   // through an unknown pointer) what the convention preserves.
   bool UnknownCalls = false;
   for (const CallSite &S : BC.callGraph().sites())
-    if (S.isUnknown() && S.CalleeName.empty())
+    if (S.isIndirect())
       UnknownCalls = true;
   auto CallersKnown = [&](const BinaryFunction &F) {
     if (F.isKernel() || F.isExported() || UnknownCalls)

@@ -161,4 +161,19 @@ std::string RegisterSet::str() const {
   return Out;
 }
 
+RegisterSet RegisterSet::shifted(unsigned SgprShift, unsigned VgprShift) const {
+  if (!SgprShift && !VgprShift)
+    return *this;
+  RegisterSet Out;
+  forEachUnit([&](unsigned U) {
+    if (U < VgprBase)
+      Out.addSgprs(U - SgprBase + SgprShift);
+    else if (U < AgprBase)
+      Out.addVgprs(U - VgprBase + VgprShift);
+    else
+      Out.setUnit(U);
+  });
+  return Out;
+}
+
 } // namespace loom::instrument

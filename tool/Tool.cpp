@@ -13,7 +13,8 @@ using namespace llvm;
 namespace loom::instrument {
 
 std::vector<BinaryFunction *> KernelInstrumentation::functions() const {
-  // The kernel, then its callees breadth first, each once.
+  // The kernel, then its callees breadth first, each once (a call through
+  // a pointer may reach every function of the code object).
   std::vector<BinaryFunction *> Order;
   for (const BinaryFunction *F : BC.callGraph().reachableFrom(Kernel))
     Order.push_back(BC.function(F->name()));

@@ -202,7 +202,8 @@ INSTANTIATE_TEST_SUITE_P(
     Programs, HipLiftOracle,
     ::testing::Values("clang22_launch", "clang22_symbols", "clang22_wave",
                       "cooperative_groups", "device_malloc", "device_printf",
-                      "kernel_ref", "launch", "memory", "module",
+                      "function_pointers", "kernel_ref", "launch", "memory",
+                      "module",
                       "shared_atomics", "streams_events", "symbols",
                       "wave_intrinsics"));
 

@@ -57,6 +57,7 @@ struct InstrumentedKernelCopy {
 
 struct Totals {
   unsigned Dispatches = 0, Uninstrumented = 0, Instructions = 0;
+  unsigned HazardNops = 0, HazardWaitStates = 0; // of the copies made
   double Seconds = 0, WorstSeconds = 0;
   size_t WorstSize = 0;
   std::vector<std::string> Warnings;
@@ -70,9 +71,11 @@ struct Totals {
             "instrument oracle: %u dispatches instrumented, %u left "
             "uninstrumented; %u instruction hooks checked; instrumentation "
             "of %zu kernels %.1f s in all, median %.1f ms (%zu instructions), "
-            "worst %.2f s (%zu instructions)\n",
+            "worst %.2f s (%zu instructions); hazard padding %u s_nop "
+            "(%u wait states)\n",
             Dispatches, Uninstrumented, Instructions, PerKernel.size(), Seconds,
-            Median * 1000, MedianSize, WorstSeconds, WorstSize);
+            Median * 1000, MedianSize, WorstSeconds, WorstSize, HazardNops,
+            HazardWaitStates);
     for (const std::string &W : Warnings)
       fprintf(stderr, "  %s\n", W.c_str());
   }
@@ -197,6 +200,8 @@ private:
     }
     for (const std::string &W : R->Warnings)
       T.Warnings.push_back(M.name().str() + ": " + W);
+    T.HazardNops += R->HazardNops;
+    T.HazardWaitStates += R->HazardWaitStates;
     const InstrumentedKernel *IK = R->kernel(Kernel);
     if (!IK)
       return nullptr; // runs uninstrumented

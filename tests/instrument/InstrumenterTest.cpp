@@ -14,6 +14,7 @@
 #include "loom/instrument/BinaryContext.h"
 #include "loom/instrument/Instrumenter.h"
 #include "loom/instrument/LaunchHeader.h"
+#include "loom/instrument/WaitStates.h"
 #include "loom/jit/Pipeline.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -85,13 +86,16 @@ protected:
     std::memset(global("loom_test_events"), 0, 4 * 8);
   }
 
-  /// Instruments \p Kernel with \p Hook(index, exec) before every
-  /// instruction of it and of the functions it calls.
-  std::unique_ptr<emu::Module> instrumentAll(llvm::StringRef Kernel,
-                                             llvm::StringRef Hook,
-                                             InstrumentedCodeObject *Out) {
+  /// Instruments \p Kernel (and the kernels \p More) with \p Hook(index,
+  /// exec) before every instruction of every function.
+  std::unique_ptr<emu::Module>
+  instrumentAll(llvm::StringRef Kernel, llvm::StringRef Hook,
+                InstrumentedCodeObject *Out,
+                llvm::ArrayRef<llvm::StringRef> More = {}) {
     InstrumentationPlan Plan(*Lifted);
     Plan.addKernel(Kernel);
+    for (llvm::StringRef K : More)
+      Plan.addKernel(K);
     for (const BinaryFunction &F : Lifted->functions()) {
       Index[F.name().str()] = NextIndex;
       for (const BinaryBasicBlock &B : F.blocks())
@@ -217,6 +221,149 @@ TEST_F(InstrumenterTest, ClobberingHooksChangeNothing) {
   ScaleAddRun Got = runScaleAdd(*Dev, *M, "scale_add.loom");
   EXPECT_EQ(Got.Out, Truth.Out);
   expectCountsEqual(Truth.Counters);
+}
+
+struct PointerRun {
+  std::vector<int> Out;
+  emu::DispatchCounters Counters;
+};
+
+/// fnptr_kernels.c's \p Kernel over a wave; \p Fn: fnptr_arg's pointer.
+PointerRun runPointers(emu::Device &Dev, emu::Module &M, llvm::StringRef Kernel,
+                       std::optional<uint64_t> Fn, int A) {
+  constexpr int N = 64;
+  emu::DeviceBuffer Out(Dev, N * 4);
+  std::memset(Out.data(), 0xcc, N * 4);
+  emu::KernelArgs Args;
+  Args.add(Out.data());
+  if (Fn)
+    Args.add(*Fn);
+  Args.add(int32_t(A));
+  PointerRun Run;
+  auto R = M.launch(Kernel, emu::LaunchConfig::linear(N, N), Args);
+  if (!R) {
+    ADD_FAILURE() << llvm::toString(R.takeError());
+    return Run;
+  }
+  EXPECT_TRUE(R->ok()) << Kernel.str() << ": " << R->FirstFault.Message;
+  Run.Out.assign(static_cast<int *>(Out.data()),
+                 static_cast<int *>(Out.data()) + N);
+  Run.Counters = std::move(R->Counters);
+  return Run;
+}
+
+// Calls through function pointers (fnptr_kernels.c): a per-lane pointer
+// from a table the loader filled with the original functions' addresses
+// (a waterfall loop), and one passed as an argument. The instrumented
+// kernels reach the instrumented copies of the code object's functions,
+// whose every instruction the hooks count as the emulator counted the
+// original run; a pointer into another code object (xco_callee.c) still
+// runs its original code.
+TEST_F(InstrumenterTest, CallsThroughPointersReachTheCopies) {
+  auto Other = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/xco_callee.elf");
+  ASSERT_TRUE(bool(Other)) << llvm::toString(Other.takeError());
+  ASSERT_OK((*Other)->resolve([](llvm::StringRef) { return std::nullopt; }));
+  std::optional<uint64_t> Foreign = (*Other)->symbolAddress("xco_shared_add");
+  ASSERT_TRUE(Foreign);
+  auto M = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/fnptr_kernels.elf");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  Orig = std::move(*M);
+  ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
+  auto BC = BinaryContext::create(Orig->codeObject());
+  ASSERT_TRUE(bool(BC)) << llvm::toString(BC.takeError());
+  Lifted = std::move(*BC);
+  ASSERT_OK(Lifted->buildCFGs());
+  // Nothing calls fp_loop directly: it is an indirect target.
+  const BinaryFunction *Kernel = Lifted->function("fnptr_table");
+  ASSERT_NE(Kernel, nullptr);
+  EXPECT_TRUE(llvm::is_contained(Lifted->callGraph().reachableFrom(*Kernel),
+                           Lifted->function("fp_loop")));
+
+  InstrumentedCodeObject ICO;
+  auto Copy = instrumentAll("fnptr_table", "count", &ICO, {"fnptr_arg"});
+  ASSERT_TRUE(Copy);
+  EXPECT_NE(ICO.Assembly.find("to the instrumented copy of its callee"),
+            std::string::npos);
+  std::optional<uint64_t> Loop = Orig->symbolAddress("fp_loop");
+  ASSERT_TRUE(Loop);
+  struct Case {
+    const char *Kernel;
+    std::optional<uint64_t> Fn;
+  } Cases[] = {{"fnptr_table", std::nullopt},
+               {"fnptr_arg", Loop},
+               {"fnptr_arg", Foreign}};
+  for (const Case &C : Cases) {
+    SCOPED_TRACE(C.Kernel);
+    PointerRun Truth = runPointers(*Dev, *Orig, C.Kernel, C.Fn, 1000);
+    resetCounts();
+    PointerRun Got = runPointers(*Dev, *Copy, std::string(C.Kernel) + ".loom",
+                                 C.Fn, 1000);
+    EXPECT_EQ(Got.Out, Truth.Out);
+    expectCountsEqual(Truth.Counters);
+    // The callee ran instrumented: its hooks counted it.
+    llvm::StringRef Callee = C.Fn == Foreign ? "" : "fp_loop";
+    if (!Callee.empty()) {
+      unsigned First = Index[Callee.str()];
+      EXPECT_GT(global("loom_test_waves")[First], 0u);
+    }
+  }
+  EXPECT_EQ(runPointers(*Dev, *Orig, "fnptr_arg", Foreign, 7).Out[5], 7 + 10);
+}
+
+// A hook reading an MFMA's result right after it (mfma_kernel.c): the
+// inserted code waits out the MFMA (WaitStates.h) before its v_mov reads
+// the result (19 wait states, the most any MFMA needs), and the hook sees
+// what the MFMA computed (1.5 * 2).
+TEST_F(InstrumenterTest, AHookAfterAnMfmaWaitsForItsResult) {
+  auto M = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/mfma_kernel.elf");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  Orig = std::move(*M);
+  ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
+  auto BC = BinaryContext::create(Orig->codeObject());
+  ASSERT_TRUE(bool(BC)) << llvm::toString(BC.takeError());
+  Lifted = std::move(*BC);
+  ASSERT_OK(Lifted->buildCFGs());
+  const BinaryFunction *K = Lifted->function("mfma_kernel");
+  ASSERT_NE(K, nullptr);
+  const BinaryInstruction *Mfma = nullptr;
+  for (const BinaryBasicBlock &B : K->blocks())
+    for (const BinaryInstruction &I : B.Instructions)
+      if (llvm::StringRef(I.Info.Text).starts_with("v_mfma"))
+        Mfma = &I;
+  ASSERT_NE(Mfma, nullptr);
+  ASSERT_TRUE(Mfma->Props.Writes.hasVgpr(2)) << Mfma->Info.Text;
+
+  InstrumentationPlan Plan(*Lifted);
+  ASSERT_OK(Plan.after(*K, *Mfma, "record",
+                       {HookArg::constant(7), HookArg::exec(),
+                        HookArg::vgpr(2), HookArg::constant64(0)}));
+  InstrumentOptions O;
+  O.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(R->HazardWaitStates, MaxHazardWaitStates) << R->Assembly;
+  EXPECT_NE(R->Assembly.find("\ts_nop 15\n\ts_nop 2\n"), std::string::npos)
+      << R->Assembly;
+  auto Copy = loadElf(R->Elf, "instrumented");
+  ASSERT_TRUE(Copy);
+
+  auto Run = [&](emu::Module &Mod, llvm::StringRef Name) {
+    emu::DeviceBuffer Out(*Dev, 64 * 4);
+    emu::KernelArgs Args;
+    Args.add(Out.data()).add(1.5f).add(2.0f);
+    auto D = Mod.launch(Name, emu::LaunchConfig::linear(64, 64), Args);
+    EXPECT_TRUE(D && D->ok());
+    if (!D)
+      llvm::consumeError(D.takeError());
+    return std::vector<float>(static_cast<float *>(Out.data()),
+                              static_cast<float *>(Out.data()) + 64);
+  };
+  std::memset(global("loom_test_args"), 0, 6 * 8);
+  EXPECT_EQ(Run(*Copy, "mfma_kernel.loom"), Run(*Orig, "mfma_kernel"));
+  float Got;
+  uint32_t Bits = uint32_t(global("loom_test_args")[2]);
+  std::memcpy(&Got, &Bits, 4);
+  EXPECT_EQ(Got, 3.0f);
 }
 
 // The launch state at kernel entry: work-group ids, wave ids (partial

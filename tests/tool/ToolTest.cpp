@@ -312,7 +312,7 @@ INSTANTIATE_TEST_SUITE_P(
     ToolRuntime, HipProgramUnderClobber,
     ::testing::Values("clang22_launch", "clang22_symbols", "clang22_wave",
                       "cooperative_groups", "device_malloc", "device_printf",
-                      "kernel_ref",
+                      "function_pointers", "kernel_ref",
                       "launch", "memory", "shared_atomics", "symbols",
                       "wave_intrinsics"));
 

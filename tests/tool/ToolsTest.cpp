@@ -180,6 +180,7 @@ INSTANTIATE_TEST_SUITE_P(ShippedTools, ShippedToolsOnHip,
                                            "cooperative_groups", "memory",
                                            "kernel_ref", "symbols",
                                            "clang22_launch", "clang22_wave",
-                                           "streams_events"));
+                                           "streams_events",
+                                           "function_pointers"));
 
 } // namespace

@@ -38,6 +38,10 @@ struct CallSite {
   /// True if nothing is known of the callee: the calling convention stands
   /// in for it.
   bool isUnknown() const { return Callee == nullptr; }
+  /// True if the target comes from a register whose value is not known (a
+  /// function pointer): it may be any function of the code object, or one
+  /// of another.
+  bool isIndirect() const { return Callee == nullptr && CalleeName.empty(); }
 };
 
 class CallGraph {
@@ -48,16 +52,32 @@ public:
   std::vector<const CallSite *> callsTo(const BinaryFunction &F) const;
   const CallSite *siteAt(uint64_t Address) const;
   /// \p Root, then every function of this code object it may call,
-  /// breadth first; with \p Through, only through callees it accepts.
+  /// breadth first; with \p Through, only through callees it accepts. A
+  /// call through a pointer (CallSite::isIndirect) may reach every
+  /// indirectTargets() function.
   std::vector<const BinaryFunction *> reachableFrom(
       const BinaryFunction &Root,
       llvm::function_ref<bool(const BinaryFunction *)> Through = nullptr) const;
 
+  /// What a call through a pointer may reach in this code object: every
+  /// function symbol but the kernels, since any may have its address taken
+  /// (stored in data, computed with s_getpc_b64, passed as an argument).
+  llvm::ArrayRef<BinaryFunction *> indirectTargets() const {
+    return IndirectTargets;
+  }
+
   void add(CallSite S) { Sites.push_back(std::move(S)); }
-  void clear() { Sites.clear(); }
+  void setIndirectTargets(std::vector<BinaryFunction *> Targets) {
+    IndirectTargets = std::move(Targets);
+  }
+  void clear() {
+    Sites.clear();
+    IndirectTargets.clear();
+  }
 
 private:
   std::vector<CallSite> Sites;
+  std::vector<BinaryFunction *> IndirectTargets;
 };
 
 } // namespace loom::instrument

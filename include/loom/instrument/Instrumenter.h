@@ -308,6 +308,10 @@ struct InstrumentedCodeObject {
   /// instruction, by the first: faults and counters in instrumented code
   /// map back to the original code through it.
   std::vector<std::pair<uint64_t, uint64_t>> AddressMap;
+  /// s_nop instructions inserted, and the wait states they give, where the
+  /// hardware's software-managed hazards (loom/instrument/WaitStates.h)
+  /// meet at the seams of inserted code.
+  unsigned HazardNops = 0, HazardWaitStates = 0;
 
   const InstrumentedKernel *kernel(llvm::StringRef Original) const;
 };

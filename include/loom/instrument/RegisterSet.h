@@ -69,6 +69,9 @@ public:
   /// The VGPR and AGPR units only / everything but them.
   RegisterSet vectorOnly() const;
   RegisterSet withoutVector() const;
+  /// The set with its SGPRs moved up by \p SgprShift and its VGPRs by
+  /// \p VgprShift (a hook body moved above the original code's registers).
+  RegisterSet shifted(unsigned SgprShift, unsigned VgprShift) const;
 
   RegisterSet &operator|=(const RegisterSet &O);
   RegisterSet &operator&=(const RegisterSet &O);

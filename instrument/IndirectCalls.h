@@ -1,0 +1,48 @@
+//===- instrument/IndirectCalls.h - Calls through pointers --*- C++ -*-===//
+//
+// Internal to instrument/. A call whose target comes from a register
+// (s_swappc_b64 Dst, Target with Target loaded from memory, selected per
+// lane, passed in) holds the ORIGINAL address of its callee: the
+// instrumented copy keeps every function address the original code
+// computes, so that pointers stored, compared or handed to the host are
+// the same. At the call, the target is translated: if it is the original
+// address of a function copied into this code object, the call goes to the
+// copy; otherwise (another code object's function, one left uninstrumented)
+// to the original, as before.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_INSTRUMENT_INDIRECTCALLS_H
+#define LOOM_INSTRUMENT_INDIRECTCALLS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+
+namespace loom::instrument::detail {
+
+/// A function copied into the instrumented code object: its address in the
+/// loaded original executable and its copy's symbol.
+struct CopiedFunction {
+  uint64_t OriginalAddress = 0;
+  std::string CopySymbol;
+};
+
+/// Emits `s_swappc_b64 s[Dst:Dst+1], s[Target:Target+1]` with the target
+/// translated through \p Copies: a compare chain on the target's halves
+/// (grouped by high half: one code object's functions share it) that
+/// leaves the copy's address (a label difference, s_getpc_b64-relative) or
+/// the target itself in Dst, then the call through Dst. Dst is written by
+/// the call, so it is free before it (if it is Target too, Target is read
+/// before it is overwritten); only SCC is clobbered besides, which the
+/// calling convention clobbers at every call. \p Label prefixes the local
+/// labels and must be unique in the assembly.
+void emitTranslatedCall(llvm::raw_ostream &OS, unsigned Dst, unsigned Target,
+                        llvm::ArrayRef<CopiedFunction> Copies,
+                        llvm::StringRef Label);
+
+} // namespace loom::instrument::detail
+
+#endif // LOOM_INSTRUMENT_INDIRECTCALLS_H
