@@ -12,6 +12,7 @@
 #include "loom/instrument/BinaryFunction.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <algorithm>
 
@@ -56,6 +57,35 @@ DepthFirst depthFirst(ArrayRef<BinaryBasicBlock> Blocks) {
   return R;
 }
 
+/// Dominators (\p Next: predecessors) or post-dominators (successors): over
+/// the blocks of \p Order that are \p In, until nothing changes, a root's
+/// set is itself, any other block's itself and what every \p Next block
+/// that is In has in common. Blocks not In keep every bit.
+std::vector<BitVector>
+dominatorSets(unsigned N, ArrayRef<unsigned> Order, const std::vector<bool> &In,
+              function_ref<bool(unsigned)> IsRoot,
+              function_ref<ArrayRef<unsigned>(unsigned)> Next) {
+  std::vector<BitVector> Sets(N, BitVector(N, true));
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (unsigned B : Order) {
+      if (!In[B])
+        continue;
+      BitVector New(N, !IsRoot(B));
+      if (!IsRoot(B))
+        for (unsigned M : Next(B))
+          if (In[M])
+            New &= Sets[M];
+      New.set(B);
+      if (New != Sets[B]) {
+        Sets[B] = std::move(New);
+        Changed = true;
+      }
+    }
+  }
+  return Sets;
+}
+
 } // namespace
 
 ControlEquivalence::ControlEquivalence(const BinaryFunction &F) {
@@ -76,25 +106,9 @@ ControlEquivalence::ControlEquivalence(const BinaryFunction &F) {
     Reachable[B] = true;
 
   // Dominators of the reachable blocks.
-  std::vector<BitVector> Dom(N, BitVector(N, true));
-  Dom[0].reset();
-  Dom[0].set(0);
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (unsigned B : D.Rpo) {
-      if (B == 0)
-        continue;
-      BitVector New(N, true);
-      for (unsigned P : Blocks[B].Predecessors)
-        if (Reachable[P])
-          New &= Dom[P];
-      New.set(B);
-      if (New != Dom[B]) {
-        Dom[B] = std::move(New);
-        Changed = true;
-      }
-    }
-  }
+  std::vector<BitVector> Dom = dominatorSets(
+      N, D.Rpo, Reachable, [](unsigned B) { return B == 0; },
+      [&](unsigned B) { return ArrayRef<unsigned>(Blocks[B].Predecessors); });
 
   // Natural loops: every retreating edge must go to a block dominating its
   // tail, or the CFG is irreducible.
@@ -141,24 +155,11 @@ ControlEquivalence::ControlEquivalence(const BinaryFunction &F) {
       if (Reachable[P])
         Work.push_back(P);
   }
-  std::vector<BitVector> PDom(N, BitVector(N, true));
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (auto It = D.Rpo.rbegin(); It != D.Rpo.rend(); ++It) {
-      unsigned B = *It;
-      if (!Exits[B])
-        continue;
-      BitVector New(N, Blocks[B].Successors.empty() ? false : true);
-      for (unsigned S : Blocks[B].Successors)
-        if (Exits[S])
-          New &= PDom[S];
-      New.set(B);
-      if (New != PDom[B]) {
-        PDom[B] = std::move(New);
-        Changed = true;
-      }
-    }
-  }
+  std::vector<unsigned> Postorder(D.Rpo.rbegin(), D.Rpo.rend());
+  std::vector<BitVector> PDom = dominatorSets(
+      N, Postorder, Exits,
+      [&](unsigned B) { return Blocks[B].Successors.empty(); },
+      [&](unsigned B) { return ArrayRef<unsigned>(Blocks[B].Successors); });
 
   // Classes, in reverse post-order: a block joins the class of a
   // representative that dominates it, that it post-dominates, in the same

@@ -53,19 +53,43 @@ protected:
     auto D = emu::Device::create();
     ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
     Dev = std::move(*D);
-    auto M = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/gfx90a_v5_kernels.elf");
-    ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-    Orig = std::move(*M);
-    ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
-
     auto H = testutil::loadHooks(*Dev, LOOM_TEST_HOOKS_BC, "gfx90a");
     ASSERT_TRUE(bool(H)) << llvm::toString(H.takeError());
     Hooks = std::move(*H);
+    ASSERT_NO_FATAL_FAILURE(useFixture("gfx90a_v5_kernels.elf"));
+  }
 
-    auto Ctx2 = BinaryContext::create(Orig->codeObject());
-    ASSERT_TRUE(bool(Ctx2)) << llvm::toString(Ctx2.takeError());
-    Lifted = std::move(*Ctx2);
+  /// Loads fixture \p File as the original code (Orig) and lifts it
+  /// (Lifted).
+  void useFixture(llvm::StringRef File) {
+    auto M = emu::Module::loadFile(*Dev, (LOOM_FIXTURE_DIR "/" + File).str());
+    ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+    Orig = std::move(*M);
+    ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
+    auto BC = BinaryContext::create(Orig->codeObject());
+    ASSERT_TRUE(bool(BC)) << llvm::toString(BC.takeError());
+    Lifted = std::move(*BC);
     ASSERT_OK(Lifted->buildCFGs());
+  }
+
+  /// \p Plan's code object, with no warning, loaded (null on a failure);
+  /// its assembly on stderr with LOOM_TEST_DUMP set.
+  std::unique_ptr<emu::Module> instrumentAndLoad(const InstrumentationPlan &Plan) {
+    InstrumentOptions O;
+    O.LoadDelta = Orig->base();
+    auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+    if (!R) {
+      ADD_FAILURE() << llvm::toString(R.takeError());
+      return nullptr;
+    }
+    for (const std::string &W : R->Warnings)
+      ADD_FAILURE() << "warning: " << W;
+    if (getenv("LOOM_TEST_DUMP"))
+      fprintf(stderr, "%s", R->Assembly.c_str());
+    auto M = loadElf(R->Elf, "instrumented");
+    if (!M)
+      ADD_FAILURE() << R->Assembly;
+    return M;
   }
 
   std::unique_ptr<emu::Module> loadElf(llvm::ArrayRef<char> Elf,
@@ -195,6 +219,26 @@ ScaleAddRun runScaleAdd(emu::Device &Dev, emu::Module &M,
   return Run;
 }
 
+/// call_chain(Out, A, B) on a grid of \p N work-items in groups of 64: its
+/// output, and what the virtual GPU counted into \p Counters if given.
+std::vector<int> runCallChain(emu::Device &Dev, emu::Module &M,
+                              llvm::StringRef Kernel, unsigned N, int32_t A,
+                              int32_t B,
+                              emu::DispatchCounters *Counters = nullptr) {
+  emu::DeviceBuffer Out(Dev, 256 * 4);
+  emu::KernelArgs Args;
+  Args.add(Out.data()).add(A).add(B);
+  auto Res = M.launch(Kernel, emu::LaunchConfig::linear(N, 64), Args);
+  if (!Res) {
+    ADD_FAILURE() << llvm::toString(Res.takeError());
+    return {};
+  }
+  EXPECT_TRUE(Res->ok()) << Res->FirstFault.Message;
+  if (Counters)
+    *Counters = Res->Counters;
+  return std::vector<int>(Out.data<int>(), Out.data<int>() + N);
+}
+
 TEST_F(InstrumenterTest, CountsEveryInstructionOfScaleAdd) {
   InstrumentedCodeObject ICO;
   auto M = instrumentAll("scale_add", "count", &ICO);
@@ -265,14 +309,7 @@ TEST_F(InstrumenterTest, CallsThroughPointersReachTheCopies) {
   ASSERT_OK((*Other)->resolve([](llvm::StringRef) { return std::nullopt; }));
   std::optional<uint64_t> Foreign = (*Other)->symbolAddress("xco_shared_add");
   ASSERT_TRUE(Foreign);
-  auto M = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/fnptr_kernels.elf");
-  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  Orig = std::move(*M);
-  ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
-  auto BC = BinaryContext::create(Orig->codeObject());
-  ASSERT_TRUE(bool(BC)) << llvm::toString(BC.takeError());
-  Lifted = std::move(*BC);
-  ASSERT_OK(Lifted->buildCFGs());
+  ASSERT_NO_FATAL_FAILURE(useFixture("fnptr_kernels.elf"));
   // Nothing calls fp_loop directly: it is an indirect target.
   const BinaryFunction *Kernel = Lifted->function("fnptr_table");
   ASSERT_NE(Kernel, nullptr);
@@ -315,14 +352,7 @@ TEST_F(InstrumenterTest, CallsThroughPointersReachTheCopies) {
 // the result (19 wait states, the most any MFMA needs), and the hook sees
 // what the MFMA computed (1.5 * 2).
 TEST_F(InstrumenterTest, AHookAfterAnMfmaWaitsForItsResult) {
-  auto M = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/mfma_kernel.elf");
-  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  Orig = std::move(*M);
-  ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
-  auto BC = BinaryContext::create(Orig->codeObject());
-  ASSERT_TRUE(bool(BC)) << llvm::toString(BC.takeError());
-  Lifted = std::move(*BC);
-  ASSERT_OK(Lifted->buildCFGs());
+  ASSERT_NO_FATAL_FAILURE(useFixture("mfma_kernel.elf"));
   const BinaryFunction *K = Lifted->function("mfma_kernel");
   ASSERT_NE(K, nullptr);
   const BinaryInstruction *Mfma = nullptr;
@@ -463,37 +493,15 @@ TEST_F(InstrumenterTest, WaveCountersCountExactly) {
   ASSERT_OK(Plan.countAtBlockEntry(*K, K->blocks()[0], {Entry, 3, true}));
   EXPECT_TRUE(bool(Plan.countAtBlockEntry(*K, K->blocks()[0], {7, 1, false})))
       << "a counter that does not exist";
-  InstrumentOptions O;
-  O.LoadDelta = Orig->base();
-  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
-  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  for (const std::string &W : R->Warnings)
-    ADD_FAILURE() << "warning: " << W;
-  auto M = loadElf(R->Elf, "instrumented");
-  ASSERT_TRUE(M) << R->Assembly;
-  if (getenv("LOOM_TEST_DUMP"))
-    fprintf(stderr, "%s", R->Assembly.c_str());
+  auto M = instrumentAndLoad(Plan);
+  ASSERT_TRUE(M);
 
   constexpr unsigned N = 150; // three waves, the last one partial
-  auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel,
-                 emu::DispatchCounters *Counters) {
-    emu::DeviceBuffer Out(*Dev, 256 * 4);
-    emu::KernelArgs Args;
-    Args.add(Out.data()).add(int32_t(13)).add(int32_t(6));
-    auto Res = Mod.launch(Kernel, emu::LaunchConfig::linear(N, 64), Args);
-    EXPECT_TRUE(Res && Res->ok());
-    if (!Res) {
-      ADD_FAILURE() << llvm::toString(Res.takeError());
-      return std::vector<int>();
-    }
-    if (Counters)
-      *Counters = Res->Counters;
-    return std::vector<int>(Out.data<int>(), Out.data<int>() + N);
-  };
   emu::DispatchCounters Truth;
-  std::vector<int> Want = Run(*Orig, "call_chain", &Truth);
+  std::vector<int> Want = runCallChain(*Dev, *Orig, "call_chain", N, 13, 6,
+                                       &Truth);
   resetCounts();
-  EXPECT_EQ(Run(*M, "call_chain.loom", nullptr), Want);
+  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", N, 13, 6), Want);
   const uint64_t *Words = global("loom_test_events");
   EXPECT_EQ(Words[0], Truth.WaveInstructions);
   EXPECT_EQ(Words[1], Truth.ActiveLaneInstructions);
@@ -522,36 +530,14 @@ TEST_F(InstrumenterTest, HooksKeepStateInWaveCounters) {
       {HookArg::waveCounter(5), HookArg::constant(1)});
   EXPECT_TRUE(bool(Plan.add(Bad))) << "a counter that does not exist";
   llvm::consumeError(Plan.add(Bad));
-  InstrumentOptions O;
-  O.LoadDelta = Orig->base();
-  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
-  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  for (const std::string &W : R->Warnings)
-    ADD_FAILURE() << "warning: " << W;
-  auto M = loadElf(R->Elf, "instrumented");
-  ASSERT_TRUE(M) << R->Assembly;
-  if (getenv("LOOM_TEST_DUMP"))
-    fprintf(stderr, "%s", R->Assembly.c_str());
+  auto M = instrumentAndLoad(Plan);
+  ASSERT_TRUE(M);
 
-  auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel,
-                 emu::DispatchCounters *Counters) {
-    emu::DeviceBuffer Out(*Dev, 256 * 4);
-    emu::KernelArgs Args;
-    Args.add(Out.data()).add(int32_t(9)).add(int32_t(5));
-    auto Res = Mod.launch(Kernel, emu::LaunchConfig::linear(100, 64), Args);
-    EXPECT_TRUE(Res && Res->ok());
-    if (!Res) {
-      ADD_FAILURE() << llvm::toString(Res.takeError());
-      return std::vector<int>();
-    }
-    if (Counters)
-      *Counters = Res->Counters;
-    return std::vector<int>(Out.data<int>(), Out.data<int>() + 100);
-  };
   emu::DispatchCounters Truth;
-  std::vector<int> Want = Run(*Orig, "call_chain", &Truth);
+  std::vector<int> Want = runCallChain(*Dev, *Orig, "call_chain", 100, 9, 5,
+                                       &Truth);
   resetCounts();
-  EXPECT_EQ(Run(*M, "call_chain.loom", nullptr), Want);
+  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", 100, 9, 5), Want);
   EXPECT_EQ(global("loom_test_events")[3], 3 * Truth.WaveInstructions);
 }
 

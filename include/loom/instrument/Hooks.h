@@ -274,6 +274,39 @@ LOOM_DEVICE_FN void channelCopy(uint8_t *Out, const T &In, uint32_t Limit) {
     if (4 * W < Limit)
       To[W] = From[W];
 }
+
+/// Stores \p Header, the same in every lane, at \p At with the scalar unit,
+/// 16 bytes at a time.
+template <typename H>
+LOOM_DEVICE_FN void scalarStoreHeader(void *At, const H &Header) {
+  static_assert(sizeof(H) % 16 == 0, "headers are stored 16 bytes at a time");
+  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Header);
+#pragma unroll
+  for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
+    scalarStore16(static_cast<uint8_t *>(At) + 4 * W,
+                  Words4{uniform(Words[W]), uniform(Words[W + 1]),
+                         uniform(Words[W + 2]), uniform(Words[W + 3])});
+}
+
+/// A whole wave's claim of one ring record, by the scalar unit, once the
+/// host has released the slot: its index.
+LOOM_DEVICE_FN uint64_t scalarClaim(LoomChannelRing *R,
+                                    const RingConstants &K) {
+  uint64_t Index = scalarFetchAdd(&R->Claimed, 1);
+  scalarWaitForRoom(&R->Consumed, uint32_t(Index), K.Capacity);
+  return Index;
+}
+
+/// Publishes the wave's ring record \p Index: every lane's stores and the
+/// headers first, then its sequence word.
+LOOM_DEVICE_FN void scalarPublish(const RingConstants &K, uint64_t Index) {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
+  scalarWriteBack();
+  scalarStore8(reinterpret_cast<uint64_t *>(K.Sequence) +
+                   (Index & (K.Capacity - 1)),
+               Index + 1);
+  scalarWriteBack();
+}
 } // namespace detail
 
 /// Sends \p Record, from every active lane, to the tool's host side
@@ -319,16 +352,13 @@ template <typename T> LOOM_DEVICE_FN bool channelPush(const T &Record) {
 template <unsigned Skip = 0, typename H, typename L, unsigned N>
 LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L (&Lanes)[N]) {
   static_assert(sizeof(L) % 4 == 0, "channel records are whole words");
-  static_assert(sizeof(H) % 16 == 0,
-                "a wave record's header is stored 16 bytes at a time");
   LoomChannelRing *R = detail::channelRing();
   if (!R)
     return false;
   detail::RingConstants K = detail::ringConstants(R);
   // The scalar unit claims, waits and publishes: no lane election, no
   // broadcast, nothing to branch around.
-  uint64_t Index = detail::scalarFetchAdd(&R->Claimed, 1);
-  detail::scalarWaitForRoom(&R->Consumed, uint32_t(Index), K.Capacity);
+  uint64_t Index = detail::scalarClaim(R, K);
   uint8_t *Slot = reinterpret_cast<uint8_t *>(K.Records) +
                   (Index & (K.Capacity - 1)) * K.RecordBytes;
   uint8_t *Mine = Slot + sizeof(H) + laneId() * sizeof(L);
@@ -336,21 +366,8 @@ LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L (&Lanes)[N]) {
   for (unsigned A = 0; A < N; ++A)
     if (!((Skip >> A) & 1))
       detail::channelCopy(Mine + A * 64 * sizeof(L), Lanes[A], sizeof(L));
-  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Header);
-#pragma unroll
-  for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
-    detail::scalarStore16(
-        Slot + 4 * W,
-        detail::Words4{detail::uniform(Words[W]), detail::uniform(Words[W + 1]),
-                       detail::uniform(Words[W + 2]),
-                       detail::uniform(Words[W + 3])});
-  // Every lane's stores, then the header, before the record is published.
-  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
-  detail::scalarWriteBack();
-  detail::scalarStore8(reinterpret_cast<uint64_t *>(K.Sequence) +
-                           (Index & (K.Capacity - 1)),
-                       Index + 1);
-  detail::scalarWriteBack();
+  detail::scalarStoreHeader(Slot, Header);
+  detail::scalarPublish(K, Index);
   return true;
 }
 
@@ -388,13 +405,7 @@ LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
   uint64_t Claim = scalarLoadFresh(&Chunk->Claim);
   __asm__ volatile("s_store_dword %0, %1, 0x0 glc" ::"s"(Bytes), "s"(Chunk)
                    : "memory");
-  // Every lane's stores and the headers, then the chunk is published.
-  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
-  scalarWriteBack();
-  scalarStore8(reinterpret_cast<uint64_t *>(K.Sequence) +
-                   (Claim & (K.Capacity - 1)),
-               Claim + 1);
-  scalarWriteBack();
+  scalarPublish(K, Claim);
 }
 
 /// Claims a chunk, writes its headers; the cursor after them, or 0 if
@@ -407,18 +418,12 @@ LOOM_DEVICE_FN uint64_t claimChunk(const C &ChunkHeader) {
   RingConstants K = ringConstants(R);
   if (K.RecordBytes != ChunkBytes)
     return 0;
-  uint64_t Index = scalarFetchAdd(&R->Claimed, 1);
-  scalarWaitForRoom(&R->Consumed, uint32_t(Index), K.Capacity);
+  uint64_t Index = scalarClaim(R, K);
   uint64_t Base = K.Records + (Index & (K.Capacity - 1)) * ChunkBytes;
   scalarStore16(reinterpret_cast<void *>(Base),
                 Words4{0, 0, uint32_t(Index), uint32_t(Index >> 32)});
-  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&ChunkHeader);
-#pragma unroll
-  for (uint32_t W = 0; W < sizeof(C) / 4; W += 4)
-    scalarStore16(reinterpret_cast<void *>(Base + sizeof(LoomWaveChunk) +
-                                           4 * W),
-                  Words4{uniform(Words[W]), uniform(Words[W + 1]),
-                         uniform(Words[W + 2]), uniform(Words[W + 3])});
+  scalarStoreHeader(reinterpret_cast<void *>(Base + sizeof(LoomWaveChunk)),
+                    ChunkHeader);
   return Base + sizeof(LoomWaveChunk) + sizeof(C);
 }
 } // namespace detail
@@ -476,14 +481,7 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, const C &ChunkHeader,
     for (uint32_t W = 0; W < sizeof(L) / 4; ++W)
       To[Lane + W] = From[W];
   }
-  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Header);
-#pragma unroll
-  for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
-    detail::scalarStore16(
-        At + 4 * W,
-        detail::Words4{detail::uniform(Words[W]), detail::uniform(Words[W + 1]),
-                       detail::uniform(Words[W + 2]),
-                       detail::uniform(Words[W + 3])});
+  detail::scalarStoreHeader(At, Header);
   return Cursor + Bytes;
 }
 
