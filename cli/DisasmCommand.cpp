@@ -102,7 +102,9 @@ std::string commentFor(const Instruction &I, const DisassembledFunction &F,
       return "call " + Target() + Via();
     return "indirect call";
   case ControlFlow::TailCall:
-    return "tail call " + Target() + Via();
+    if (I.Target || !I.TargetName.empty())
+      return "tail call " + Target() + Via();
+    return "indirect tail call";
   case ControlFlow::IndirectBranch:
     return "indirect branch";
   case ControlFlow::Return:

@@ -19,6 +19,7 @@
 #include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Liveness.h"
 #include "loom/instrument/MemoryWaits.h"
+#include "loom/instrument/RegisterBudget.h"
 #include "loom/instrument/WaitStates.h"
 #include "loom/isa/McContext.h"
 #include "loom/jit/Pipeline.h"
@@ -212,8 +213,6 @@ using detail::NumLaunchStates;
 using detail::PointSpec;
 using detail::RawInput;
 
-constexpr unsigned MaxSgpr = 102; // s0..s101 on gfx9
-constexpr unsigned MaxVgpr = 256;
 
 std::string sreg(unsigned N) { return "s" + std::to_string(N); }
 /// The assembly name of a scalar register by its operand code
@@ -664,45 +663,12 @@ void Emitter::collectPoints() {
 }
 
 void Emitter::computeBudget() {
-  // Over the copied functions only: the original code that can run while a
-  // copy is on the stack is theirs, or what an unknown callee may use.
-  int S = -1, V = -1;
-  bool UnknownCalls = false;
-  for (const BinaryFunction *F : Emitted) {
-    for (const BinaryBasicBlock &B : F->blocks())
-      for (const BinaryInstruction &I : B.Instructions)
-        noteHighest(I.Props.Reads | I.Props.Writes, S, V);
-    for (const CallSite *C : BC.callGraph().callsFrom(*F))
-      UnknownCalls |= C->isUnknown() || !Emitted.count(C->Callee);
-  }
-  // An instruction that indexes VGPRs (s_set_gpr_idx_on, v_movrel*) may
-  // touch any of them, as its properties say; but none beyond what the
-  // kernels were given (metadata .vgpr_count), which bounds the budget.
-  int Allocated = -1;
-  for (const BinaryFunction *F : Kernels) {
-    const codeobj::Kernel *K = BC.codeObject().findKernel(F->name());
-    const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(*K);
-    Allocated = MD && MD->VgprCount ? std::max<int>(Allocated, MD->VgprCount)
-                                    : int(MaxVgpr);
-  }
-  if (Allocated > 0)
-    V = std::min(V, Allocated - 1);
-  for (const BinaryFunction *F : Kernels) {
-    const codeobj::Kernel *K = BC.codeObject().findKernel(F->name());
-    noteHighest(initialRegisters(K->KD, BC.codeObject().target().Processor), S,
-                V);
-    // A call into code that is not copied may use what the kernel's
-    // metadata reserves for it.
-    if (UnknownCalls)
-      if (const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(*K)) {
-        S = std::max<int>(S, int(MD->SgprCount) - 1);
-        V = std::max<int>(V, int(MD->VgprCount) - 1);
-      }
-  }
-  Budget.FirstFreeSgpr = S + 1;
-  Budget.FirstFreeVgpr = V + 1;
-  HighestSgpr = S;
-  HighestVgpr = V;
+  RegistersInUse R = registersInUse(BC, Kernels.getArrayRef(),
+                                    Emitted.getArrayRef());
+  Budget.FirstFreeSgpr = R.HighestSgpr + 1;
+  Budget.FirstFreeVgpr = R.HighestVgpr + 1;
+  HighestSgpr = R.HighestSgpr;
+  HighestVgpr = R.HighestVgpr;
 }
 
 /// Spare registers of one point: free in the original code and not
@@ -718,7 +684,7 @@ public:
     for (;; ++N) {
       if (Count == 2 && N % 2)
         continue;
-      if (N + Count > MaxSgpr)
+      if (N + Count > MaxSgprs)
         return fail("no free scalar registers to save into (the kernel uses "
                     "s0..s" + Twine(B.FirstFreeSgpr - 1) + ")");
       bool Free = true;
@@ -732,9 +698,9 @@ public:
   }
   Expected<unsigned> vgpr() {
     unsigned N = NextV;
-    while (N < MaxVgpr && Clobbers.hasVgpr(N))
+    while (N < MaxVgprs && Clobbers.hasVgpr(N))
       ++N;
-    if (N >= MaxVgpr)
+    if (N >= MaxVgprs)
       return fail("no free vector registers to save into (the kernel uses "
                   "v0..v" + Twine(B.FirstFreeVgpr - 1) + ")");
     NextV = N + 1;
@@ -792,9 +758,9 @@ Error Emitter::planLaunchState() {
   for (unsigned S = 0; S < NumLaunchStates; ++S) {
     if (!usesState(LaunchState(S)))
       continue;
-    while (N < MaxSgpr && Clobbered.hasSgpr(N))
+    while (N < MaxSgprs && Clobbered.hasSgpr(N))
       ++N;
-    if (N >= MaxSgpr)
+    if (N >= MaxSgprs)
       return fail("no free scalar registers for the hooks' launch state (the "
                   "kernels use s0..s" + Twine(FirstFree - 1) +
                   ", the hooks " + Clobbered.str() + ")");
@@ -881,7 +847,7 @@ Error Emitter::planCounters() {
     for (;; ++N) {
       if (Count == 2 && N % 2)
         continue;
-      if (N + Count > MaxSgpr)
+      if (N + Count > MaxSgprs)
         return fail("no free scalar registers for " + Twine(Counters.size()) +
                     " wave counters (the kernels use s0..s" +
                     Twine(Budget.FirstFreeSgpr - 1) + ")");
@@ -976,8 +942,8 @@ Emitter::bodyShift(const CompiledPoint &P) const {
     unsigned D = alignTo(FirstFree - Min, 4);
     return Max + D < Limit ? D : 0u;
   };
-  return {Shift(MinS, MaxS, Budget.FirstFreeSgpr, MaxSgpr),
-          Shift(MinV, MaxV, Budget.FirstFreeVgpr, MaxVgpr)};
+  return {Shift(MinS, MaxS, Budget.FirstFreeSgpr, MaxSgprs),
+          Shift(MinV, MaxV, Budget.FirstFreeVgpr, MaxVgprs)};
 }
 
 Expected<const std::string &> Emitter::shiftedBody(const CompiledPoint &P,
@@ -1106,7 +1072,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   if (Save.has(SpecialReg::M0))
     if (Error E = Take(M0Home.emplace()))
       return E;
-  for (unsigned S = 0; S < MaxSgpr; ++S)
+  for (unsigned S = 0; S < MaxSgprs; ++S)
     if (Save.hasSgpr(S))
       if (Error E = Take(SgprHome[S]))
         return E;
@@ -1121,7 +1087,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
       if (Error E = Take(SgprHome[T]))
         return E;
   }
-  for (unsigned V = 0; V < MaxVgpr; ++V)
+  for (unsigned V = 0; V < MaxVgprs; ++V)
     if (Save.hasVgpr(V)) {
       auto N = Spares.vgpr();
       if (!N)
@@ -1472,10 +1438,14 @@ Error Emitter::emitInstruction(const BinaryFunction &F, unsigned B,
     return Error::success();
 
   if (translatesCall(I)) {
-    // emitCallTranslation left the target in the destination pair.
+    // emitCallTranslation left the target in the destination pair (a tail
+    // call's own pair).
     std::string Dst =
         spair(MC.scalarCodes(I.Inst.getOperand(0).getReg().id())[0]);
-    OS << "\ts_swappc_b64 " << Dst << ", " << Dst << "\n";
+    if (I.Info.Flow == isa::ControlFlow::TailCall)
+      OS << "\ts_setpc_b64 " << Dst << "\n";
+    else
+      OS << "\ts_swappc_b64 " << Dst << ", " << Dst << "\n";
     return Error::success();
   }
 
@@ -1492,9 +1462,10 @@ std::vector<detail::CopiedFunction> Emitter::indirectTargets() const {
 }
 
 bool Emitter::translatesCall(const BinaryInstruction &I) const {
-  return I.Info.Flow == isa::ControlFlow::Call && !I.Info.Target &&
-         I.Info.TargetName.empty() &&
-         BC.mc().opcodeBaseName(I.Inst.getOpcode()) == "S_SWAPPC_B64" &&
+  StringRef Op = BC.mc().opcodeBaseName(I.Inst.getOpcode());
+  bool Call = I.Info.Flow == isa::ControlFlow::Call && Op == "S_SWAPPC_B64";
+  bool Tail = I.Info.Flow == isa::ControlFlow::TailCall && Op == "S_SETPC_B64";
+  return (Call || Tail) && !I.Info.Target && I.Info.TargetName.empty() &&
          any_of(BC.callGraph().indirectTargets(),
                 [&](const BinaryFunction *G) { return Emitted.count(G); });
 }
@@ -1505,13 +1476,17 @@ Error Emitter::emitCallTranslation(const BinaryFunction &F, unsigned B,
   if (!translatesCall(I))
     return Error::success();
   isa::McContext &MC = BC.mc();
+  // s_swappc_b64 Dst, Src; s_setpc_b64 Src, whose pair the translation
+  // may overwrite: the callee reads no argument from it.
+  bool Tail = I.Info.Flow == isa::ControlFlow::TailCall;
   SmallVector<unsigned, 4> Dst =
       MC.scalarCodes(I.Inst.getOperand(0).getReg().id());
   SmallVector<unsigned, 4> Src =
-      MC.scalarCodes(I.Inst.getOperand(1).getReg().id());
-  std::string At = "call at +0x" + utohexstr(I.address() - F.address(), true);
-  if (Dst.size() != 2 || Src.size() != 2 || Dst[0] >= MaxSgpr ||
-      Src[0] >= MaxSgpr)
+      MC.scalarCodes(I.Inst.getOperand(Tail ? 0 : 1).getReg().id());
+  std::string At = (Tail ? "tail call at +0x" : "call at +0x") +
+                   utohexstr(I.address() - F.address(), true);
+  if (Dst.size() != 2 || Src.size() != 2 || Dst[0] >= MaxSgprs ||
+      Src[0] >= MaxSgprs)
     return fail(At + " goes through registers other than SGPR pairs");
   // The calling convention clobbers SCC at a call, so liveness never has it
   // live here; the chain's compares would lose it otherwise.
@@ -1984,19 +1959,19 @@ Expected<InstrumentedCodeObject> Emitter::run() {
       for (const CompiledPoint &P : Compiled)
         Clobbered |= P.Clobbers;
       unsigned N = alignTo(Budget.FirstFreeSgpr, 2);
-      while (N + 3 <= MaxSgpr &&
+      while (N + 3 <= MaxSgprs &&
              (Clobbered.hasSgpr(N) || Clobbered.hasSgpr(N + 1) ||
               Clobbered.hasSgpr(N + 2)))
         N += 2;
-      if (N + 3 <= MaxSgpr) {
+      if (N + 3 <= MaxSgprs) {
         LongBranchRegs = N;
         Budget.FirstFreeSgpr = N + 3;
         BaseSgpr = std::max<int>(BaseSgpr, N + 2);
       } else {
         unsigned V = Budget.FirstFreeVgpr;
-        while (V < MaxVgpr && Clobbered.hasVgpr(V))
+        while (V < MaxVgprs && Clobbered.hasVgpr(V))
           ++V;
-        if (V < MaxVgpr) {
+        if (V < MaxVgprs) {
           LongBranchRegs = 0;
           LongBranchLanes = V;
           Budget.FirstFreeVgpr = V + 1;

@@ -601,8 +601,17 @@ struct LivenessBuilder {
         Exit[B] = ReturnLive;
         break;
       case isa::ControlFlow::TailCall:
-        Exit[B] = KnownCallee(Last) ? CalleeUses(Last, ReturnLive)
-                                    : Args | ReturnLive;
+        if (KnownCallee(Last)) {
+          Exit[B] = CalleeUses(Last, ReturnLive);
+        } else {
+          // As an unknown call and a return: the callee reads the
+          // arguments and the return address, and may clobber what the
+          // convention lets it.
+          Exit[B] = ReturnLive;
+          Exit[B].subtract(Clobbered);
+          Exit[B] |= Args;
+          Exit[B].addSgprs(30, 2);
+        }
         break;
       case isa::ControlFlow::IndirectBranch:
         Exit[B] = All;

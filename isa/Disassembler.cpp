@@ -673,6 +673,11 @@ Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind,
         I.Flow = ControlFlow::TailCall; // to a symbol defined elsewhere
       } else if (Kind == FunctionKind::Function && ReturnPair) {
         I.Flow = ControlFlow::Return;
+      } else if (Kind == FunctionKind::Function) {
+        // A pointer loaded or passed in: a tail call through it. LLVM's
+        // AMDGPU backend makes no jump tables, so an s_setpc_b64 on a pair
+        // it computed at run time leaves the function.
+        I.Flow = ControlFlow::TailCall;
       }
     }
 

@@ -2,7 +2,7 @@
 
 #include "Registry.h"
 
-#include "loom/instrument/DispatchAbi.h"
+#include "loom/instrument/RegisterBudget.h"
 #include "loom/instrument/Tool.h"
 
 #include <algorithm>
@@ -22,28 +22,12 @@ std::vector<BinaryFunction *> KernelInstrumentation::functions() const {
 }
 
 unsigned KernelInstrumentation::spareSgprs() const {
-  // Kept back for Loom's own code above the kernel's registers: the launch
-  // state, a long branch's registers, the counters' scratch, and room to
-  // move hook bodies above the kernel's registers.
-  constexpr unsigned Reserved = 16, Sgprs = 102; // s0..s101 on gfx9
-  RegisterSet Used;
-  for (const BinaryFunction *F : functions())
-    for (const BinaryBasicBlock &B : F->blocks())
-      for (const BinaryInstruction &I : B.Instructions)
-        Used |= I.Props.Reads | I.Props.Writes;
-  const codeobj::CodeObject &CO = BC.codeObject();
-  const codeobj::Kernel *K = CO.findKernel(Kernel.name());
-  if (K)
-    Used |= initialRegisters(K->KD, CO.target().Processor);
-  unsigned Count = 0; // SGPRs are the first units
-  Used.forEachUnit([&](unsigned U) {
-    if (U < Sgprs)
-      Count = std::max(Count, U + 1);
-  });
-  // Code it calls that is not copied may use what the metadata says.
-  if (const codeobj::KernelMetadata *MD = K ? CO.metadataOf(*K) : nullptr)
-    Count = std::max<unsigned>(Count, MD->SgprCount);
-  return Count + Reserved >= Sgprs ? 0 : Sgprs - Count - Reserved;
+  std::vector<BinaryFunction *> Functions = functions();
+  std::vector<const BinaryFunction *> Copied(Functions.begin(),
+                                             Functions.end());
+  RegistersInUse R = registersInUse(BC, {&Kernel}, Copied);
+  unsigned Taken = unsigned(R.HighestSgpr + 1) + LoomOwnSgprs;
+  return Taken >= MaxSgprs ? 0 : MaxSgprs - Taken;
 }
 
 void registerTool(const char *Name, ToolFactory Factory,

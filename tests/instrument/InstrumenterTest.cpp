@@ -302,7 +302,8 @@ PointerRun runPointers(emu::Device &Dev, emu::Module &M, llvm::StringRef Kernel,
 // kernels reach the instrumented copies of the code object's functions,
 // whose every instruction the hooks count as the emulator counted the
 // original run; a pointer into another code object (xco_callee.c) still
-// runs its original code.
+// runs its original code. A tail call through a pointer (fnptr_tail) reaches
+// the copy too.
 TEST_F(InstrumenterTest, CallsThroughPointersReachTheCopies) {
   auto Other = emu::Module::loadFile(*Dev, LOOM_FIXTURE_DIR "/xco_callee.elf");
   ASSERT_TRUE(bool(Other)) << llvm::toString(Other.takeError());
@@ -317,7 +318,14 @@ TEST_F(InstrumenterTest, CallsThroughPointersReachTheCopies) {
                            Lifted->function("fp_loop")));
 
   InstrumentedCodeObject ICO;
-  auto Copy = instrumentAll("fnptr_table", "count", &ICO, {"fnptr_arg"});
+  // fp_through's jump through fp_chosen is a tail call to an unknown
+  // callee, which leaves it instrumentable.
+  const BinaryFunction *Through = Lifted->function("fp_through");
+  ASSERT_NE(Through, nullptr);
+  EXPECT_TRUE(Through->isInstrumentable())
+      << Through->notInstrumentableReason().str();
+  auto Copy = instrumentAll("fnptr_table", "count", &ICO,
+                            {"fnptr_arg", "fnptr_tail"});
   ASSERT_TRUE(Copy);
   EXPECT_NE(ICO.Assembly.find("to the instrumented copy of its callee"),
             std::string::npos);
@@ -328,7 +336,8 @@ TEST_F(InstrumenterTest, CallsThroughPointersReachTheCopies) {
     std::optional<uint64_t> Fn;
   } Cases[] = {{"fnptr_table", std::nullopt},
                {"fnptr_arg", Loop},
-               {"fnptr_arg", Foreign}};
+               {"fnptr_arg", Foreign},
+               {"fnptr_tail", std::nullopt}};
   for (const Case &C : Cases) {
     SCOPED_TRACE(C.Kernel);
     PointerRun Truth = runPointers(*Dev, *Orig, C.Kernel, C.Fn, 1000);

@@ -66,6 +66,14 @@ TEST(Lift, CallGraphOfHandWrittenCalls) {
   EXPECT_TRUE(Tail[0]->IsTailCall);
   EXPECT_TRUE(L->fn("tail_caller").isInstrumentable());
 
+  // A device function's jump through a loaded pointer is a tail call to an
+  // unknown callee.
+  auto TailUnknown = CG.callsFrom(L->fn("tail_through_pointer"));
+  ASSERT_EQ(TailUnknown.size(), 1u);
+  EXPECT_TRUE(TailUnknown[0]->IsTailCall);
+  EXPECT_TRUE(TailUnknown[0]->isUnknown());
+  EXPECT_TRUE(L->fn("tail_through_pointer").isInstrumentable());
+
   auto To = CG.callsTo(Diamond);
   EXPECT_EQ(To.size(), 2u);
 

@@ -142,6 +142,22 @@ TEST(Liveness, ReturnAndCalls) {
   EXPECT_FALSE(I.liveBefore(0, Call).hasSgpr(30)); // written by the call
   EXPECT_TRUE(I.liveBefore(0, Call).hasSgpr(40));  // saved return address
   EXPECT_FALSE(I.liveBefore(0, Call).has(SpecialReg::Scc));
+
+  // A tail call through a pointer: as an unknown call then a return. The
+  // callee reads the arguments and returns through s[30:31]; what it may
+  // clobber (SCC, VCC, v32..v39) is dead, even though every register is
+  // live where tail_through_pointer returns to callers Loom cannot see.
+  const BinaryFunction &TC = L->fn("tail_through_pointer");
+  const FunctionLiveness &T = L->live("tail_through_pointer");
+  unsigned Jump = 2;
+  ASSERT_TRUE(TC.blocks()[0].Instructions[Jump].Info.Flow ==
+              isa::ControlFlow::TailCall);
+  RegisterSet Before = T.liveBefore(0, Jump);
+  EXPECT_TRUE(Before.contains(Args)) << Before.str();
+  EXPECT_TRUE(Before.hasSgpr(16) && Before.hasSgpr(30) && Before.hasSgpr(31));
+  EXPECT_TRUE(Before.hasSgpr(40) && Before.hasVgpr(40)); // preserved
+  EXPECT_FALSE(Before.has(SpecialReg::Scc) || Before.has(SpecialReg::VccLo) ||
+               Before.hasVgpr(32) || Before.hasVgpr(39));
 }
 
 TEST(Liveness, CallingConventionSets) {

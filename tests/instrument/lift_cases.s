@@ -87,12 +87,25 @@ indirect_call:
 .Lindirect_call_end:
   .size indirect_call, .Lindirect_call_end-indirect_call
 
-// A jump to an unknown address: not instrumentable.
-  .globl indirect_branch
+// A device function jumping to an address loaded from memory: a tail call
+// through a pointer, to an unknown callee.
+  .globl tail_through_pointer
   .p2align 2
+  .type tail_through_pointer,@function
+tail_through_pointer:
+  s_load_dwordx2 s[16:17], s[4:5], 0x0
+  s_waitcnt lgkmcnt(0)
+  s_setpc_b64 s[16:17]
+.Ltail_through_pointer_end:
+  .size tail_through_pointer, .Ltail_through_pointer_end-tail_through_pointer
+
+// A kernel jumping to an unknown address (a kernel has no caller to tail
+// call for): not instrumentable.
+  .globl indirect_branch
+  .p2align 8
   .type indirect_branch,@function
 indirect_branch:
-  s_load_dwordx2 s[16:17], s[4:5], 0x0
+  s_load_dwordx2 s[16:17], s[0:1], 0x0
   s_waitcnt lgkmcnt(0)
   s_setpc_b64 s[16:17]
 .Lindirect_branch_end:
@@ -216,6 +229,13 @@ loop_kernel:
   .amdhsa_kernel loop_kernel
     .amdhsa_next_free_vgpr 8
     .amdhsa_next_free_sgpr 16
+    .amdhsa_accum_offset 8
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .end_amdhsa_kernel
+  .p2align 6
+  .amdhsa_kernel indirect_branch
+    .amdhsa_next_free_vgpr 8
+    .amdhsa_next_free_sgpr 24
     .amdhsa_accum_offset 8
     .amdhsa_user_sgpr_kernarg_segment_ptr 1
   .end_amdhsa_kernel

@@ -150,8 +150,8 @@ public:
   uint64_t kernelObject() const { return KernelObject; }
   InstrumentationPlan &plan() const { return Plan; }
   /// SGPRs the copy can give wave counters (two each): what is left above
-  /// the registers the kernel and its callees use, less room Loom keeps
-  /// for its own code.
+  /// the registers the kernel and its callees use (registersInUse, as the
+  /// code generator counts them), less LoomOwnSgprs.
   unsigned spareSgprs() const;
 
 private:

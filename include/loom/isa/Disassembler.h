@@ -38,10 +38,12 @@ enum class ControlFlow : uint8_t {
   Branch,         ///< Always jumps (s_branch; s_setpc_b64 to a known address
                   ///< in the same function).
   CondBranch,     ///< Jumps or falls through (s_cbranch_*).
-  IndirectBranch, ///< Jumps to an address not known statically.
+  IndirectBranch, ///< Jumps to an address not known statically (in a
+                  ///< kernel; a device function's is a TailCall).
   Call,           ///< Calls and comes back to the next instruction
                   ///< (s_swappc_b64, s_call_b64).
-  TailCall,       ///< Jumps to another function's entry (s_setpc_b64).
+  TailCall,       ///< Jumps to another function's entry (s_setpc_b64),
+                  ///< or, in a device function, through a pointer.
   Return,         ///< Returns to the caller (s_setpc_b64 s[30:31] in a
                   ///< device function).
   EndProgram,     ///< Ends the wave (s_endpgm).
