@@ -605,10 +605,11 @@ struct LivenessBuilder {
           Exit[B] = CalleeUses(Last, ReturnLive);
         } else {
           // As an unknown call and a return: the callee reads the
-          // arguments and the return address, and may clobber what the
-          // convention lets it.
+          // arguments and the return address, and may clobber the scalar
+          // registers the convention lets it (vector ones keep their
+          // inactive lanes, which this lane-blind set cannot tell apart).
           Exit[B] = ReturnLive;
-          Exit[B].subtract(Clobbered);
+          Exit[B].subtract(Clobbered.withoutVector());
           Exit[B] |= Args;
           Exit[B].addSgprs(30, 2);
         }
@@ -742,11 +743,19 @@ Expected<Liveness> Liveness::compute(const BinaryContext &BC) {
     return true;
   };
 
+  // An unknown caller follows the convention: after the call it reads no
+  // scalar register the callee may clobber (SCC, VCC, M0, s[30:31]) but
+  // the arguments' (return values); every vector register stays, for the
+  // lanes the call left inactive.
+  RegisterSet UnknownCallersNeed = allUnits();
+  UnknownCallersNeed.subtract(callconv::clobberedRegisters().withoutVector());
+  UnknownCallersNeed |= callconv::argumentRegisters();
+
   Liveness Result;
   std::map<const BinaryFunction *, CalleeSummary> Summaries;
   std::map<const BinaryFunction *, RegisterSet> ReturnLive;
   for (const BinaryFunction &F : BC.functions())
-    ReturnLive[&F] = CallersKnown(F) ? RegisterSet() : allUnits();
+    ReturnLive[&F] = CallersKnown(F) ? RegisterSet() : UnknownCallersNeed;
 
   // Entry and return live sets only grow, so this reaches a fixed point
   // (recursion included).

@@ -122,11 +122,17 @@ TEST(Liveness, ReturnAndCalls) {
   auto L = liftFile(LOOM_LIFT_CASES);
   ASSERT_TRUE(L);
   // cfg_diamond may be reached through indirect_call's unknown callee, so
-  // its return keeps everything live; a device function's vector writes
-  // never kill (its caller's inactive lanes).
+  // its return keeps live all an unknown caller may read: every vector
+  // register, the preserved scalar ones and the arguments, not the scalar
+  // ones the convention lets a callee clobber; a device function's vector
+  // writes never kill (its caller's inactive lanes).
   const FunctionLiveness &D = L->live("cfg_diamond");
   EXPECT_TRUE(D.liveBefore(1, 0).hasVgpr(0));
-  EXPECT_TRUE(D.liveOut(3).hasVgpr(200));
+  EXPECT_TRUE(D.liveOut(3).hasVgpr(200) && D.liveOut(3).hasVgpr(35));
+  EXPECT_TRUE(D.liveOut(3).hasSgpr(40) && D.liveOut(3).hasSgpr(20));
+  EXPECT_FALSE(D.liveOut(3).has(SpecialReg::Scc) ||
+               D.liveOut(3).has(SpecialReg::VccHi) ||
+               D.liveOut(3).has(SpecialReg::M0));
   EXPECT_TRUE(D.execMayBePartial(0, 0));
 
   // An unknown callee reads the convention's argument registers and
@@ -144,9 +150,9 @@ TEST(Liveness, ReturnAndCalls) {
   EXPECT_FALSE(I.liveBefore(0, Call).has(SpecialReg::Scc));
 
   // A tail call through a pointer: as an unknown call then a return. The
-  // callee reads the arguments and returns through s[30:31]; what it may
-  // clobber (SCC, VCC, v32..v39) is dead, even though every register is
-  // live where tail_through_pointer returns to callers Loom cannot see.
+  // callee reads the arguments and returns through s[30:31]; the scalar
+  // registers it may clobber (SCC, VCC) are dead, vector ones keep their
+  // inactive lanes live.
   const BinaryFunction &TC = L->fn("tail_through_pointer");
   const FunctionLiveness &T = L->live("tail_through_pointer");
   unsigned Jump = 2;
@@ -156,8 +162,9 @@ TEST(Liveness, ReturnAndCalls) {
   EXPECT_TRUE(Before.contains(Args)) << Before.str();
   EXPECT_TRUE(Before.hasSgpr(16) && Before.hasSgpr(30) && Before.hasSgpr(31));
   EXPECT_TRUE(Before.hasSgpr(40) && Before.hasVgpr(40)); // preserved
+  EXPECT_TRUE(Before.hasVgpr(35)); // clobbered, but not in inactive lanes
   EXPECT_FALSE(Before.has(SpecialReg::Scc) || Before.has(SpecialReg::VccLo) ||
-               Before.hasVgpr(32) || Before.hasVgpr(39));
+               Before.has(SpecialReg::M0));
 }
 
 TEST(Liveness, CallingConventionSets) {
