@@ -453,6 +453,10 @@ private:
   std::vector<PointSpec> Specs;
   std::vector<CompiledPoint> Compiled;
   RegisterBudget Budget;
+  /// SGPRs and VGPRs no original code that can run with a copy uses: they
+  /// hold nothing of the program's, whatever liveness says (it keeps every
+  /// preserved register live at a return to an unknown caller).
+  RegisterSet UnusedByOriginal;
   /// The launch state the points read (1 << LaunchState), and the SGPR
   /// each lives in for the whole kernel.
   unsigned StatesUsed = 0;
@@ -669,6 +673,10 @@ void Emitter::computeBudget() {
   Budget.FirstFreeVgpr = R.HighestVgpr + 1;
   HighestSgpr = R.HighestSgpr;
   HighestVgpr = R.HighestVgpr;
+  UnusedByOriginal.addSgprs(Budget.FirstFreeSgpr,
+                            MaxSgprs - Budget.FirstFreeSgpr);
+  UnusedByOriginal.addVgprs(Budget.FirstFreeVgpr,
+                            MaxVgprs - Budget.FirstFreeVgpr);
 }
 
 /// Spare registers of one point: free in the original code and not
@@ -1000,8 +1008,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   for (const RawInput &R : P.VgprInputs)
     if (R.K == RawInput::Kind::Vgpr)
       Sources.addVgprs(R.N);
+  RegisterSet Needed = Live;
+  Needed.subtract(UnusedByOriginal);
   RegisterSet Save = Clob;
-  Save &= Live | Sources;
+  Save &= Needed | Sources;
 
   // Each saved 32-bit value gets a home: a spare SGPR while there are any,
   // then a lane of a spare VGPR (v_writelane and v_readlane ignore EXEC).
