@@ -74,8 +74,8 @@ namespace {
 
 constexpr int Top = -2;     // lanes not known: all lanes, or more
 constexpr int Unknown = -1; // Exact: EXEC holds no known name
-constexpr int AllLanes = 0;
-constexpr int EntryLanes = 1;
+constexpr int AllLanes = FunctionLiveness::ExecAllLanes;
+constexpr int EntryLanes = FunctionLiveness::ExecAtEntry;
 constexpr int FirstFresh = 2;
 /// Longest parent chain walked; longer chains count as unrelated.
 constexpr unsigned MaxDepth = 256;
@@ -688,6 +688,7 @@ struct LivenessBuilder {
     L.Partial.assign(Blocks.size(), {});
     L.Out.assign(Blocks.size(), RegisterSet());
     L.OtherOut.assign(Blocks.size(), RegisterSet());
+    L.ExecNames = X.Exact;
     for (unsigned B = 0; B != Blocks.size(); ++B) {
       unsigned N = Blocks[B].Instructions.size();
       L.Before[B].resize(N);

@@ -48,6 +48,15 @@ TEST(Liveness, PartialExecKeepsInactiveLanesLive) {
   // EXEC: full until the s_and_saveexec, partial until it is restored.
   for (unsigned K = 0; K != 12; ++K)
     EXPECT_EQ(Live.execMayBePartial(0, K), K >= 3 && K <= 6) << K;
+  // Its names: the entry's, one made by the s_and_saveexec, and the
+  // entry's again once s_or_b64 restores it from the saved copy.
+  std::optional<unsigned> Narrowed = Live.execName(0, 3);
+  ASSERT_TRUE(Narrowed);
+  EXPECT_NE(*Narrowed, FunctionLiveness::ExecAtEntry);
+  for (unsigned K = 0; K != 12; ++K)
+    EXPECT_EQ(Live.execName(0, K),
+              K >= 3 && K <= 6 ? Narrowed : FunctionLiveness::ExecAtEntry)
+        << K;
 
   EXPECT_FALSE(Live.liveBefore(0, 0).hasVgpr(1)); // killed under full EXEC
   EXPECT_TRUE(Live.liveAfter(0, 0).hasVgpr(1));

@@ -108,8 +108,10 @@ public:
     // Block modes ask only for what the host cannot work out: a class of
     // blocks that run equally often (ControlEquivalence) is counted at one
     // of them, the kernel's blocks that run once per wave not at all, and
-    // only runs with vector instructions count lanes, except the kernel's
-    // first, which runs with every work-item active.
+    // only runs with vector instructions count lanes, once per class and
+    // EXEC value (Liveness's EXEC names): none where EXEC holds every lane
+    // (whole-wave code) or, in a kernel's once-per-wave runs, the lanes it
+    // started with (the dispatch's work-items).
     std::vector<bool> CountsVector; // per slot: has vector instructions
     std::vector<bool> InLoop;       // per slot: its block is in a loop
     for (BinaryFunction *F : K.functions()) {
@@ -135,7 +137,7 @@ public:
                          B.Instructions[I - 1].Props.writesExec());
           if (Starts) {
             Plan.WavesOf.push_back(Plan.Slots.size());
-            Plan.LanesFromWorkItems.push_back(false);
+            Plan.LanesOf.push_back(Plan.Slots.size());
             Plan.Slots.emplace_back();
             Points.push_back({F, &Inst});
             CountsVector.push_back(false);
@@ -151,17 +153,27 @@ public:
       if (!Classes)
         continue;
       // Every run of the function takes its waves from its class's slot, or
-      // from the dispatch.
+      // from the dispatch, and its lanes from the first run of its class
+      // with the same EXEC, or from what EXEC is known to hold.
       bool IsKernel = F->isKernel();
+      const FunctionLiveness *Live = K.liveness().of(*F);
+      std::map<std::pair<unsigned, unsigned>, size_t> LanesCounted;
       for (size_t S = FirstSlot; S < Plan.Slots.size(); ++S) {
         const BinaryInstruction *Inst = Points[S].second;
         unsigned BI = *F->blockContaining(Inst->address());
         unsigned C = Classes->classOf(BI);
         bool Once = IsKernel && Classes->runsOncePerCall(C);
         Plan.WavesOf[S] = Once ? Kernel::DispatchWaves : ClassSlot[C];
-        Plan.LanesFromWorkItems[S] =
-            Once && BI == 0 && Inst == &Blocks[0].Instructions.front();
         InLoop[S] = Classes->inLoop(BI);
+        std::optional<unsigned> Exec;
+        if (Live)
+          Exec = Live->execName(BI, Inst - Blocks[BI].Instructions.data());
+        if (Exec == FunctionLiveness::ExecAllLanes)
+          Plan.LanesOf[S] = Kernel::EveryLane;
+        else if (Once && Exec == FunctionLiveness::ExecAtEntry)
+          Plan.LanesOf[S] = Kernel::WorkItemLanes;
+        else if (Exec && CountsVector[S])
+          Plan.LanesOf[S] = LanesCounted.try_emplace({C, *Exec}, S).first->second;
       }
     }
     llvm::Expected<uint64_t> Base =
@@ -175,8 +187,7 @@ public:
       Waves[S] = M == CountMode::Instruction || Plan.WavesOf[S] == S;
       Lanes[S] = M == CountMode::Instruction ||
                  (M != CountMode::BlockEntry && CountsVector[S] &&
-                  !Plan.LanesFromWorkItems[S]);
-      Plan.CountsLanes.push_back(Lanes[S]);
+                  Plan.LanesOf[S] == S);
     }
     // Block modes count slots in loops in wave counters (SGPRs: two or
     // three scalar instructions a count, no memory), as many as fit; the
@@ -258,14 +269,16 @@ public:
       return std::move(E);
     DispatchCounts C;
     const uint64_t Waves = D.waves(), WorkItems = D.workItems();
+    constexpr uint64_t WaveSize = 64; // gfx9
     auto wavesOf = [&](size_t Slot) {
       return Slot == Kernel::DispatchWaves ? Waves : Raw[2 * Slot];
     };
     for (size_t S = 0; S < Plan.Slots.size(); ++S) {
       uint64_t W = wavesOf(Plan.WavesOf[S]);
-      uint64_t Lanes = Plan.LanesFromWorkItems[S] ? WorkItems
-                       : Plan.CountsLanes[S]      ? Raw[2 * S + 1]
-                                                  : 0;
+      size_t L = Plan.LanesOf[S];
+      uint64_t Lanes = L == Kernel::WorkItemLanes ? WorkItems
+                       : L == Kernel::EveryLane   ? W * WaveSize
+                                                  : Raw[2 * L + 1];
       if (!W) // as the counters, only what ran
         continue;
       for (uint32_t I : Plan.Slots[S]) {
@@ -289,15 +302,19 @@ private:
     static constexpr size_t None = ~size_t(0);
     /// WavesOf: a run of the kernel's once per wave.
     static constexpr size_t DispatchWaves = None - 1;
+    /// LanesOf: the dispatch's work-items (a kernel's once-per-wave run
+    /// under the EXEC its waves start with), or every lane of each wave.
+    static constexpr size_t WorkItemLanes = None - 2, EveryLane = None - 3;
     uint64_t Base = 0;
     /// Per slot: the instructions it counts (indices into Instructions).
     std::vector<std::vector<uint32_t>> Slots;
     /// Per slot: the slot that counts its waves (its class's
     /// representative's first), or DispatchWaves.
     std::vector<size_t> WavesOf;
-    /// Per slot: whether its hook counts lanes, and whether its lanes are
-    /// the dispatch's work-items instead (the kernel's first run).
-    std::vector<bool> CountsLanes, LanesFromWorkItems;
+    /// Per slot: the slot that counts its lanes (itself, or its class's
+    /// first run under the same EXEC), or WorkItemLanes, or EveryLane.
+    /// Lanes are only read for vector instructions.
+    std::vector<size_t> LanesOf;
     /// (opcode, whether it counts lanes).
     std::vector<std::pair<std::string, bool>> Instructions;
     /// Every block, with the slot counting its entries.

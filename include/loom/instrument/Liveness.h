@@ -40,6 +40,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace loom::instrument {
@@ -81,6 +82,18 @@ public:
   const RegisterSet &liveInOtherLanes(unsigned Block, unsigned Index) const {
     return OtherBefore[Block][Index];
   }
+  /// A name for the value EXEC holds before the instruction, where the
+  /// analysis knows one: two instructions of the function with one name see
+  /// the same EXEC on one entry of the function and one trip of each loop
+  /// around both (a name made in a loop is not carried round its back edge).
+  std::optional<unsigned> execName(unsigned Block, unsigned Index) const {
+    int N = ExecNames[Block][Index];
+    return N < 0 ? std::nullopt : std::optional<unsigned>(N);
+  }
+  /// Names of every lane (EXEC = -1: s_mov_b64 exec, -1; the
+  /// s_or_saveexec_b64 ..., -1 of whole-wave code) and of the EXEC the
+  /// function was entered with.
+  static constexpr unsigned ExecAllLanes = 0, ExecAtEntry = 1;
 
 private:
   friend class Liveness;
@@ -90,6 +103,7 @@ private:
   std::vector<std::vector<RegisterSet>> OtherBefore;
   std::vector<RegisterSet> OtherOut;
   std::vector<std::vector<bool>> Partial;
+  std::vector<std::vector<int>> ExecNames;
 };
 
 class Liveness {
