@@ -8,8 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Clock.h"
 #include "DeviceImpl.h"
 #include "Dispatch.h"
+#include "DispatchProfile.h"
 #include "TraceCache.h"
 
 #include "loom/codeobj/Target.h"
@@ -22,7 +24,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <thread>
@@ -318,12 +319,6 @@ void Device::unregisterCode(uint64_t LoadBase) {
 
 namespace {
 
-uint64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 /// Instructions a wave runs before its siblings get a turn.
 constexpr unsigned SliceLength = 512;
 /// Consecutive loop iterations that only re-read the addresses the
@@ -345,6 +340,7 @@ constexpr uint64_t MaxWaveScratchBytes = ((uint64_t(1) << 13) - 1) * 1024;
 struct Resident {
   Workgroup G;
   unsigned Slot = 0; // resident slot: waves use Slot * WavesPerGroup + i
+  uint64_t Admitted = 0; // LOOM_DISPATCH_PROFILE only
   std::vector<uint8_t> Lds;
 };
 
@@ -660,6 +656,10 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
   WorkerResources &Res = workerResources();
   if (D.Count)
     Res.Counters.reset(NumIds);
+  DispatchProfile::Worker *Prof =
+      D.Profile ? &D.Profile->Workers[Worker] : nullptr;
+  if (Prof)
+    Prof->Join = nowNs();
   std::vector<Resident *> Active;
   std::vector<unsigned> FreeSlots;
   for (unsigned S = D.MaxResidentGroups; S-- > 0;)
@@ -678,6 +678,8 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
         FreeSlots.pop_back();
         admit(D, G, Worker, Slot, Res);
         Active.push_back(&Res.resident(Slot));
+        if (Prof)
+          Active.back()->Admitted = nowNs();
       }
     }
     if (Active.empty())
@@ -689,6 +691,12 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
       if (D.Stop.load(std::memory_order_relaxed))
         break;
       if (R->G.Live == 0) {
+        if (Prof) {
+          uint64_t Ns = nowNs() - R->Admitted;
+          Prof->GroupNs += Ns;
+          Prof->LongestGroupNs = std::max(Prof->LongestGroupNs, Ns);
+          ++Prof->Groups;
+        }
         FreeSlots.push_back(R->Slot);
         Active.erase(Active.begin() + I);
         Progress = true;
@@ -717,6 +725,8 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
       D.stop(std::move(F));
     }
   }
+  if (Prof)
+    Prof->Done = nowNs();
   if (!D.Count)
     return;
   std::lock_guard<std::mutex> L(MergeLock);
@@ -792,6 +802,9 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   }
   auto Run = std::make_shared<DispatchRun>();
   DispatchState &D = Run->D;
+  std::optional<DispatchProfile> Profile;
+  if (DispatchProfile::enabled())
+    D.Profile = &Profile.emplace();
   D.Dev = &I;
   D.Params = Params;
 
@@ -851,6 +864,8 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   unsigned Workers =
       static_cast<unsigned>(std::min<uint64_t>(I.Threads, D.TotalGroups));
   D.Workers = Workers;
+  if (D.Profile)
+    D.Profile->Workers.resize(Workers);
   // Resident work-groups per worker, bounded by the scratch they reserve.
   uint64_t ScratchPerGroup = D.ScratchBytesPerWave * D.WavesPerGroup;
   D.MaxResidentGroups = MaxResidentGroups;
@@ -930,6 +945,8 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   // dispatch of a few milliseconds then ran on one thread for half its
   // time). It also guarantees progress when every pool thread is busy
   // with other dispatches.
+  if (D.Profile)
+    D.Profile->Post = nowNs();
   if (I.Pool && Workers > 1) {
     // Worker numbers in the order the pool threads join.
     auto Joined = std::make_shared<std::atomic<unsigned>>(1);
@@ -941,9 +958,13 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
       Run->leave();
     });
   }
+  if (D.Profile)
+    D.Profile->Posted = nowNs();
   runWorker(D, 0, NumIds, Merged, Run->MergeLock);
   if (I.Pool && Workers > 1)
     Run->close();
+  if (D.Profile)
+    D.Profile->Closed = nowNs();
   if (ScratchSize)
     I.Memory.remove(D.ScratchBase);
   I.Memory.reclaim();
@@ -953,6 +974,8 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   R.FirstFault = std::move(D.First);
   R.LdsOutOfRange = D.LdsOutOfRange.load(std::memory_order_relaxed);
   R.FirstLdsOutOfRange = std::move(D.FirstLdsOutOfRange);
+  if (D.Profile)
+    D.Profile->finish(D.KernelName);
   R.KernelName = std::move(D.KernelName); // the workers are done with it
   if (D.Count) {
     DispatchCounters &C = R.Counters;

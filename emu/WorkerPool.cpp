@@ -1,8 +1,8 @@
 //===- emu/WorkerPool.cpp - The threads that join dispatches --------------===//
 
 #include "WorkerPool.h"
+#include "Clock.h"
 
-#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <linux/futex.h>
@@ -12,12 +12,6 @@
 namespace loom::emu {
 
 namespace {
-
-uint64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 /// Longer than the gap between back-to-back dispatches (the host's packet
 /// handling, a few µs) and than a wake-up, short enough that an idle

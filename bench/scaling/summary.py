@@ -4,6 +4,11 @@ machine's all-core capacity (the sum of N one-thread emu_bench processes run
 at once), emu_bench on 1 and N threads (each repetition), and N threads as a
 share of that capacity and of N times the one-thread rate.
 
+With ab.sh's results, the variants instead: per kernel, each variant's
+rates on N threads over the rounds (best first), the best as a share of
+the capacity measured before and after, and each variant's dispatch
+profile of its last round where it printed one.
+
 usage: bench/scaling/summary.py OUT_DIR
 """
 import collections
@@ -40,8 +45,47 @@ def rates(path):
     return r
 
 
+def ab(out):
+    """The variants of ab.sh."""
+    variants = {}
+    for f in sorted(glob.glob(os.path.join(out, "ab.variant.*"))):
+        variants[int(f.split(".")[-1])] = open(f).read().strip()
+    caps = [rates(c) for c in sorted(glob.glob(os.path.join(out, "capacity.*.json")))]
+    runs = collections.defaultdict(lambda: collections.defaultdict(list))
+    n = 0
+    for f in glob.glob(os.path.join(out, "ab.*.*.json")):
+        v = int(f.split(".")[-2])
+        for (k, t), xs in rates(f).items():
+            runs[v][k] += xs
+            n = max(n, t)
+    kernels = [k for k in KERNELS if any(k in runs[v] for v in runs)]
+    print(f"{n} threads; capacity = the sum of {n} one-thread processes, "
+          "before / after (M wave-instructions/s)")
+    print("| kernel | capacity | " + " | ".join(
+        f"{v}: {variants[v]}" for v in sorted(variants)) + " |")
+    print("| --- | ---: |" + " ---: |" * len(variants))
+    for k in kernels:
+        cap = [sum(c[k, 1]) for c in caps if (k, 1) in c]
+        row = f"| {k} | {' / '.join(f'{c:.0f}' for c in cap)} |"
+        for v in sorted(variants):
+            xs = sorted(runs[v][k], reverse=True)
+            share = " / ".join(f"{xs[0] / c:.2f}" for c in cap)
+            row += f" {xs[0]:.0f} ({share}; {' '.join(f'{x:.0f}' for x in xs[1:])}) |"
+        print(row)
+    last = max(int(f.split(".")[-3]) for f in glob.glob(os.path.join(out, "ab.*.*.err")))
+    for v in sorted(variants):
+        text = open(os.path.join(out, f"ab.{last}.{v}.err")).read()
+        rows = [l for l in text.splitlines()
+                if l.startswith(("kernel/workers",) + tuple(kernels))]
+        if rows:
+            print(f"\nprofile of {v} ({variants[v]}), round {last}:")
+            print("\n".join(rows))
+
+
 def main():
     out = sys.argv[1]
+    if glob.glob(os.path.join(out, "ab.variant.*")):
+        return ab(out)
     for cap in sorted(glob.glob(os.path.join(out, "capacity.*.json"))):
         rnd = cap.split(".")[-2]
         c = rates(cap)
