@@ -4,6 +4,7 @@
 #include "Clock.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -14,46 +15,61 @@ namespace loom::emu {
 
 namespace {
 
-/// Sums over a kernel's dispatches (ns, or counts).
-struct Totals {
-  uint64_t Dispatches = 0, Gaps = 0, Workers = 0;
-  double Wall = 0, Gap = 0, Setup = 0, Wake = 0, JoinMean = 0, JoinMax = 0,
-         Missing = 0, Spread = 0, CloseWait = 0, Finish = 0, Busy = 0,
-         Group = 0, Groups = 0, Longest = 0;
+/// One dispatch's measures, in the order of the printed columns (µs, or a
+/// share for Busy).
+enum Column {
+  Wall, Gap, Setup, Wake, JoinMean, JoinMax, Spread, CloseWait, Finish,
+  Busy, Group, Longest, NumColumns
 };
+using Row = std::array<double, NumColumns>;
+
+struct Kernel {
+  std::vector<Row> Rows;
+  uint64_t Missing = 0; ///< pool workers that came after the end
+};
+
+/// The median of column \p C over \p Rows (NaN marks "not measured").
+double median(std::vector<Row> &Rows, Column C) {
+  std::vector<double> Xs;
+  for (const Row &R : Rows)
+    if (R[C] == R[C])
+      Xs.push_back(R[C]);
+  if (Xs.empty())
+    return 0;
+  std::nth_element(Xs.begin(), Xs.begin() + Xs.size() / 2, Xs.end());
+  return Xs[Xs.size() / 2];
+}
 
 struct Table {
   std::mutex Lock;
-  std::map<std::string, Totals> Kernels;
+  std::map<std::string, Kernel> Kernels;
 
   ~Table() {
     if (Kernels.empty())
       return;
     std::fprintf(stderr,
-                 "loom: dispatch profile (LOOM_DISPATCH_PROFILE), means per "
-                 "dispatch in us:\n"
-                 "%-24s %10s %7s %8s %6s %6s %6s %6s %6s %6s %6s %6s %5s "
-                 "%7s %7s\n",
-                 "kernel/workers", "dispatches", "workers", "wall", "gap", "setup",
+                 "loom: dispatch profile (LOOM_DISPATCH_PROFILE), medians "
+                 "per dispatch in us:\n"
+                 "%-24s %10s %8s %6s %6s %6s %6s %6s %6s %6s %6s %5s %7s "
+                 "%7s\n",
+                 "kernel/workers", "dispatches", "wall", "gap", "setup",
                  "wake", "join", "join<", "spread", "close", "end", "busy",
                  "group", "longest");
-    for (auto &[Name, T] : Kernels) {
-      double N = double(T.Dispatches), Us = 1e-3;
-      std::fprintf(
-          stderr,
-          "%-24.24s %10llu %7.1f %8.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f "
-          "%6.1f %6.1f %5.2f %7.1f %7.1f\n",
-          Name.c_str(), (unsigned long long)T.Dispatches,
-          double(T.Workers) / N, T.Wall / N * Us,
-          T.Gaps ? T.Gap / double(T.Gaps) * Us : 0.0, T.Setup / N * Us,
-          T.Wake / N * Us, T.JoinMean / N * Us, T.JoinMax / N * Us,
-          T.Spread / N * Us, T.CloseWait / N * Us, T.Finish / N * Us,
-          T.Busy / N, T.Groups ? T.Group / T.Groups * Us : 0.0,
-          T.Longest / N * Us);
-      if (T.Missing)
-        std::fprintf(stderr, "%-24.24s   workers that found it over: %.2f "
-                             "per dispatch\n",
-                     "", T.Missing / N);
+    for (auto &[Name, K] : Kernels) {
+      double M[NumColumns];
+      for (int C = 0; C < NumColumns; ++C)
+        M[C] = median(K.Rows, Column(C));
+      std::fprintf(stderr,
+                   "%-24.24s %10zu %8.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f "
+                   "%6.1f %6.1f %5.2f %7.1f %7.1f\n",
+                   Name.c_str(), K.Rows.size(), M[Wall], M[Gap], M[Setup],
+                   M[Wake], M[JoinMean], M[JoinMax], M[Spread], M[CloseWait],
+                   M[Finish], M[Busy], M[Group], M[Longest]);
+      if (K.Missing)
+        std::fprintf(stderr,
+                     "%-24.24s   pool workers that found it over: %.2f per "
+                     "dispatch\n",
+                     "", double(K.Missing) / double(K.Rows.size()));
     }
     std::fprintf(
         stderr,
@@ -63,7 +79,7 @@ struct Table {
         "worker's end; close: last worker's end to the dispatching thread "
         "seeing it; end: to return; busy: share of workers x wall in "
         "work-groups; group / longest: a work-group's time, mean / the "
-        "longest of a dispatch)\n");
+        "longest of the dispatch)\n");
   }
 };
 
@@ -84,16 +100,25 @@ bool DispatchProfile::enabled() {
 
 DispatchProfile::DispatchProfile() : Start(nowNs()) {}
 
-void DispatchProfile::finish(llvm::StringRef Kernel) {
+void DispatchProfile::finish(llvm::StringRef Name) {
   uint64_t End = nowNs();
   thread_local uint64_t LastEnd = 0;
-  uint64_t Gap = LastEnd ? Start - LastEnd : 0;
+  double Us = 1e-3, None = __builtin_nan("");
+  Row R;
+  R.fill(None);
+  R[Wall] = double(End - Start) * Us;
+  // Gaps longer than 10 ms are the program's own pauses, not a loop.
+  if (LastEnd && Start - LastEnd < 10'000'000)
+    R[Gap] = double(Start - LastEnd) * Us;
   LastEnd = End;
   if (!Posted)
     Post = Posted = Start;
   if (!Closed)
     Closed = End;
-  double JoinSum = 0, JoinMax = 0, Busy = 0, Group = 0, Longest = 0;
+  R[Setup] = double(Post - Start) * Us;
+  R[Wake] = double(Posted - Post) * Us;
+  R[Finish] = double(End - Closed) * Us;
+  double JoinSum = 0, LatestJoin = 0, GroupSum = 0, LongestGroup = 0;
   uint64_t FirstDone = UINT64_MAX, LastDone = 0, Joined = 0, Groups = 0;
   for (size_t I = 0; I < Workers.size(); ++I) {
     const Worker &W = Workers[I];
@@ -102,42 +127,33 @@ void DispatchProfile::finish(llvm::StringRef Kernel) {
     if (I) { // pool workers
       double J = double(W.Join) - double(Post);
       JoinSum += J;
-      JoinMax = std::max(JoinMax, J);
+      LatestJoin = std::max(LatestJoin, J);
       ++Joined;
     }
     FirstDone = std::min(FirstDone, W.Done);
     LastDone = std::max(LastDone, W.Done);
-    Busy += double(W.GroupNs);
-    Group += double(W.GroupNs);
+    GroupSum += double(W.GroupNs);
     Groups += W.Groups;
-    Longest = std::max(Longest, double(W.LongestGroupNs));
+    LongestGroup = std::max(LongestGroup, double(W.LongestGroupNs));
   }
-  double Wall = double(End - Start);
-  std::lock_guard<std::mutex> G(table().Lock);
-  Totals &T =
-      table().Kernels[Kernel.str() + "/" + std::to_string(Workers.size())];
-  ++T.Dispatches;
-  T.Workers += Workers.size();
-  T.Wall += Wall;
-  // Gaps longer than 10 ms are the program's own pauses, not a loop.
-  if (Gap && Gap < 10'000'000) {
-    T.Gap += double(Gap);
-    ++T.Gaps;
+  if (Joined) {
+    R[JoinMean] = JoinSum / double(Joined) * Us;
+    R[JoinMax] = LatestJoin * Us;
   }
-  T.Setup += double(Post - Start);
-  T.Wake += double(Posted - Post);
-  T.JoinMean += Joined ? JoinSum / double(Joined) : 0;
-  T.JoinMax += JoinMax;
-  T.Missing += double(Workers.size() - 1 - Joined);
   if (LastDone) {
-    T.Spread += double(LastDone - FirstDone);
-    T.CloseWait += double(Closed - std::min(Closed, LastDone));
+    R[Spread] = double(LastDone - FirstDone) * Us;
+    R[CloseWait] = double(Closed - std::min(Closed, LastDone)) * Us;
   }
-  T.Finish += double(End - Closed);
-  T.Busy += Wall > 0 ? Busy / (Wall * double(Workers.size())) : 0;
-  T.Group += Group;
-  T.Groups += double(Groups);
-  T.Longest += Longest;
+  R[Busy] = GroupSum / (double(End - Start) * double(Workers.size()));
+  if (Groups) {
+    R[Group] = GroupSum / double(Groups) * Us;
+    R[Longest] = LongestGroup * Us;
+  }
+  std::lock_guard<std::mutex> G(table().Lock);
+  Kernel &K =
+      table().Kernels[Name.str() + "/" + std::to_string(Workers.size())];
+  K.Rows.push_back(R);
+  K.Missing += Workers.size() - 1 - Joined;
 }
 
 } // namespace loom::emu
