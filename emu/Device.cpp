@@ -12,6 +12,7 @@
 #include "DeviceImpl.h"
 #include "Dispatch.h"
 #include "DispatchProfile.h"
+#include "Futex.h"
 #include "TraceCache.h"
 
 #include "loom/codeobj/Target.h"
@@ -24,7 +25,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <condition_variable>
 #include <cstdlib>
 #include <thread>
 
@@ -745,37 +745,47 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
 /// by shared_ptr: one that starts after the dispatch is over (its pool
 /// thread was busy with another dispatch's spinning kernel) finds it
 /// closed and returns at once.
+///
+/// Joining and leaving are one atomic add each, and the dispatching
+/// thread polls for the last worker (up to WorkerPool::busySpinNs()) before
+/// it sleeps: a lock here made the pool threads that start together queue
+/// for it, and a sleeping dispatcher added a wake-up to every dispatch.
 struct DispatchRun {
   DispatchState D;
   size_t NumIds = 0;
   WorkerCounters Merged;
   std::mutex MergeLock;
 
-  std::mutex Lock;
-  std::condition_variable Idle;
-  unsigned Running = 0;
-  bool Closed = false;
+  /// The workers inside, and ClosedBit once the dispatcher closed it.
+  alignas(64) std::atomic<uint32_t> Members{0};
+  static constexpr uint32_t ClosedBit = 1u << 31;
 
   /// A pool worker joins unless the dispatch is over.
   bool enter() {
-    std::lock_guard<std::mutex> G(Lock);
-    if (Closed)
+    if (Members.fetch_add(1, std::memory_order_acquire) & ClosedBit) {
+      leave();
       return false;
-    ++Running;
+    }
     return true;
   }
   void leave() {
-    std::lock_guard<std::mutex> G(Lock);
-    if (--Running == 0)
-      Idle.notify_all();
+    if (Members.fetch_sub(1, std::memory_order_release) == (ClosedBit | 1))
+      futexWake(Members);
   }
   /// Called by the dispatching thread once its own worker is done: every
   /// group is claimed (or the dispatch stopped), so no worker joining later
   /// has anything to do; waits for those that joined.
   void close() {
-    std::unique_lock<std::mutex> G(Lock);
-    Closed = true;
-    Idle.wait(G, [&] { return Running == 0; });
+    uint32_t M = Members.fetch_or(ClosedBit, std::memory_order_acquire);
+    uint64_t Start = nowNs(), Spin = WorkerPool::busySpinNs();
+    for (unsigned Polls = 1; M != 0; ++Polls) {
+      if (Polls % 64 == 0 && nowNs() - Start >= Spin)
+        break;
+      __builtin_ia32_pause();
+      M = Members.load(std::memory_order_acquire) & ~ClosedBit;
+    }
+    while ((M = Members.load(std::memory_order_acquire)) != ClosedBit)
+      futexWait(Members, M);
   }
 };
 
@@ -961,8 +971,10 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   if (D.Profile)
     D.Profile->Posted = nowNs();
   runWorker(D, 0, NumIds, Merged, Run->MergeLock);
-  if (I.Pool && Workers > 1)
+  if (I.Pool && Workers > 1) {
     Run->close();
+    I.Pool->finished();
+  }
   if (D.Profile)
     D.Profile->Closed = nowNs();
   if (ScratchSize)
