@@ -17,7 +17,8 @@ import json
 import os
 import sys
 
-KERNELS = ["fma_loop", "stream", "lds_barrier", "branchy", "mfma_loop"]
+KERNELS = ["fma_loop", "stream", "lds_barrier", "lds_barrier_wide", "branchy",
+           "mfma_loop"]
 
 
 def docs(path):
@@ -69,6 +70,9 @@ def ab(out):
         row = f"| {k} | {' / '.join(f'{c:.0f}' for c in cap)} |"
         for v in sorted(variants):
             xs = sorted(runs[v][k], reverse=True)
+            if not xs or not all(cap):  # a binary without the kernel
+                row += " |"
+                continue
             share = " / ".join(f"{xs[0] / c:.2f}" for c in cap)
             row += f" {xs[0]:.0f} ({share}; {' '.join(f'{x:.0f}' for x in xs[1:])}) |"
         print(row)
@@ -102,12 +106,14 @@ def main():
         for k in KERNELS:
             capacity = sum(c[k, 1])
             one, many = t[k, 1], t[k, n]
+            if not capacity or not one or not many:
+                continue
             row = (f"| {k} | {capacity:.0f} | "
                    f"{' / '.join(f'{x:.0f}' for x in one)} | "
                    f"{' / '.join(f'{x:.0f}' for x in many)} | "
                    f"{max(many) / capacity:.2f} | "
                    f"{max(many) / (n * max(one)):.2f} |")
-            if base:
+            if base and base[k, n]:
                 bm = base[k, n]
                 row += (f" {' / '.join(f'{x:.0f}' for x in bm)} | "
                         f"{max(bm) / capacity:.2f} |")
