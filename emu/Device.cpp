@@ -779,8 +779,11 @@ struct DispatchRun {
     uint32_t M = Members.fetch_or(ClosedBit, std::memory_order_acquire);
     uint64_t Start = nowNs(), Spin = WorkerPool::busySpinNs();
     for (unsigned Polls = 1; M != 0; ++Polls) {
-      if (Polls % 64 == 0 && nowNs() - Start >= Spin)
-        break;
+      if (Polls % 64 == 0) {
+        if (nowNs() - Start >= Spin)
+          break;
+        std::this_thread::yield(); // the last worker may need this core
+      }
       __builtin_ia32_pause();
       M = Members.load(std::memory_order_acquire) & ~ClosedBit;
     }

@@ -5,6 +5,7 @@
 #include "Futex.h"
 
 #include <cstdlib>
+#include <thread>
 
 namespace loom::emu {
 
@@ -108,6 +109,9 @@ void WorkerPool::run() {
           Busy = Now;
         if (Now - Busy >= Spin || Now - Start >= MaxSpin)
           break;
+        // A poller must not keep a thread with work off its core (more
+        // threads than cores: other programs, or a busy 2-core machine).
+        std::this_thread::yield();
       }
       __builtin_ia32_pause();
     }
