@@ -202,6 +202,7 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Wall0)
           .count();
   State.counters["wave_insts"] = double(WaveInsts);
+  State.counters["groups"] = double(S.Grid / S.Workgroup);
   State.counters["wave_insts_per_s"] = benchmark::Counter(
       double(WaveInsts) * State.iterations(), benchmark::Counter::kIsRate);
   State.counters["threads"] = Threads;

@@ -21,6 +21,12 @@ KERNELS = ["fma_loop", "stream", "lds_barrier", "lds_barrier_wide", "branchy",
            "mfma_loop"]
 
 
+# Work-groups per dispatch of emu_bench's shapes, for results of binaries
+# that do not report them (the "groups" counter).
+GROUPS = {"fma_loop": 64, "stream": 1024, "lds_barrier": 32,
+          "lds_barrier_wide": 256, "branchy": 64, "mfma_loop": 16}
+
+
 def docs(path):
     """The JSON documents of a file (several are concatenated)."""
     text, dec, i, out = open(path).read(), json.JSONDecoder(), 0, []
@@ -46,12 +52,35 @@ def rates(path):
     return r
 
 
+def groups(path):
+    """{kernel: work-groups per dispatch} of a results file."""
+    g = dict(GROUPS)
+    for d in docs(path):
+        for b in d["benchmarks"]:
+            if "groups" in b:
+                g[b["name"].split("/")[0]] = int(b["groups"])
+    return g
+
+
+def best_schedule(speeds, n):
+    """The best share of the capacity sum(speeds) that n equal, indivisible
+    work-groups can reach on cores of those speeds: the shortest time T in
+    which the cores finish n groups between them (core i runs
+    floor(T * speed_i) groups of work 1), against the time n / sum(speeds)
+    of work that divides freely."""
+    best = min(k / r for r in speeds for k in range(1, n + 1)
+               if sum(int(k / r * q + 1e-9) for q in speeds) >= n)
+    return n / sum(speeds) / best
+
+
 def ab(out):
     """The variants of ab.sh."""
     variants = {}
     for f in sorted(glob.glob(os.path.join(out, "ab.variant.*"))):
         variants[int(f.split(".")[-1])] = open(f).read().strip()
-    caps = [rates(c) for c in sorted(glob.glob(os.path.join(out, "capacity.*.json")))]
+    capfiles = sorted(glob.glob(os.path.join(out, "capacity.*.json")))
+    caps = [rates(c) for c in capfiles]
+    g = groups(capfiles[0])
     runs = collections.defaultdict(lambda: collections.defaultdict(list))
     n = 0
     for f in glob.glob(os.path.join(out, "ab.*.*.json")):
@@ -61,13 +90,18 @@ def ab(out):
             n = max(n, t)
     kernels = [k for k in KERNELS if any(k in runs[v] for v in runs)]
     print(f"{n} threads; capacity = the sum of {n} one-thread processes, "
-          "before / after (M wave-instructions/s)")
-    print("| kernel | capacity | " + " | ".join(
+          "before / after (M wave-instructions/s); best schedule = the "
+          "share of it the kernel's work-groups can reach on cores of those "
+          "processes' speeds; per variant: the best rate (its share of each "
+          "capacity; the other repetitions)")
+    print("| kernel | capacity | best schedule | " + " | ".join(
         f"{v}: {variants[v]}" for v in sorted(variants)) + " |")
-    print("| --- | ---: |" + " ---: |" * len(variants))
+    print("| --- | ---: | ---: |" + " ---: |" * len(variants))
     for k in kernels:
         cap = [sum(c[k, 1]) for c in caps if (k, 1) in c]
-        row = f"| {k} | {' / '.join(f'{c:.0f}' for c in cap)} |"
+        bound = [best_schedule(c[k, 1], g[k]) for c in caps if (k, 1) in c]
+        row = (f"| {k} | {' / '.join(f'{c:.0f}' for c in cap)} | "
+               f"{' / '.join(f'{b:.2f}' for b in bound)} |")
         for v in sorted(variants):
             xs = sorted(runs[v][k], reverse=True)
             if not xs or not all(cap):  # a binary without the kernel
