@@ -47,6 +47,7 @@ WorkerPool::~WorkerPool() {
 }
 
 void WorkerPool::post(unsigned Count, const std::function<void()> &Fn) {
+  InFlight.fetch_add(1, std::memory_order_relaxed); // until finished()
   if (!Count)
     return;
   {
@@ -57,7 +58,6 @@ void WorkerPool::post(unsigned Count, const std::function<void()> &Fn) {
     while (Threads.size() < Size)
       Threads.emplace_back([this] { run(); });
   }
-  InFlight.fetch_add(1, std::memory_order_relaxed);
   Post P{std::make_shared<const std::function<void()>>(Fn), Count};
   {
     std::lock_guard<SpinLock> G(QueueLock);

@@ -39,9 +39,9 @@ public:
   /// Runs the queued tasks, then ends the threads.
   ~WorkerPool();
 
-  /// Queues \p Count calls of \p Task (each on some pool thread) and wakes
+  /// Queues \p Count calls of \p Fn (each on some pool thread) and wakes
   /// the threads. The poster calls finished() once the work is over.
-  void post(unsigned Count, const std::function<void()> &Task);
+  void post(unsigned Count, const std::function<void()> &Fn);
   /// Ends what a post() began: idle threads poll spinNs() more, then sleep.
   void finished();
 
@@ -53,7 +53,7 @@ public:
 
 private:
   using Task = std::shared_ptr<const std::function<void()>>;
-  /// One post: Left more threads are to call Task.
+  /// One post: Left more threads are to call Fn.
   struct Post {
     Task Fn;
     unsigned Left;
