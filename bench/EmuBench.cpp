@@ -1,6 +1,6 @@
 //===- bench/EmuBench.cpp - Virtual GPU throughput ------------------------===//
 //
-// Emulated wave-instructions per second for five kernel shapes, on one
+// Emulated wave-instructions per second for six kernel shapes, on one
 // worker thread and on all of them. The wave-instructions of a dispatch
 // come from one counted run; timed runs have counters off. After the
 // benchmarks, a table gives each kernel's rate, the scaling of N threads
@@ -46,6 +46,12 @@ const Shape Shapes[] = {
     {"fma_loop", "fma_loop", 64 * 64, 64, 2000, 64 * 64 * 4},
     {"stream", "stream", 256 * 1024, 256, 1 << 21, (1 << 21) * 4},
     {"lds_barrier", "lds_barrier", 256 * 32, 256, 200, 256 * 32 * 4},
+    // lds_barrier's groups eight times over: with 16 per thread on 16
+    // threads, the threads share them out whatever each core's speed. It
+    // shows what of lds_barrier's gap to N x one thread is its two rounds
+    // of groups (docs/performance.md, 16 cores); lds_barrier stays the
+    // shape that counts.
+    {"lds_barrier_wide", "lds_barrier", 256 * 256, 256, 200, 256 * 256 * 4},
     {"branchy", "branchy", 64 * 64, 64, 1000, 64 * 64 * 4},
     {"mfma_loop", "mfma_loop", 64 * 16, 64, 1000, 64 * 16 * 4},
 };
@@ -196,6 +202,7 @@ void runShape(benchmark::State &State, const Shape &S, unsigned Threads,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Wall0)
           .count();
   State.counters["wave_insts"] = double(WaveInsts);
+  State.counters["groups"] = double(S.Grid / S.Workgroup);
   State.counters["wave_insts_per_s"] = benchmark::Counter(
       double(WaveInsts) * State.iterations(), benchmark::Counter::kIsRate);
   State.counters["threads"] = Threads;
@@ -276,7 +283,7 @@ int main(int argc, char **argv) {
   benchmark::RunSpecifiedBenchmarks(&Reporter);
   std::vector<unsigned> Counts = threadCounts();
   unsigned N = *std::max_element(Counts.begin(), Counts.end());
-  std::printf("\n%-12s %14s %14s %10s %12s %16s %9s\n", "kernel",
+  std::printf("\n%-16s %14s %14s %10s %12s %16s %9s\n", "kernel",
               "1 thread", (std::to_string(N) + " threads").c_str(), "scaling",
               "vs target", "interpreter", "speed-up");
   for (const Shape &S : Shapes) {
@@ -287,14 +294,14 @@ int main(int argc, char **argv) {
     double One = Rate(1), All = Rate(N), Interp = Rate(0);
     if (!One)
       continue;
-    std::printf("%-12s %11.1f M/s %11.1f M/s %9.2fx %11.2fx %12.1f M/s %8.2fx\n",
+    std::printf("%-16s %11.1f M/s %11.1f M/s %9.2fx %11.2fx %12.1f M/s %8.2fx\n",
                 S.Name, One / 1e6, All / 1e6, All / One, One / TargetPerCore,
                 Interp / 1e6, Interp ? One / Interp : 0.0);
   }
   if (Counts.size() > 2) {
     // The scaling curve: rate over the 1-thread rate, and the cores the
     // process kept busy (cpus) at each thread count.
-    std::printf("\nscaling (rate / 1-thread rate, cores busy):\n%-12s",
+    std::printf("\nscaling (rate / 1-thread rate, cores busy):\n%-16s",
                 "kernel");
     for (unsigned T : Counts)
       std::printf(" %16u", T);
@@ -303,7 +310,7 @@ int main(int argc, char **argv) {
       auto One = Reporter.Measured.find({S.Name, 1});
       if (One == Reporter.Measured.end())
         continue;
-      std::printf("%-12s", S.Name);
+      std::printf("%-16s", S.Name);
       for (unsigned T : Counts)
         std::printf(" %7.2fx (%4.1f)",
                     Reporter.Measured[{S.Name, T}] / One->second,
@@ -314,7 +321,7 @@ int main(int argc, char **argv) {
   auto Native = Reporter.Measured.find({"native_fma", 1});
   auto Fma = Reporter.Measured.find({"fma_loop", 1});
   if (Native != Reporter.Measured.end() && Fma != Reporter.Measured.end())
-    std::printf("native_fma   %11.1f M/s   (the host's own 64-lane FMA rate on "
+    std::printf("native_fma       %11.1f M/s   (the host's own 64-lane FMA rate on "
                 "the same register layout; fma_loop runs at %.2fx of it)\n",
                 Native->second / 1e6, Fma->second / Native->second);
   std::printf("(rates in emulated wave-instructions per second; scaling = "

@@ -8,8 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Clock.h"
 #include "DeviceImpl.h"
 #include "Dispatch.h"
+#include "DispatchProfile.h"
+#include "Futex.h"
 #include "TraceCache.h"
 
 #include "loom/codeobj/Target.h"
@@ -22,8 +25,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <thread>
 
@@ -318,12 +319,6 @@ void Device::unregisterCode(uint64_t LoadBase) {
 
 namespace {
 
-uint64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 /// Instructions a wave runs before its siblings get a turn.
 constexpr unsigned SliceLength = 512;
 /// Consecutive loop iterations that only re-read the addresses the
@@ -345,6 +340,7 @@ constexpr uint64_t MaxWaveScratchBytes = ((uint64_t(1) << 13) - 1) * 1024;
 struct Resident {
   Workgroup G;
   unsigned Slot = 0; // resident slot: waves use Slot * WavesPerGroup + i
+  uint64_t Admitted = 0; // LOOM_DISPATCH_PROFILE only
   std::vector<uint8_t> Lds;
 };
 
@@ -660,6 +656,10 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
   WorkerResources &Res = workerResources();
   if (D.Count)
     Res.Counters.reset(NumIds);
+  DispatchProfile::Worker *Prof =
+      D.Profile ? &D.Profile->Workers[Worker] : nullptr;
+  if (Prof)
+    Prof->Join = nowNs();
   std::vector<Resident *> Active;
   std::vector<unsigned> FreeSlots;
   for (unsigned S = D.MaxResidentGroups; S-- > 0;)
@@ -678,6 +678,8 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
         FreeSlots.pop_back();
         admit(D, G, Worker, Slot, Res);
         Active.push_back(&Res.resident(Slot));
+        if (Prof)
+          Active.back()->Admitted = nowNs();
       }
     }
     if (Active.empty())
@@ -689,6 +691,12 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
       if (D.Stop.load(std::memory_order_relaxed))
         break;
       if (R->G.Live == 0) {
+        if (Prof) {
+          uint64_t Ns = nowNs() - R->Admitted;
+          Prof->GroupNs += Ns;
+          Prof->LongestGroupNs = std::max(Prof->LongestGroupNs, Ns);
+          ++Prof->Groups;
+        }
         FreeSlots.push_back(R->Slot);
         Active.erase(Active.begin() + I);
         Progress = true;
@@ -717,6 +725,8 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
       D.stop(std::move(F));
     }
   }
+  if (Prof)
+    Prof->Done = nowNs();
   if (!D.Count)
     return;
   std::lock_guard<std::mutex> L(MergeLock);
@@ -735,37 +745,50 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
 /// by shared_ptr: one that starts after the dispatch is over (its pool
 /// thread was busy with another dispatch's spinning kernel) finds it
 /// closed and returns at once.
+///
+/// Joining and leaving are one atomic add each, and the dispatching
+/// thread polls for the last worker (up to WorkerPool::busySpinNs()) before
+/// it sleeps: a lock here made the pool threads that start together queue
+/// for it, and a sleeping dispatcher added a wake-up to every dispatch.
 struct DispatchRun {
   DispatchState D;
   size_t NumIds = 0;
   WorkerCounters Merged;
   std::mutex MergeLock;
 
-  std::mutex Lock;
-  std::condition_variable Idle;
-  unsigned Running = 0;
-  bool Closed = false;
+  /// The workers inside, and ClosedBit once the dispatcher closed it.
+  alignas(64) std::atomic<uint32_t> Members{0};
+  static constexpr uint32_t ClosedBit = 1u << 31;
 
   /// A pool worker joins unless the dispatch is over.
   bool enter() {
-    std::lock_guard<std::mutex> G(Lock);
-    if (Closed)
+    if (Members.fetch_add(1, std::memory_order_acquire) & ClosedBit) {
+      leave();
       return false;
-    ++Running;
+    }
     return true;
   }
   void leave() {
-    std::lock_guard<std::mutex> G(Lock);
-    if (--Running == 0)
-      Idle.notify_all();
+    if (Members.fetch_sub(1, std::memory_order_release) == (ClosedBit | 1))
+      futexWake(Members);
   }
   /// Called by the dispatching thread once its own worker is done: every
   /// group is claimed (or the dispatch stopped), so no worker joining later
   /// has anything to do; waits for those that joined.
   void close() {
-    std::unique_lock<std::mutex> G(Lock);
-    Closed = true;
-    Idle.wait(G, [&] { return Running == 0; });
+    uint32_t M = Members.fetch_or(ClosedBit, std::memory_order_acquire);
+    uint64_t Start = nowNs(), Spin = WorkerPool::busySpinNs();
+    for (unsigned Polls = 1; M != 0; ++Polls) {
+      if (Polls % 64 == 0) {
+        if (nowNs() - Start >= Spin)
+          break;
+        std::this_thread::yield(); // the last worker may need this core
+      }
+      __builtin_ia32_pause();
+      M = Members.load(std::memory_order_acquire) & ~ClosedBit;
+    }
+    while ((M = Members.load(std::memory_order_acquire)) != ClosedBit)
+      futexWait(Members, M);
   }
 };
 
@@ -792,6 +815,9 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   }
   auto Run = std::make_shared<DispatchRun>();
   DispatchState &D = Run->D;
+  std::optional<DispatchProfile> Profile;
+  if (DispatchProfile::enabled())
+    D.Profile = &Profile.emplace();
   D.Dev = &I;
   D.Params = Params;
 
@@ -851,6 +877,8 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   unsigned Workers =
       static_cast<unsigned>(std::min<uint64_t>(I.Threads, D.TotalGroups));
   D.Workers = Workers;
+  if (D.Profile)
+    D.Profile->Workers.resize(Workers);
   // Resident work-groups per worker, bounded by the scratch they reserve.
   uint64_t ScratchPerGroup = D.ScratchBytesPerWave * D.WavesPerGroup;
   D.MaxResidentGroups = MaxResidentGroups;
@@ -930,6 +958,8 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   // dispatch of a few milliseconds then ran on one thread for half its
   // time). It also guarantees progress when every pool thread is busy
   // with other dispatches.
+  if (D.Profile)
+    D.Profile->Post = nowNs();
   if (I.Pool && Workers > 1) {
     // Worker numbers in the order the pool threads join.
     auto Joined = std::make_shared<std::atomic<unsigned>>(1);
@@ -941,9 +971,15 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
       Run->leave();
     });
   }
+  if (D.Profile)
+    D.Profile->Posted = nowNs();
   runWorker(D, 0, NumIds, Merged, Run->MergeLock);
-  if (I.Pool && Workers > 1)
+  if (I.Pool && Workers > 1) {
     Run->close();
+    I.Pool->finished();
+  }
+  if (D.Profile)
+    D.Profile->Closed = nowNs();
   if (ScratchSize)
     I.Memory.remove(D.ScratchBase);
   I.Memory.reclaim();
@@ -953,6 +989,8 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   R.FirstFault = std::move(D.First);
   R.LdsOutOfRange = D.LdsOutOfRange.load(std::memory_order_relaxed);
   R.FirstLdsOutOfRange = std::move(D.FirstLdsOutOfRange);
+  if (D.Profile)
+    D.Profile->finish(D.KernelName);
   R.KernelName = std::move(D.KernelName); // the workers are done with it
   if (D.Count) {
     DispatchCounters &C = R.Counters;

@@ -26,6 +26,7 @@
 namespace loom::emu {
 
 class DeviceImplAccess;
+class DispatchProfile;
 
 /// Per worker thread, per dispatch: indexed by instruction id.
 struct WorkerCounters {
@@ -72,6 +73,7 @@ struct DispatchState {
   bool Record = false;
   bool StrictLds = false; ///< LDS out of range faults (DeviceOptions)
   uint64_t Deadline = 0; ///< steady-clock ns; 0: none
+  DispatchProfile *Profile = nullptr; ///< LOOM_DISPATCH_PROFILE only
 
   // Written while waves run: each on a line of its own, away from the
   // fields above that every wave reads.

@@ -8,7 +8,7 @@ b=/tmp/loom-bundle; mkdir -p $b && tar xJf "$here/bundle.tar.xz" -C $b || exit 1
 mkdir -p "$(cat $b/bin/bench_dir)" && cp $b/bin/throughput.elf "$(cat $b/bin/bench_dir)/"
 cd $b
 n=$(nproc)
-F='^(fma_loop|stream|lds_barrier|branchy|mfma_loop)/threads'
+F='^(fma_loop|stream|lds_barrier|lds_barrier_wide|branchy|mfma_loop)/threads'
 L="lib/ld-linux-x86-64.so.2 --library-path lib"
 for round in 1 2; do
   for i in $(seq 1 $n); do

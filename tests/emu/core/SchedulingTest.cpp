@@ -4,12 +4,18 @@
 // on one host thread and on several, however the workers claim groups: the
 // last group releasing the first, every group waiting for its predecessor,
 // and every group waiting for its successor (all of them resident at once).
+// Several host threads dispatching back to back share the device's worker
+// pool, with more workers than cores too.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/emu/Module.h"
 
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
 
 using namespace loom::emu;
 
@@ -74,6 +80,43 @@ TEST_P(SchedulingTest, GroupsWaitForTheirSuccessors) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, SchedulingTest, ::testing::Values(1u, 2u, 4u),
+                         [](const auto &Info) {
+                           return std::to_string(Info.param) + "_threads";
+                         });
+
+/// Dispatches that start while pool threads still finish the one before,
+/// or find it over, from three host threads at once: every group of every
+/// dispatch runs once, in its turn, and each dispatch ends only after its
+/// groups (the host reads the results right after).
+struct SharedPoolTest : SchedulingTest {};
+
+TEST_P(SharedPoolTest, BackToBackDispatchesFromSeveralThreads) {
+  constexpr unsigned Dispatchers = 3, Rounds = 100, Groups = 24;
+  std::atomic<unsigned> Wrong{0};
+  std::vector<std::thread> Threads;
+  for (unsigned T = 0; T < Dispatchers; ++T)
+    Threads.emplace_back([&] {
+      DeviceBuffer Count(*Dev, 4), Seen(*Dev, Groups * 4);
+      for (unsigned R = 0; R < Rounds; ++R) {
+        std::memset(Count.data(), 0, 4);
+        std::memset(Seen.data(), 0xff, Groups * 4);
+        auto Res = Mod->launch(
+            "in_order", LaunchConfig::linear(Groups * 64, 64),
+            KernelArgs().add(Count.address()).add(Seen.address()));
+        bool Ok = Res && Res->ok() && Count.data<unsigned>()[0] == Groups;
+        for (unsigned G = 0; Ok && G < Groups; ++G)
+          Ok = Seen.data<unsigned>()[G] == G;
+        if (!Res)
+          llvm::consumeError(Res.takeError());
+        Wrong += !Ok;
+      }
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  EXPECT_EQ(Wrong.load(), 0u) << "of " << Dispatchers * Rounds << " dispatches";
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, SharedPoolTest, ::testing::Values(2u, 16u),
                          [](const auto &Info) {
                            return std::to_string(Info.param) + "_threads";
                          });
