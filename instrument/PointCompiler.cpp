@@ -1182,7 +1182,8 @@ Expected<std::vector<char>> compileGlobals(StringRef Bitcode, StringRef Name,
 /// follows) and it reads no PC. None otherwise.
 static std::optional<std::string>
 bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
-          std::vector<MCInst> &Code) {
+          std::vector<MCInst> &Code, const std::map<uint64_t, uint64_t> &Entry,
+          ParamReads &Reads) {
   std::vector<const BinaryInstruction *> Insts;
   for (const BinaryBasicBlock &B : F.blocks())
     for (const BinaryInstruction &I : B.Instructions)
@@ -1215,6 +1216,8 @@ bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
       continue;
     if (!I.Props.isReturn()) {
       Code.push_back(I.Inst);
+      auto It = Entry.find(I.address());
+      Reads.Entry.push_back(It == Entry.end() ? 0 : It->second);
       Emit(I.Info.Bytes, I.Info.Text);
       continue;
     }
@@ -1229,6 +1232,7 @@ bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
     if (!F.context().mc().decode(Branch, I.address(), Inst).Valid)
       return std::nullopt;
     Code.push_back(Inst);
+    Reads.Entry.push_back(0);
     Emit(Branch, "s_branch to the return");
   }
   // Branches to the return go on to the label, right after the words.
@@ -1308,11 +1312,17 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
                          StringRef(F.blocks()[0].Instructions[0].Info.Text)
                              .starts_with(EntryWait);
     std::vector<MCInst> Insts;
+    ParamReads Reads;
+    RegisterSet Params;
+    Params.addSgprs(Out[I].FirstSgpr, Out[I].SgprInputs.size())
+        .addVgprs(0, Out[I].VgprInputs.size());
+    std::map<uint64_t, uint64_t> Entry = paramReads(F, Params, Reads.Mixed);
     if (std::optional<std::string> Words =
-            bodyWords(F, ReturnLabel, DropEntryWait, Insts)) {
+            bodyWords(F, ReturnLabel, DropEntryWait, Insts, Entry, Reads)) {
       Out[I].Body = std::move(*Words);
       Out[I].Insts =
           std::make_shared<const std::vector<MCInst>>(std::move(Insts));
+      Out[I].Reads = std::make_shared<const ParamReads>(std::move(Reads));
       continue;
     }
     auto Body = functionBody(AsmText, Name, ReturnLabel, DropEntryWait);
@@ -1360,6 +1370,7 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     RegisterSet Clobbers;
     bool LeavesVm, LeavesLgkm;
     std::shared_ptr<const std::vector<MCInst>> Insts;
+    std::shared_ptr<const ParamReads> Reads;
   };
   auto SetShape = [](CompiledPoint &To, const auto &From) {
     To.Body = From.Body;
@@ -1367,6 +1378,7 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     To.LeavesVm = From.LeavesVm;
     To.LeavesLgkm = From.LeavesLgkm;
     To.Insts = From.Insts;
+    To.Reads = From.Reads;
   };
   static std::mutex CacheLock;
   static StringMap<CachedShape> Cache;
@@ -1418,8 +1430,8 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     for (unsigned S = 0; S < FirstOfShape.size(); ++S)
       if (!Cached[S]) {
         const CompiledPoint &P = Out[FirstOfShape[S]];
-        Cache[ShapeKey[S]] = {P.Body, P.Clobbers, P.LeavesVm, P.LeavesLgkm,
-                              P.Insts};
+        Cache[ShapeKey[S]] = {P.Body,       P.Clobbers, P.LeavesVm,
+                              P.LeavesLgkm, P.Insts,    P.Reads};
       }
   }
   for (unsigned I = 0; I < Points.size(); ++I) {

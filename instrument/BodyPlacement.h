@@ -1,0 +1,128 @@
+//===- instrument/BodyPlacement.h - A hook body's registers at a point -*- C++ -*-===//
+//
+// Internal to instrument/. A point's body in machine words (CompiledPoint::
+// Insts, shared by the points of a shape) is placed at each point by
+// moving its registers: up, above the original code's (a shift), and its
+// parameters renamed to the registers their values already live in there
+// (a launch state or wave counter register, an original SGPR or VGPR,
+// EXEC, VCC or M0), so that the glue copies nothing into them.
+//
+// LLVM reuses a parameter's register once the parameter is dead, so a
+// rename applies to the operands that read the value passed (no path from
+// the body's start wrote the register before: ParamReads); later reads
+// and writes keep the parameter's own register. A parameter some operand
+// reads both ways is not renamed. A wave counter the body returns into is
+// renamed whole, writes included: the body then updates the counter in
+// place, and the glue copies nothing back. A rename is only made where it
+// is exactly the same program: the body writes the source under no other
+// name, and every instruction takes the new register (a register tuple
+// renamed whole and in order, a register of the operand's class, not one
+// side of a tied pair).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_INSTRUMENT_BODYPLACEMENT_H
+#define LOOM_INSTRUMENT_BODYPLACEMENT_H
+
+#include "loom/instrument/BinaryFunction.h"
+#include "loom/instrument/InstrProperties.h"
+#include "loom/instrument/RegisterSet.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/MC/MCInst.h"
+
+#include <map>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+namespace loom::instrument::detail {
+
+/// Which operands of a body's instructions read its parameters' values as
+/// passed. Units as RegisterSet numbers them.
+struct ParamReads {
+  /// Per instruction, bit K: operand K reads only parameter units no path
+  /// from the body's start has written.
+  std::vector<uint64_t> Entry;
+  /// Parameters some operand reads after a write on one path and not on
+  /// another (or in part): never renamed.
+  RegisterSet Mixed;
+};
+
+/// The reads of \p Params in \p F's blocks, by instruction address.
+std::map<uint64_t, uint64_t> paramReads(const BinaryFunction &F,
+                                        const RegisterSet &Params,
+                                        RegisterSet &Mixed);
+
+/// One parameter renamed: body unit From becomes To where it reads the
+/// value passed, or everywhere if InPlace (a wave counter returned into).
+struct Rename {
+  unsigned From = 0, To = 0;
+  bool InPlace = false;
+  friend bool operator<(const Rename &A, const Rename &B) {
+    return std::tie(A.From, A.To, A.InPlace) < std::tie(B.From, B.To, B.InPlace);
+  }
+  friend bool operator==(const Rename &A, const Rename &B) {
+    return !(A < B) && !(B < A);
+  }
+};
+
+/// Where a body's registers go.
+struct BodyPlacement {
+  unsigned SgprShift = 0, VgprShift = 0;
+  std::vector<Rename> Renames; ///< by From
+
+  const Rename *renameOf(unsigned U) const;
+  bool renamed(unsigned U) const { return renameOf(U) != nullptr; }
+  /// Where body unit \p U goes, in an operand that reads the value passed
+  /// (\p EntryRead) or not.
+  unsigned unit(unsigned U, bool EntryRead) const;
+  /// The units the body's sources are read from.
+  RegisterSet sources() const;
+
+  friend bool operator<(const BodyPlacement &A, const BodyPlacement &B) {
+    return std::tie(A.SgprShift, A.VgprShift, A.Renames) <
+           std::tie(B.SgprShift, B.VgprShift, B.Renames);
+  }
+};
+
+/// A parameter of a body (a unit, not shifted) and the unit its value is
+/// in at a point, if one is (not for immediates and SCC); Result if the
+/// body returns a wave counter's value into it and Source is that
+/// counter's register.
+struct ParamSource {
+  unsigned Param = 0;
+  std::optional<unsigned> Source;
+  bool Result = false;
+};
+
+/// The units the instructions of \p Insts write (the body's own numbers).
+RegisterSet bodyWrites(const InstrAnalyzer &A,
+                       llvm::ArrayRef<llvm::MCInst> Insts);
+
+/// Where body \p Insts (reading its parameters as \p Reads says, writing
+/// \p Writes: bodyWrites) goes with shifts \p SgprShift and \p VgprShift
+/// and the parameters of \p Params (every one of the body's) renamed
+/// where that is the same program (the file comment says when).
+BodyPlacement placeBody(const InstrAnalyzer &A,
+                        llvm::ArrayRef<llvm::MCInst> Insts,
+                        const ParamReads &Reads, const RegisterSet &Writes,
+                        unsigned SgprShift, unsigned VgprShift,
+                        llvm::ArrayRef<ParamSource> Params);
+
+/// Moves \p Inst's registers as \p P says, \p Entry its operands that read
+/// parameters as passed (ParamReads::Entry); false if one has no place (no
+/// such register, or one its operand does not take).
+bool placeInstruction(const InstrAnalyzer &A, llvm::MCInst &Inst,
+                      uint64_t Entry, const BodyPlacement &P);
+
+/// What the placed body and its glue write that may have to be saved:
+/// \p Clobbers (CompiledPoint::Clobbers: \p Writes and every parameter
+/// register) placed, less the renamed parameters the body never writes
+/// (nothing copies into them) and the wave counters it updates in place
+/// (Loom's own registers, which a save and restore would undo).
+RegisterSet placedClobbers(const RegisterSet &Clobbers,
+                           const RegisterSet &Writes, const BodyPlacement &P);
+
+} // namespace loom::instrument::detail
+
+#endif // LOOM_INSTRUMENT_BODYPLACEMENT_H
