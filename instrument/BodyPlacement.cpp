@@ -15,74 +15,185 @@ using namespace llvm;
 
 namespace loom::instrument::detail {
 
+namespace {
+
+/// Union-find over the definitions of one unit: a web is the definitions
+/// some read joins, and the reads.
+struct DefWebs {
+  std::vector<unsigned> Parent;
+  unsigned add() {
+    Parent.push_back(Parent.size());
+    return Parent.size() - 1;
+  }
+  unsigned find(unsigned D) {
+    while (Parent[D] != D)
+      D = Parent[D] = Parent[Parent[D]];
+    return D;
+  }
+  void join(unsigned A, unsigned B) { Parent[find(A)] = find(B); }
+};
+
+} // namespace
+
 std::map<uint64_t, uint64_t> paramReads(const BinaryFunction &F,
                                         const RegisterSet &Params,
+                                        const RegisterSet &Results,
                                         RegisterSet &Mixed) {
-  // Forward over the CFG: parameters written on every path (Must) and on
-  // some path (May) from the start. A VGPR write may leave lanes (those
-  // EXEC had off) as they were: it is never a write on every path.
   ArrayRef<BinaryBasicBlock> Blocks = F.blocks();
-  std::vector<RegisterSet> MustOut(Blocks.size(), Params),
-      MayOut(Blocks.size());
-  auto In = [&](size_t B, RegisterSet &Must, RegisterSet &May) {
-    Must = B == 0 ? RegisterSet() : Params;
-    May = RegisterSet();
-    for (unsigned P : Blocks[B].Predecessors) {
-      if (B != 0)
-        Must &= MustOut[P];
-      May |= MayOut[P];
-    }
-  };
-  auto Step = [&](const BinaryInstruction &I, RegisterSet &Must,
-                  RegisterSet &May) {
-    RegisterSet W = I.Props.Writes;
-    W &= Params;
-    May |= W;
-    Must |= W.withoutVector();
-  };
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (size_t B = 0; B < Blocks.size(); ++B) {
-      RegisterSet Must, May;
-      In(B, Must, May);
-      for (const BinaryInstruction &I : Blocks[B].Instructions)
-        Step(I, Must, May);
-      Changed |= Must != MustOut[B] || May != MayOut[B];
-      MustOut[B] = Must;
-      MayOut[B] = May;
-    }
-  }
-  std::map<uint64_t, uint64_t> Entry;
   const InstrAnalyzer &A = F.context().analyzer();
-  for (size_t B = 0; B < Blocks.size(); ++B) {
-    RegisterSet Must, May;
-    In(B, Must, May);
-    for (const BinaryInstruction &I : Blocks[B].Instructions) {
-      const MCInstrDesc &D = A.mc().desc(I.Inst.getOpcode());
+  isa::McContext &MC = A.mc();
+  // Per operand (instruction address, operand) and unit: its web.
+  std::map<std::pair<uint64_t, unsigned>,
+           std::vector<std::pair<unsigned, unsigned>>>
+      OperandWebs;
+  std::map<unsigned, std::vector<unsigned>> Renamed; // unit -> webs renamed
+  std::map<unsigned, DefWebs> Sets;
+  Params.forEachUnit([&](unsigned U) {
+    // Definitions: 0 the value passed, then each write, in block order.
+    // Reaching definitions as bit sets: a unit with more than 63 writes
+    // is not renamed.
+    DefWebs &W = Sets[U];
+    W.add();
+    std::map<const BinaryInstruction *, unsigned> DefOf;
+    bool Bad = false;
+    for (const BinaryBasicBlock &B : Blocks)
+      for (const BinaryInstruction &I : B.Instructions)
+        if (I.Props.Writes.testUnit(U)) {
+          if (W.Parent.size() == 64)
+            Bad = true;
+          else
+            DefOf[&I] = W.add();
+        }
+    if (Bad) {
+      Mixed.setUnit(U);
+      return;
+    }
+    // A write that keeps part of the value (lanes EXEC has off, a lane,
+    // some bits) also reads it.
+    auto Keeps = [&](const BinaryInstruction &I) {
+      return U >= RegisterSet::VgprBase || I.Props.PartialWrites.testUnit(U);
+    };
+    std::vector<uint64_t> Out(Blocks.size(), 0);
+    auto In = [&](size_t B) {
+      uint64_t R = B == 0 ? 1 : 0;
+      for (unsigned P : Blocks[B].Predecessors)
+        R |= Out[P];
+      return R;
+    };
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (size_t B = 0; B < Blocks.size(); ++B) {
+        uint64_t R = In(B);
+        for (const BinaryInstruction &I : Blocks[B].Instructions)
+          if (auto It = DefOf.find(&I); It != DefOf.end())
+            R = (Keeps(I) ? R : 0) | uint64_t(1) << It->second;
+        Changed |= R != Out[B];
+        Out[B] = R;
+      }
+    }
+    // Each use joins the definitions that reach it.
+    auto Join = [&](uint64_t R) -> std::optional<unsigned> {
+      std::optional<unsigned> First;
+      for (unsigned D = 0; D < W.Parent.size(); ++D)
+        if (R >> D & 1) {
+          if (First)
+            W.join(D, *First);
+          else
+            First = D;
+        }
+      return First;
+    };
+    std::vector<std::optional<unsigned>> ExitWebs;
+    for (size_t B = 0; B < Blocks.size(); ++B) {
+      uint64_t R = In(B);
+      for (const BinaryInstruction &I : Blocks[B].Instructions) {
+        const MCInstrDesc &D = MC.desc(I.Inst.getOpcode());
+        for (unsigned K = D.getNumDefs(); K < I.Inst.getNumOperands(); ++K) {
+          const MCOperand &Op = I.Inst.getOperand(K);
+          if (Op.isReg() && A.unitsOf(Op.getReg().id()).testUnit(U))
+            if (std::optional<unsigned> Web = Join(R))
+              OperandWebs[{I.address(), K}].push_back({U, *Web});
+        }
+        auto It = DefOf.find(&I);
+        if (It == DefOf.end())
+          continue;
+        if (Keeps(I))
+          if (std::optional<unsigned> Old = Join(R))
+            W.join(It->second, *Old);
+        // The write, by its operand; one written otherwise (implicitly)
+        // cannot be renamed.
+        bool Named = false;
+        for (unsigned K = 0; K < D.getNumDefs(); ++K) {
+          const MCOperand &Op = I.Inst.getOperand(K);
+          if (Op.isReg() && A.unitsOf(Op.getReg().id()).testUnit(U)) {
+            OperandWebs[{I.address(), K}].push_back({U, It->second});
+            Named = true;
+          }
+        }
+        if (!Named)
+          OperandWebs[{I.address(), ~0u}].push_back({U, It->second});
+        R = (Keeps(I) ? R : 0) | uint64_t(1) << It->second;
+      }
+      if (Results.testUnit(U) && Blocks[B].last().Props.isReturn())
+        ExitWebs.push_back(Join(R));
+    }
+    // The webs renamed: the value passed's; for a result, the values
+    // returned too. A parameter passed to the body is renamed only if its
+    // web holds no write of the body (the source must keep its value).
+    std::vector<unsigned> &Mine = Renamed[U];
+    Mine.push_back(W.find(0));
+    if (Results.testUnit(U)) {
+      for (std::optional<unsigned> E : ExitWebs)
+        if (E)
+          Mine.push_back(W.find(*E));
+    } else {
+      for (unsigned D = 1; D < W.Parent.size(); ++D)
+        if (W.find(D) == Mine[0])
+          Mixed.setUnit(U);
+    }
+  });
+  // Operands whose every parameter unit is in a renamed web; a parameter
+  // in an operand that is not, or in an implicit write or one side of a
+  // tied pair renamed alone, is not renamed.
+  auto InRenamed = [&](unsigned U, unsigned Web) {
+    return llvm::is_contained(Renamed[U], Sets[U].find(Web));
+  };
+  std::map<uint64_t, uint64_t> Entry;
+  for (const BinaryBasicBlock &B : Blocks)
+    for (const BinaryInstruction &I : B.Instructions) {
       uint64_t Mask = 0;
-      for (unsigned K = D.getNumDefs(); K < I.Inst.getNumOperands(); ++K) {
-        const MCOperand &Op = I.Inst.getOperand(K);
-        if (!Op.isReg())
+      const MCInstrDesc &D = MC.desc(I.Inst.getOpcode());
+      for (unsigned K = 0; K < I.Inst.getNumOperands(); ++K) {
+        auto It = OperandWebs.find({I.address(), K});
+        if (It == OperandWebs.end())
           continue;
-        RegisterSet Units = A.unitsOf(Op.getReg().id());
-        Units &= Params;
-        if (Units.empty())
-          continue;
-        RegisterSet Passed = Units, Written = Units;
-        Passed.subtract(Must);
-        Written &= May;
-        // Only the value passed, and not one side of a tied pair (one
-        // register field in the encoding).
-        if (Passed == Units && Written.empty() && K < 64 &&
-            D.getOperandConstraint(K, MCOI::TIED_TO) < 0)
+        bool All = true, Any = false;
+        for (auto [U, Web] : It->second) {
+          bool R = InRenamed(U, Web);
+          All &= R;
+          Any |= R;
+        }
+        if (All && K < 64)
           Mask |= uint64_t(1) << K;
-        else if (!Passed.empty())
-          Mixed |= Units;
+        else if (Any)
+          for (auto [U, Web] : It->second)
+            Mixed.setUnit(U);
+      }
+      if (auto It = OperandWebs.find({I.address(), ~0u}); It != OperandWebs.end())
+        for (auto [U, Web] : It->second)
+          if (InRenamed(U, Web))
+            Mixed.setUnit(U);
+      for (unsigned K = 0; K < I.Inst.getNumOperands(); ++K) {
+        int Tied = D.getOperandConstraint(K, MCOI::TIED_TO);
+        if (Tied < 0 || bool(Mask >> K & 1) == bool(Mask >> Tied & 1))
+          continue;
+        for (unsigned Op : {K, unsigned(Tied)})
+          if (auto It = OperandWebs.find({I.address(), Op}); It != OperandWebs.end())
+            for (auto [U, Web] : It->second)
+              Mixed.setUnit(U);
       }
       Entry[I.address()] = Mask;
-      Step(I, Must, May);
     }
-  }
   return Entry;
 }
 
@@ -92,8 +203,8 @@ const Rename *BodyPlacement::renameOf(unsigned U) const {
   return It != Renames.end() && It->From == U ? &*It : nullptr;
 }
 
-unsigned BodyPlacement::unit(unsigned U, bool EntryRead) const {
-  if (const Rename *R = renameOf(U); R && (EntryRead || R->InPlace))
+unsigned BodyPlacement::unit(unsigned U, bool InWeb) const {
+  if (const Rename *R = renameOf(U); R && InWeb)
     return R->To;
   if (U < RegisterSet::VgprBase)
     return U + SgprShift;
@@ -119,16 +230,16 @@ RegisterSet bodyWrites(const InstrAnalyzer &A, ArrayRef<MCInst> Insts) {
 namespace {
 
 /// What register operand \p K of \p Inst (register \p Reg) becomes under
-/// \p P, if it has a place; \p EntryRead: it reads parameters as passed.
+/// \p P, if it has a place; \p InWeb: it is in its parameters' webs.
 std::optional<unsigned> placeRegister(const InstrAnalyzer &A,
                                       const MCInst &Inst, unsigned K,
-                                      unsigned Reg, bool EntryRead,
+                                      unsigned Reg, bool InWeb,
                                       const BodyPlacement &P) {
   isa::McContext &MC = A.mc();
   const RegisterSet &Units = A.unitsOf(Reg);
   bool Renamed = false;
   Units.forEachUnit([&](unsigned U) {
-    Renamed |= P.unit(U, EntryRead) !=
+    Renamed |= P.unit(U, InWeb) !=
                BodyPlacement{P.SgprShift, P.VgprShift, {}}.unit(U, false);
   });
   if (!Renamed)
@@ -139,7 +250,7 @@ std::optional<unsigned> placeRegister(const InstrAnalyzer &A,
   std::optional<unsigned> Last;
   bool InOrder = true;
   Units.forEachUnit([&](unsigned U) {
-    unsigned New = P.unit(U, EntryRead);
+    unsigned New = P.unit(U, InWeb);
     InOrder &= !Last || New > *Last;
     Last = New;
     To.setUnit(New);
@@ -161,7 +272,7 @@ std::optional<unsigned> placeRegister(const InstrAnalyzer &A,
   return std::nullopt;
 }
 
-bool entryRead(uint64_t Entry, unsigned K) { return K < 64 && (Entry >> K & 1); }
+bool inWeb(uint64_t Entry, unsigned K) { return K < 64 && (Entry >> K & 1); }
 
 /// The renamed units of the register operands of \p Insts that have no
 /// place under \p P.
@@ -179,7 +290,7 @@ RegisterSet unplaceable(const InstrAnalyzer &A, ArrayRef<MCInst> Insts,
       const RegisterSet &Units = A.unitsOf(Op.getReg().id());
       if (Units.intersects(Renamed) &&
           !placeRegister(A, I, K, Op.getReg().id(),
-                         entryRead(Reads.Entry[N], K), P))
+                         inWeb(Reads.Entry[N], K), P))
         Bad |= Units;
     }
   }
@@ -208,7 +319,7 @@ BodyPlacement placeBody(const InstrAnalyzer &A, ArrayRef<MCInst> Insts,
       continue;
     // A counter returned into is updated in place: the body must name its
     // register no other way.
-    if (S.Result ? NamedAt.testUnit(*S.Source) : Reads.Mixed.testUnit(S.Param))
+    if (Reads.Mixed.testUnit(S.Param) || (S.Result && NamedAt.testUnit(*S.Source)))
       continue;
     Chosen.push_back(&S);
   }
@@ -244,7 +355,7 @@ bool placeInstruction(const InstrAnalyzer &A, MCInst &Inst, uint64_t Entry,
     if (!Op.isReg())
       continue;
     std::optional<unsigned> R =
-        placeRegister(A, Inst, K, Op.getReg().id(), entryRead(Entry, K), P);
+        placeRegister(A, Inst, K, Op.getReg().id(), inWeb(Entry, K), P);
     if (!R)
       return false;
     Op.setReg(*R);
@@ -256,9 +367,8 @@ RegisterSet placedClobbers(const RegisterSet &Clobbers,
                            const RegisterSet &Writes, const BodyPlacement &P) {
   RegisterSet Out;
   Clobbers.forEachUnit([&](unsigned U) {
-    const Rename *R = P.renameOf(U);
-    if (R && (R->InPlace || !Writes.testUnit(U)))
-      return;
+    if (P.renamed(U) && !Writes.testUnit(U))
+      return; // nothing writes it
     unsigned To = P.unit(U, false);
     if (To < RegisterSet::NumUnits)
       Out.setUnit(To);

@@ -37,24 +37,30 @@
 
 namespace loom::instrument::detail {
 
-/// Which operands of a body's instructions read its parameters' values as
-/// passed. Units as RegisterSet numbers them.
+/// Which operands of a body's instructions may be renamed: those in the
+/// web (the writes and reads one value joins) of a parameter's value as
+/// passed and, for a parameter a wave counter is returned in, in the webs
+/// of the values returned. Units as RegisterSet numbers them.
 struct ParamReads {
-  /// Per instruction, bit K: operand K reads only parameter units no path
-  /// from the body's start has written.
+  /// Per instruction, bit K: every parameter unit of operand K is in such
+  /// a web.
   std::vector<uint64_t> Entry;
-  /// Parameters some operand reads after a write on one path and not on
-  /// another (or in part): never renamed.
+  /// Parameters never renamed: the value passed is read after a write of
+  /// the body on some path (its source would be written), or a web shares
+  /// an operand with another (a tuple renamed in part, one side of a tied
+  /// pair), or is written implicitly.
   RegisterSet Mixed;
 };
 
-/// The reads of \p Params in \p F's blocks, by instruction address.
+/// The webs of \p Params (\p Results: those returned in) in \p F's
+/// blocks: ParamReads::Entry by instruction address.
 std::map<uint64_t, uint64_t> paramReads(const BinaryFunction &F,
                                         const RegisterSet &Params,
+                                        const RegisterSet &Results,
                                         RegisterSet &Mixed);
 
-/// One parameter renamed: body unit From becomes To where it reads the
-/// value passed, or everywhere if InPlace (a wave counter returned into).
+/// One parameter renamed: body unit From becomes To in the operands of its
+/// webs (ParamReads); InPlace: a wave counter returned into, written too.
 struct Rename {
   unsigned From = 0, To = 0;
   bool InPlace = false;
@@ -73,9 +79,9 @@ struct BodyPlacement {
 
   const Rename *renameOf(unsigned U) const;
   bool renamed(unsigned U) const { return renameOf(U) != nullptr; }
-  /// Where body unit \p U goes, in an operand that reads the value passed
-  /// (\p EntryRead) or not.
-  unsigned unit(unsigned U, bool EntryRead) const;
+  /// Where body unit \p U goes, in an operand of its webs (\p InWeb) or
+  /// not.
+  unsigned unit(unsigned U, bool InWeb) const;
   /// The units the body's sources are read from.
   RegisterSet sources() const;
 
@@ -109,17 +115,17 @@ BodyPlacement placeBody(const InstrAnalyzer &A,
                         unsigned SgprShift, unsigned VgprShift,
                         llvm::ArrayRef<ParamSource> Params);
 
-/// Moves \p Inst's registers as \p P says, \p Entry its operands that read
-/// parameters as passed (ParamReads::Entry); false if one has no place (no
+/// Moves \p Inst's registers as \p P says, \p Entry its operands in the
+/// parameters' webs (ParamReads::Entry); false if one has no place (no
 /// such register, or one its operand does not take).
 bool placeInstruction(const InstrAnalyzer &A, llvm::MCInst &Inst,
                       uint64_t Entry, const BodyPlacement &P);
 
-/// What the placed body and its glue write that may have to be saved:
-/// \p Clobbers (CompiledPoint::Clobbers: \p Writes and every parameter
-/// register) placed, less the renamed parameters the body never writes
-/// (nothing copies into them) and the wave counters it updates in place
-/// (Loom's own registers, which a save and restore would undo).
+/// What the placed body and its glue write: \p Clobbers (CompiledPoint::
+/// Clobbers: \p Writes and every parameter register) placed outside the
+/// parameters' webs, less the renamed parameters the body never writes
+/// (nothing copies into them). Not the wave counters updated in place:
+/// Loom's own registers, which a save and restore would undo.
 RegisterSet placedClobbers(const RegisterSet &Clobbers,
                            const RegisterSet &Writes, const BodyPlacement &P);
 

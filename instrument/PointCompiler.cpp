@@ -1313,10 +1313,13 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
                              .starts_with(EntryWait);
     std::vector<MCInst> Insts;
     ParamReads Reads;
-    RegisterSet Params;
+    RegisterSet Params, Results;
     Params.addSgprs(Out[I].FirstSgpr, Out[I].SgprInputs.size())
         .addVgprs(0, Out[I].VgprInputs.size());
-    std::map<uint64_t, uint64_t> Entry = paramReads(F, Params, Reads.Mixed);
+    for (auto [Param, State] : Out[I].Results)
+      Results.addSgprs(Out[I].FirstSgpr + Param);
+    std::map<uint64_t, uint64_t> Entry =
+        paramReads(F, Params, Results, Reads.Mixed);
     if (std::optional<std::string> Words =
             bodyWords(F, ReturnLabel, DropEntryWait, Insts, Entry, Reads)) {
       Out[I].Body = std::move(*Words);
