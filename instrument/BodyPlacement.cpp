@@ -363,11 +363,137 @@ bool placeInstruction(const InstrAnalyzer &A, MCInst &Inst, uint64_t Entry,
   return true;
 }
 
+namespace {
+
+const std::pair<unsigned, uint32_t> *foldOf(const Folds &F, unsigned U) {
+  auto It = llvm::partition_point(F, [&](auto &V) { return V.first < U; });
+  return It != F.end() && It->first == U ? &*It : nullptr;
+}
+
+/// The folded parameter operand \p K of \p Inst reads (in its webs, as
+/// \p Entry says), if it reads one alone; a tuple with one in it: none.
+std::optional<unsigned> foldedParam(const InstrAnalyzer &A,
+                                    const llvm::MCInst &Inst, unsigned K,
+                                    uint64_t Entry, const Folds &F) {
+  const MCOperand &Op = Inst.getOperand(K);
+  if (!Op.isReg() || !inWeb(Entry, K))
+    return std::nullopt;
+  const RegisterSet &Units = A.unitsOf(Op.getReg().id());
+  if (Units.count() != 1)
+    return std::nullopt;
+  std::optional<unsigned> Param;
+  Units.forEachUnit([&](unsigned U) {
+    if (foldOf(F, U))
+      Param = U;
+  });
+  return Param;
+}
+
+/// Whether \p Inst, with immediates where registers were, is an
+/// instruction the target runs as such: each immediate an inline integer
+/// constant, or a literal in a scalar ALU instruction; it encodes, and
+/// decodes back to itself.
+bool takesImmediates(isa::McContext &MC, const MCInst &Inst,
+                     ArrayRef<unsigned> Folded) {
+  const MCInstrDesc &D = MC.desc(Inst.getOpcode());
+  bool Literal = false;
+  for (unsigned K : Folded) {
+    if (K >= D.getNumOperands() ||
+        D.operands()[K].OperandType < MCOI::OPERAND_FIRST_TARGET)
+      return false;
+    int64_t V = Inst.getOperand(K).getImm();
+    Literal |= V < -16 || V > 64;
+  }
+  SmallVector<char, 16> Bytes;
+  if (Error E = MC.encode(Inst, Bytes)) {
+    consumeError(std::move(E));
+    return false;
+  }
+  // SOP1, SOP2 and SOPC (and SOPK and SOPP, which take no register
+  // operand an immediate could replace) start 0b10.
+  if (Literal && (Bytes.size() < 4 || (uint8_t(Bytes[3]) >> 6) != 2))
+    return false;
+  MCInst Back;
+  ArrayRef<uint8_t> Words(reinterpret_cast<const uint8_t *>(Bytes.data()),
+                          Bytes.size());
+  isa::McContext::DecodeResult R = MC.decode(Words, 0, Back);
+  if (!R.Valid || R.Size != Bytes.size() ||
+      Back.getOpcode() != Inst.getOpcode() ||
+      Back.getNumOperands() != Inst.getNumOperands())
+    return false;
+  for (unsigned K = 0; K < Inst.getNumOperands(); ++K) {
+    const MCOperand &A = Inst.getOperand(K), &B = Back.getOperand(K);
+    if (A.isReg() ? !B.isReg() || A.getReg() != B.getReg()
+        : A.isImm() ? !B.isImm() || uint32_t(A.getImm()) != uint32_t(B.getImm())
+                    : true)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool foldInstruction(const InstrAnalyzer &A, MCInst &Inst, uint64_t Entry,
+                     const Folds &F) {
+  bool Any = false;
+  for (unsigned K = 0; K < Inst.getNumOperands(); ++K)
+    if (std::optional<unsigned> U = foldedParam(A, Inst, K, Entry, F)) {
+      Inst.getOperand(K) = MCOperand::createImm(int32_t(foldOf(F, *U)->second));
+      Any = true;
+    }
+  return Any;
+}
+
+Folds foldImmediates(const InstrAnalyzer &A, ArrayRef<MCInst> Insts,
+                     const ParamReads &Reads, const BodyPlacement &P,
+                     ArrayRef<std::pair<unsigned, uint32_t>> Immediates) {
+  Folds Out;
+  for (auto [Param, Value] : Immediates) {
+    if (Reads.Mixed.testUnit(Param) || P.renamed(Param))
+      continue;
+    Folds With = Out;
+    With.insert(llvm::upper_bound(With, std::make_pair(Param, Value)),
+                {Param, Value});
+    RegisterSet Only;
+    Only.setUnit(Param);
+    bool Fits = true;
+    for (size_t N = 0; N < Insts.size() && Fits; ++N) {
+      const MCInst &I = Insts[N];
+      // Every operand with the value passed holds it alone.
+      bool Uses = false;
+      for (unsigned K = 0; K < I.getNumOperands() && Fits; ++K) {
+        const MCOperand &Op = I.getOperand(K);
+        if (!Op.isReg() || !inWeb(Reads.Entry[N], K) ||
+            !A.unitsOf(Op.getReg().id()).testUnit(Param))
+          continue;
+        Uses = true;
+        Fits = foldedParam(A, I, K, Reads.Entry[N], With) == Param;
+      }
+      if (!Fits)
+        break;
+      if (!Uses)
+        continue;
+      SmallVector<unsigned, 2> Folded;
+      for (unsigned K = 0; K < I.getNumOperands(); ++K)
+        if (foldedParam(A, I, K, Reads.Entry[N], With))
+          Folded.push_back(K);
+      MCInst Placed = I;
+      foldInstruction(A, Placed, Reads.Entry[N], With);
+      Fits = placeInstruction(A, Placed, Reads.Entry[N], P) &&
+             takesImmediates(A.mc(), Placed, Folded);
+    }
+    if (Fits)
+      Out = std::move(With);
+  }
+  return Out;
+}
+
 RegisterSet placedClobbers(const RegisterSet &Clobbers,
-                           const RegisterSet &Writes, const BodyPlacement &P) {
+                           const RegisterSet &Writes, const BodyPlacement &P,
+                           const Folds &F) {
   RegisterSet Out;
   Clobbers.forEachUnit([&](unsigned U) {
-    if (P.renamed(U) && !Writes.testUnit(U))
+    if ((P.renamed(U) || foldOf(F, U)) && !Writes.testUnit(U))
       return; // nothing writes it
     unsigned To = P.unit(U, false);
     if (To < RegisterSet::NumUnits)

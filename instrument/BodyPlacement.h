@@ -121,13 +121,36 @@ BodyPlacement placeBody(const InstrAnalyzer &A,
 bool placeInstruction(const InstrAnalyzer &A, llvm::MCInst &Inst,
                       uint64_t Entry, const BodyPlacement &P);
 
+/// Immediate parameters folded into a placed body: (parameter unit,
+/// value), by unit.
+using Folds = std::vector<std::pair<unsigned, uint32_t>>;
+
+/// Which of \p Immediates (parameter unit, value; parameters the glue
+/// would otherwise set) body \p Insts placed as \p P can take as
+/// immediate operands where it reads them, instead of a register: each a
+/// 32-bit operand that accepts an immediate, the value an inline constant
+/// or, in a scalar ALU instruction (SOP1, SOP2, SOPC), a literal; checked
+/// by encoding the instruction and decoding it back. A point's values
+/// differ from its shape's other points': only the instructions reading
+/// them are encoded per point.
+Folds foldImmediates(const InstrAnalyzer &A, llvm::ArrayRef<llvm::MCInst> Insts,
+                     const ParamReads &Reads, const BodyPlacement &P,
+                     llvm::ArrayRef<std::pair<unsigned, uint32_t>> Immediates);
+
+/// Whether instruction \p N of the body (\p Inst, \p Entry its
+/// ParamReads::Entry) reads a parameter of \p F; if so, folds it into
+/// \p Inst (placed already).
+bool foldInstruction(const InstrAnalyzer &A, llvm::MCInst &Inst,
+                     uint64_t Entry, const Folds &F);
+
 /// What the placed body and its glue write: \p Clobbers (CompiledPoint::
 /// Clobbers: \p Writes and every parameter register) placed outside the
-/// parameters' webs, less the renamed parameters the body never writes
-/// (nothing copies into them). Not the wave counters updated in place:
+/// parameters' webs, less the renamed and folded parameters the body
+/// never writes (nothing copies into them). Not the wave counters updated in place:
 /// Loom's own registers, which a save and restore would undo.
 RegisterSet placedClobbers(const RegisterSet &Clobbers,
-                           const RegisterSet &Writes, const BodyPlacement &P);
+                           const RegisterSet &Writes, const BodyPlacement &P,
+                           const Folds &F = {});
 
 } // namespace loom::instrument::detail
 

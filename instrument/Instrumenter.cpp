@@ -367,12 +367,17 @@ private:
   /// What \p P's body writes (its own registers), once per shape.
   const RegisterSet &bodyWrites(const CompiledPoint &P);
   std::map<const void *, RegisterSet> BodyWrites;
-  /// \p P's body placed so, as machine words; made once per shape and
-  /// placement.
-  Expected<const std::string &> placedBody(const CompiledPoint &P,
-                                           const detail::BodyPlacement &Place);
-  std::map<std::pair<const void *, detail::BodyPlacement>, std::string>
+  /// \p P's body placed so, as machine words, a line per instruction;
+  /// made once per shape and placement.
+  Expected<const std::vector<std::string> &>
+  placedBody(const CompiledPoint &P, const detail::BodyPlacement &Place);
+  std::map<std::pair<const void *, detail::BodyPlacement>,
+           std::vector<std::string>>
       PlacedBodies;
+  /// Writes \p P's body placed so, with \p F's immediates folded.
+  Error emitPlacedBody(const CompiledPoint &P,
+                       const detail::BodyPlacement &Place,
+                       const detail::Folds &F);
   /// s_waitcnt draining vmcnt and/or lgkmcnt; nothing if neither.
   void emitWait(bool Vm, bool Lgkm) {
     if (Vm || Lgkm)
@@ -1039,29 +1044,57 @@ detail::BodyPlacement Emitter::placeBody(const CompiledPoint &P,
                            SgprShift, VgprShift, Params);
 }
 
-Expected<const std::string &>
+/// An instruction as a line of machine words, its text as a comment.
+static Error wordsLine(isa::McContext &MC, const MCInst &I, raw_ostream &OS) {
+  SmallVector<char, 16> Bytes;
+  if (Error E = MC.encode(I, Bytes))
+    return E;
+  OS << "\t.long ";
+  for (size_t W = 0; W + 4 <= Bytes.size(); W += 4)
+    OS << (W ? ", " : "")
+       << format_hex(support::endian::read32le(Bytes.data() + W), 10);
+  OS << "\t; " << MC.print(I, 0) << "\n";
+  return Error::success();
+}
+
+Expected<const std::vector<std::string> &>
 Emitter::placedBody(const CompiledPoint &P,
                     const detail::BodyPlacement &Place) {
   auto [It, New] = PlacedBodies.try_emplace({P.Insts.get(), Place});
   if (!New)
     return It->second;
   isa::McContext &MC = BC.mc();
-  raw_string_ostream OS(It->second);
   for (size_t N = 0; N < P.Insts->size(); ++N) {
     MCInst I = (*P.Insts)[N];
     if (!detail::placeInstruction(BC.analyzer(), I, P.Reads->Entry[N], Place))
       return fail("cannot move the registers of " + MC.print(I, 0) +
                   " of a hook body");
-    SmallVector<char, 16> Bytes;
-    if (Error E = MC.encode(I, Bytes))
+    raw_string_ostream Line(It->second.emplace_back());
+    if (Error E = wordsLine(MC, I, Line))
       return std::move(E);
-    OS << "\t.long ";
-    for (size_t W = 0; W + 4 <= Bytes.size(); W += 4)
-      OS << (W ? ", " : "")
-         << format_hex(support::endian::read32le(Bytes.data() + W), 10);
-    OS << "\t; " << MC.print(I, 0) << "\n";
   }
   return It->second;
+}
+
+Error Emitter::emitPlacedBody(const CompiledPoint &P,
+                              const detail::BodyPlacement &Place,
+                              const detail::Folds &F) {
+  Expected<const std::vector<std::string> &> Lines = placedBody(P, Place);
+  if (!Lines)
+    return Lines.takeError();
+  for (size_t N = 0; N < Lines->size(); ++N) {
+    MCInst I = (*P.Insts)[N];
+    uint64_t Entry = P.Reads->Entry[N];
+    if (F.empty() || !detail::foldInstruction(BC.analyzer(), I, Entry, F)) {
+      OS << (*Lines)[N];
+      continue;
+    }
+    // Placed again, after folding: only the other operands' registers move.
+    detail::placeInstruction(BC.analyzer(), I, Entry, Place);
+    if (Error E = wordsLine(BC.mc(), I, OS))
+      return E;
+  }
+  return Error::success();
 }
 
 Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
@@ -1071,8 +1104,19 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // code uses, so that it clobbers nothing live and saves nothing.
   auto [SgprShift, VgprShift] = bodyShift(P);
   const detail::BodyPlacement Place = placeBody(P, SgprShift, VgprShift);
+  // Constants the body takes as immediates rather than from the glue.
+  detail::Folds Folded;
+  if (P.Insts) {
+    std::vector<std::pair<unsigned, uint32_t>> Immediates;
+    for (unsigned I = 0; I < P.SgprInputs.size(); ++I)
+      if (P.SgprInputs[I].K == RawInput::Kind::Immediate)
+        Immediates.push_back({RegisterSet::SgprBase + P.FirstSgpr + I,
+                              P.SgprInputs[I].Imm});
+    Folded = detail::foldImmediates(BC.analyzer(), *P.Insts, *P.Reads, Place,
+                                    Immediates);
+  }
   RegisterSet Clob =
-      P.Insts ? detail::placedClobbers(P.Clobbers, bodyWrites(P), Place)
+      P.Insts ? detail::placedClobbers(P.Clobbers, bodyWrites(P), Place, Folded)
               : P.Clobbers.shifted(SgprShift, VgprShift);
   // Registers the arguments are read from.
   RegisterSet Sources;
@@ -1272,7 +1316,9 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // where they are. A renamed parameter is read there by the body itself.
   for (unsigned I = 0; I < P.SgprInputs.size(); ++I) {
     const RawInput &R = P.SgprInputs[I];
-    if (Place.renamed(RegisterSet::SgprBase + P.FirstSgpr + I))
+    unsigned Param = RegisterSet::SgprBase + P.FirstSgpr + I;
+    if (Place.renamed(Param) ||
+        llvm::is_contained(make_first_range(Folded), Param))
       continue;
     std::string Dst = sreg(P.FirstSgpr + SgprShift + I);
     switch (R.K) {
@@ -1336,11 +1382,9 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
       S.replace(At, Marker.size(), Instance);
     return S;
   };
-  if (SgprShift || VgprShift || !Place.Renames.empty()) {
-    Expected<const std::string &> Body = placedBody(P, Place);
-    if (!Body)
-      return Body.takeError();
-    OS << *Body;
+  if (SgprShift || VgprShift || !Place.Renames.empty() || !Folded.empty()) {
+    if (Error E = emitPlacedBody(P, Place, Folded))
+      return E;
   } else {
     OS << Spliced(P.Body);
   }
