@@ -177,7 +177,8 @@ std::map<uint64_t, uint64_t> paramReads(const BinaryFunction &F,
           Mask |= uint64_t(1) << K;
         else if (Any)
           for (auto [U, Web] : It->second)
-            Mixed.setUnit(U);
+            if (InRenamed(U, Web))
+              Mixed.setUnit(U);
       }
       if (auto It = OperandWebs.find({I.address(), ~0u}); It != OperandWebs.end())
         for (auto [U, Web] : It->second)
@@ -188,9 +189,11 @@ std::map<uint64_t, uint64_t> paramReads(const BinaryFunction &F,
         if (Tied < 0 || bool(Mask >> K & 1) == bool(Mask >> Tied & 1))
           continue;
         for (unsigned Op : {K, unsigned(Tied)})
-          if (auto It = OperandWebs.find({I.address(), Op}); It != OperandWebs.end())
+          if (auto It = OperandWebs.find({I.address(), Op});
+              It != OperandWebs.end())
             for (auto [U, Web] : It->second)
-              Mixed.setUnit(U);
+              if (InRenamed(U, Web))
+                Mixed.setUnit(U);
       }
       Entry[I.address()] = Mask;
     }

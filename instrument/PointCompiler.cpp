@@ -285,6 +285,18 @@ public:
     NextImm = 0;
     Key.clear();
     Needs = 0;
+    // The launch state the hooks read through Hooks.h comes first: most
+    // read it on a path of their own (a new chunk, say), and LLVM leaves
+    // the first parameter registers alone more often than later ones,
+    // whose registers it reuses on the common path after copying the
+    // state away (BodyPlacement.h reads passed values where they are, not
+    // copies the body makes).
+    for (const HookCall &C : P.Calls)
+      if (Function *Hook = M.getFunction(C.Hook))
+        Needs |= Uses.of(Hook);
+    for (auto [Name, I] : Intrinsics)
+      if (Needs & 1u << unsigned(I))
+        useIntrinsic(Out, I);
     for (const HookCall &C : P.Calls) {
       Key += C.Hook + "(";
       for (const HookArg &Arg : C.Args) {
@@ -306,12 +318,7 @@ public:
             Out.Results.push_back(Result);
         }
       }
-      if (Function *Hook = M.getFunction(C.Hook))
-        Needs |= Uses.of(Hook);
     }
-    for (auto [Name, I] : Intrinsics)
-      if (Needs & 1u << unsigned(I))
-        useIntrinsic(Out, I);
     Key += "|";
     for (const RawInput &R : Out.SgprInputs)
       Key += std::to_string(unsigned(R.K)) +
