@@ -1186,11 +1186,14 @@ Expected<std::vector<char>> compileGlobals(StringRef Bitcode, StringRef Name,
 /// The machine code of point \p F as .long words, which MC reads much
 /// faster than instructions: position-independent as long as its one
 /// return is its last instruction (dropped: the code after the point
-/// follows) and it reads no PC. None otherwise.
+/// follows) and it reads no PC. None otherwise. \p DroppedEndWait: the
+/// s_waitcnt LLVM puts before a callable function's return was dropped
+/// too (the glue waits for what the body leaves in flight, in one
+/// s_waitcnt with its own).
 static std::optional<std::string>
 bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
           std::vector<MCInst> &Code, const std::map<uint64_t, uint64_t> &Entry,
-          ParamReads &Reads) {
+          ParamReads &Reads, bool &DroppedEndWait) {
   std::vector<const BinaryInstruction *> Insts;
   for (const BinaryBasicBlock &B : F.blocks())
     for (const BinaryInstruction &I : B.Instructions)
@@ -1204,6 +1207,14 @@ bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
   size_t Count = LastReturns ? Insts.size() - 1 : Insts.size();
   uint64_t End = LastReturns ? Insts.back()->address()
                              : Insts.back()->Info.endAddress();
+  // The wait in the return's own block (no branch lands between them):
+  // branches to it go on to the glue's wait.
+  DroppedEndWait =
+      LastReturns && Count > 0 &&
+      StringRef(Insts[Count - 1]->Info.Text).starts_with("s_waitcnt") &&
+      !F.blockStartingAt(Insts.back()->address());
+  if (DroppedEndWait)
+    End = Insts[--Count]->address();
   std::string Words;
   raw_string_ostream OS(Words);
   auto Emit = [&](ArrayRef<uint8_t> Bytes, StringRef Text) {
@@ -1327,9 +1338,13 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
       Results.addSgprs(Out[I].FirstSgpr + Param);
     std::map<uint64_t, uint64_t> Entry =
         paramReads(F, Params, Results, Reads.Mixed);
+    bool DroppedEndWait = false;
     if (std::optional<std::string> Words =
-            bodyWords(F, ReturnLabel, DropEntryWait, Insts, Entry, Reads)) {
+            bodyWords(F, ReturnLabel, DropEntryWait, Insts, Entry, Reads,
+                      DroppedEndWait)) {
       Out[I].Body = std::move(*Words);
+      if (DroppedEndWait)
+        Out[I].LeavesVm = Out[I].LeavesLgkm = true;
       Out[I].Insts =
           std::make_shared<const std::vector<MCInst>>(std::move(Insts));
       Out[I].Reads = std::make_shared<const ParamReads>(std::move(Reads));
