@@ -360,8 +360,8 @@ private:
   /// above Budget, in steps of 4 (keeping register tuples aligned), if it
   /// fits below the architectural limits.
   std::pair<unsigned, unsigned> bodyShift(const CompiledPoint &P) const;
-  /// Where \p P's body goes at point \p Index: shifted so, and its
-  /// parameters renamed to where their values are (BodyPlacement.h).
+  /// Where \p P's body goes at its point: shifted so, and its parameters
+  /// renamed to where their values are there (BodyPlacement.h).
   detail::BodyPlacement placeBody(const CompiledPoint &P, unsigned SgprShift,
                                   unsigned VgprShift);
   /// What \p P's body writes (its own registers), once per shape.
@@ -1101,7 +1101,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
                          const PendingMemory &Pending, const Seam &Around) {
   const CompiledPoint &P = Compiled[Index];
   // A body in machine words moves up above every register the original
-  // code uses, so that it clobbers nothing live and saves nothing.
+  // code uses, so that it clobbers nothing live and saves nothing, and
+  // reads its parameters where their values are.
   auto [SgprShift, VgprShift] = bodyShift(P);
   const detail::BodyPlacement Place = placeBody(P, SgprShift, VgprShift);
   // Constants the body takes as immediates rather than from the glue.
