@@ -362,14 +362,6 @@ public:
       F->addFnAttr(Attr);
     F->addFnAttr(Attribute::NoUnwind);
     IRBuilder<> B(BasicBlock::Create(Ctx, "entry", F));
-    // VCC held from the start to the end: an empty asm defines it, another
-    // reads it back, neither an instruction. LLVM then carries and compares
-    // in other SGPR pairs, and a body that writes no VCC needs no VCC saved
-    // around it where the original code has it live. (Where an instruction
-    // must have VCC, LLVM copies the value out and back: VCC as it was.)
-    Type *I64 = B.getInt64Ty();
-    Value *Vcc = B.CreateCall(InlineAsm::get(FunctionType::get(I64, false), "",
-                                             "={vcc}", /*hasSideEffects=*/true));
     Fn = F;
     Sgprs = &Out.SgprInputs;
     Vgprs = &Out.VgprInputs;
@@ -421,10 +413,6 @@ public:
       B.CreateCall(Pin, {B.CreateTrunc(V, I32),
                          B.CreateTrunc(B.CreateLShr(V, 32), I32)});
     }
-    B.CreateCall(
-        InlineAsm::get(FunctionType::get(B.getVoidTy(), {I64}, false), "",
-                       "{vcc}", /*hasSideEffects=*/true),
-        {Vcc});
     B.CreateRetVoid();
     // The intrinsics' values, computed at the entry, where they dominate
     // every use the inlined hooks will have.
@@ -1112,9 +1100,8 @@ Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index, Compi
   // layout order: the structurizer lays loops out latch first. Registers
   // written on some paths only are LLVM's undefined values (a loop's exit
   // mask), which it reads harmlessly.
-  // VCC is the caller's (held through the body, build()).
   RegisterSet Unset;
-  Unset.addSgprs(0, 30).addVgprs(0, 32).add(SpecialReg::Scc)
+  Unset.addSgprs(0, 30).addVgprs(0, 32).addVcc().add(SpecialReg::Scc)
       .add(SpecialReg::M0);
   Unset.subtract(RegisterSet().addSgprs(Out.FirstSgpr, Out.SgprInputs.size())
                      .addVgprs(0, Out.VgprInputs.size()));
