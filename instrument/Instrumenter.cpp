@@ -11,6 +11,7 @@
 
 #include "loom/instrument/Instrumenter.h"
 
+#include "BodyPlacement.h"
 #include "IndirectCalls.h"
 #include "PointCompiler.h"
 #include "SeamHazards.h"
@@ -358,12 +359,24 @@ private:
   /// above Budget, in steps of 4 (keeping register tuples aligned), if it
   /// fits below the architectural limits.
   std::pair<unsigned, unsigned> bodyShift(const CompiledPoint &P) const;
-  /// \p P's body moved so, as machine words; made once per shape and shift.
-  Expected<const std::string &> shiftedBody(const CompiledPoint &P,
-                                            unsigned SgprShift,
-                                            unsigned VgprShift);
-  std::map<std::tuple<const void *, unsigned, unsigned>, std::string>
-      ShiftedBodies;
+  /// Where \p P's body goes at its point: shifted so, and its parameters
+  /// renamed to where their values are there (BodyPlacement.h).
+  detail::BodyPlacement placeBody(const CompiledPoint &P, unsigned SgprShift,
+                                  unsigned VgprShift);
+  /// What \p P's body writes (its own registers), once per shape.
+  const RegisterSet &bodyWrites(const CompiledPoint &P);
+  std::map<const void *, RegisterSet> BodyWrites;
+  /// \p P's body placed so, as machine words, a line per instruction;
+  /// made once per shape and placement.
+  Expected<const std::vector<std::string> &>
+  placedBody(const CompiledPoint &P, const detail::BodyPlacement &Place);
+  std::map<std::pair<const void *, detail::BodyPlacement>,
+           std::vector<std::string>>
+      PlacedBodies;
+  /// Writes \p P's body placed so, with \p F's immediates folded.
+  Error emitPlacedBody(const CompiledPoint &P,
+                       const detail::BodyPlacement &Place,
+                       const detail::Folds &F);
   /// s_waitcnt draining vmcnt and/or lgkmcnt; nothing if neither.
   void emitWait(bool Vm, bool Lgkm) {
     if (Vm || Lgkm)
@@ -380,18 +393,19 @@ private:
   const HazardInst &hazardOf(const BinaryInstruction &I);
   /// By instruction; a node map, as seams point into it.
   std::unordered_map<const BinaryInstruction *, HazardInst> Hazards;
-  /// A point's body as the rules see it, once per shape and shift.
+  /// A point's body as the rules see it, once per shape and placement;
+  /// \p Clobbers: its placed clobbers.
   const detail::BodyHazards &bodyHazards(const CompiledPoint &P,
-                                         unsigned SgprShift,
-                                         unsigned VgprShift) {
+                                         const detail::BodyPlacement &Place,
+                                         const RegisterSet &Clobbers) {
     const void *Shape = P.Insts ? static_cast<const void *>(P.Insts.get())
                                 : static_cast<const void *>(&P);
-    auto [It, New] = BodyHazardCache.try_emplace({Shape, SgprShift, VgprShift});
+    auto [It, New] = BodyHazardCache.try_emplace({Shape, Place});
     if (New)
-      It->second = detail::bodyHazards(BC, P, SgprShift, VgprShift);
+      It->second = detail::bodyHazards(BC, P, Place, Clobbers);
     return It->second;
   }
-  std::map<std::tuple<const void *, unsigned, unsigned>, detail::BodyHazards>
+  std::map<std::pair<const void *, detail::BodyPlacement>, detail::BodyHazards>
       BodyHazardCache;
   /// The end of the point emitted last, until an original instruction
   /// follows it.
@@ -954,45 +968,131 @@ Emitter::bodyShift(const CompiledPoint &P) const {
           Shift(MinV, MaxV, Budget.FirstFreeVgpr, MaxVgprs)};
 }
 
-Expected<const std::string &> Emitter::shiftedBody(const CompiledPoint &P,
-                                                   unsigned SgprShift,
-                                                   unsigned VgprShift) {
-  auto [It, New] = ShiftedBodies.try_emplace(
-      {P.Insts.get(), SgprShift, VgprShift});
+const RegisterSet &Emitter::bodyWrites(const CompiledPoint &P) {
+  auto [It, New] = BodyWrites.try_emplace(P.Insts.get());
+  if (New)
+    It->second = detail::bodyWrites(BC.analyzer(), *P.Insts);
+  return It->second;
+}
+
+detail::BodyPlacement Emitter::placeBody(const CompiledPoint &P,
+                                         unsigned SgprShift,
+                                         unsigned VgprShift) {
+  if (!P.Insts)
+    return {SgprShift, VgprShift, {}};
+  // Each parameter and the register its value is in, where it is in one
+  // the glue leaves as it is until the body runs.
+  using detail::ParamSource;
+  std::vector<ParamSource> Params;
+  for (unsigned I = 0; I < P.SgprInputs.size(); ++I) {
+    const RawInput &R = P.SgprInputs[I];
+    ParamSource S;
+    S.Param = RegisterSet::SgprBase + P.FirstSgpr + I;
+    auto Special = [](SpecialReg Reg) {
+      return RegisterSet::SpecialBase + unsigned(Reg);
+    };
+    switch (R.K) {
+    case RawInput::Kind::Sgpr: S.Source = RegisterSet::SgprBase + R.N; break;
+    case RawInput::Kind::ExecLo: S.Source = Special(SpecialReg::ExecLo); break;
+    case RawInput::Kind::ExecHi: S.Source = Special(SpecialReg::ExecHi); break;
+    case RawInput::Kind::VccLo: S.Source = Special(SpecialReg::VccLo); break;
+    case RawInput::Kind::VccHi: S.Source = Special(SpecialReg::VccHi); break;
+    case RawInput::Kind::M0: S.Source = Special(SpecialReg::M0); break;
+    case RawInput::Kind::State:
+      S.Source = RegisterSet::SgprBase + stateRegister(R.N);
+      S.Result = is_contained(P.Results, std::make_pair(I, R.N));
+      break;
+    default: break;
+    }
+    Params.push_back(S);
+  }
+  for (unsigned I = 0; I < P.VgprInputs.size(); ++I) {
+    const RawInput &R = P.VgprInputs[I];
+    ParamSource S;
+    S.Param = RegisterSet::VgprBase + I;
+    if (R.K == RawInput::Kind::Vgpr)
+      S.Source = RegisterSet::VgprBase + R.N;
+    Params.push_back(S);
+  }
+  return detail::placeBody(BC.analyzer(), *P.Insts, *P.Reads, bodyWrites(P),
+                           SgprShift, VgprShift, Params);
+}
+
+/// An instruction as a line of machine words, its text as a comment.
+static Error wordsLine(isa::McContext &MC, const MCInst &I, raw_ostream &OS) {
+  SmallVector<char, 16> Bytes;
+  if (Error E = MC.encode(I, Bytes))
+    return E;
+  OS << "\t.long ";
+  for (size_t W = 0; W + 4 <= Bytes.size(); W += 4)
+    OS << (W ? ", " : "")
+       << format_hex(support::endian::read32le(Bytes.data() + W), 10);
+  OS << "\t; " << MC.print(I, 0) << "\n";
+  return Error::success();
+}
+
+Expected<const std::vector<std::string> &>
+Emitter::placedBody(const CompiledPoint &P,
+                    const detail::BodyPlacement &Place) {
+  auto [It, New] = PlacedBodies.try_emplace({P.Insts.get(), Place});
   if (!New)
     return It->second;
   isa::McContext &MC = BC.mc();
-  raw_string_ostream OS(It->second);
-  for (MCInst I : *P.Insts) {
-    for (MCOperand &Op : I)
-      if (Op.isReg()) {
-        std::optional<unsigned> R =
-            MC.renumbered(Op.getReg().id(), SgprShift, VgprShift);
-        if (!R)
-          return fail("cannot move register " +
-                      Twine(MC.registerInfo().getName(Op.getReg())) +
-                      " of a hook body");
-        Op.setReg(*R);
-      }
-    SmallVector<char, 16> Bytes;
-    if (Error E = MC.encode(I, Bytes))
+  for (size_t N = 0; N < P.Insts->size(); ++N) {
+    MCInst I = (*P.Insts)[N];
+    if (!detail::placeInstruction(BC.analyzer(), I, P.Reads->Entry[N], Place))
+      return fail("cannot move the registers of " + MC.print(I, 0) +
+                  " of a hook body");
+    raw_string_ostream Line(It->second.emplace_back());
+    if (Error E = wordsLine(MC, I, Line))
       return std::move(E);
-    OS << "\t.long ";
-    for (size_t W = 0; W + 4 <= Bytes.size(); W += 4)
-      OS << (W ? ", " : "")
-         << format_hex(support::endian::read32le(Bytes.data() + W), 10);
-    OS << "\t; " << MC.print(I, 0) << "\n";
   }
   return It->second;
+}
+
+Error Emitter::emitPlacedBody(const CompiledPoint &P,
+                              const detail::BodyPlacement &Place,
+                              const detail::Folds &F) {
+  Expected<const std::vector<std::string> &> Lines = placedBody(P, Place);
+  if (!Lines)
+    return Lines.takeError();
+  for (size_t N = 0; N < Lines->size(); ++N) {
+    MCInst I = (*P.Insts)[N];
+    uint64_t Entry = P.Reads->Entry[N];
+    if (F.empty() || !detail::foldInstruction(BC.analyzer(), I, Entry, F)) {
+      OS << (*Lines)[N];
+      continue;
+    }
+    // Placed again, after folding: only the other operands' registers move.
+    detail::placeInstruction(BC.analyzer(), I, Entry, Place);
+    if (Error E = wordsLine(BC.mc(), I, OS))
+      return E;
+  }
+  return Error::success();
 }
 
 Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
                          const PendingMemory &Pending, const Seam &Around) {
   const CompiledPoint &P = Compiled[Index];
   // A body in machine words moves up above every register the original
-  // code uses, so that it clobbers nothing live and saves nothing.
+  // code uses, so that it clobbers nothing live and saves nothing, and
+  // reads its parameters where their values are.
   auto [SgprShift, VgprShift] = bodyShift(P);
-  RegisterSet Clob = P.Clobbers.shifted(SgprShift, VgprShift);
+  const detail::BodyPlacement Place = placeBody(P, SgprShift, VgprShift);
+  // Constants the body takes as immediates rather than from the glue.
+  detail::Folds Folded;
+  if (P.Insts) {
+    std::vector<std::pair<unsigned, uint32_t>> Immediates;
+    for (unsigned I = 0; I < P.SgprInputs.size(); ++I)
+      if (P.SgprInputs[I].K == RawInput::Kind::Immediate)
+        Immediates.push_back({RegisterSet::SgprBase + P.FirstSgpr + I,
+                              P.SgprInputs[I].Imm});
+    Folded = detail::foldImmediates(BC.analyzer(), *P.Insts, *P.Reads, Place,
+                                    Immediates);
+  }
+  RegisterSet Clob =
+      P.Insts ? detail::placedClobbers(P.Clobbers, bodyWrites(P), Place, Folded)
+              : P.Clobbers.shifted(SgprShift, VgprShift);
   // Registers the arguments are read from.
   RegisterSet Sources;
   for (const RawInput &R : P.SgprInputs) {
@@ -1022,7 +1122,9 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
     unsigned Reg = 0, Lane = 0;
   };
   SpareAllocator Spares(Budget, Clob);
-  RegisterSet Used = Clob;
+  // The body reads renamed parameters' sources where they are: none is
+  // Temp.
+  RegisterSet Used = Clob | Place.sources();
   std::vector<unsigned> LaneVgprs;
   unsigned Lanes = 0;
   bool OutOfSgprs = false;
@@ -1147,7 +1249,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // A memory result still in flight into a register the inserted code
   // reads or writes would land in the middle of it: wait for those.
   RegisterSet Touched = Used | Sources | Save;
-  const detail::BodyHazards &BH = bodyHazards(P, SgprShift, VgprShift);
+  const detail::BodyHazards &BH = bodyHazards(P, Place, Clob);
   // A point right after another (no original instruction between) meets
   // the other's end first.
   HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
@@ -1188,9 +1290,13 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
 
   // Arguments. Until the body runs, only the parameter registers (and
   // Temp) have changed: a saved SGPR is read from its home, the rest from
-  // where they are.
+  // where they are. A renamed parameter is read there by the body itself.
   for (unsigned I = 0; I < P.SgprInputs.size(); ++I) {
     const RawInput &R = P.SgprInputs[I];
+    unsigned Param = RegisterSet::SgprBase + P.FirstSgpr + I;
+    if (Place.renamed(Param) ||
+        llvm::is_contained(make_first_range(Folded), Param))
+      continue;
     std::string Dst = sreg(P.FirstSgpr + SgprShift + I);
     switch (R.K) {
     case RawInput::Kind::Sgpr:
@@ -1227,6 +1333,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   }
   for (unsigned I = 0; I < P.VgprInputs.size(); ++I) {
     const RawInput &R = P.VgprInputs[I];
+    if (Place.renamed(RegisterSet::VgprBase + I))
+      continue;
     if (R.K == RawInput::Kind::Agpr)
       OS << "\tv_accvgpr_read_b32 " << vreg(I + VgprShift) << ", a" << R.N
          << "\n";
@@ -1251,21 +1359,20 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
       S.replace(At, Marker.size(), Instance);
     return S;
   };
-  if (SgprShift || VgprShift) {
-    Expected<const std::string &> Body =
-        shiftedBody(P, SgprShift, VgprShift);
-    if (!Body)
-      return Body.takeError();
-    OS << *Body;
+  if (SgprShift || VgprShift || !Place.Renames.empty() || !Folded.empty()) {
+    if (Error E = emitPlacedBody(P, Place, Folded))
+      return E;
   } else {
     OS << Spliced(P.Body);
   }
   OS << Spliced(P.ReturnLabel) << ":\n";
   // Values the hooks return into wave counters, from the parameter
-  // registers they were left in, before those are restored.
+  // registers they were left in (unless the body updated the counter in
+  // place), before those are restored.
   for (auto [Param, State] : P.Results)
-    OS << "\ts_mov_b32 " << sreg(stateRegister(State)) << ", "
-       << sreg(P.FirstSgpr + SgprShift + Param) << "\n";
+    if (!Place.renamed(RegisterSet::SgprBase + P.FirstSgpr + Param))
+      OS << "\ts_mov_b32 " << sreg(stateRegister(State)) << ", "
+         << sreg(P.FirstSgpr + SgprShift + Param) << "\n";
 
   // The body's own memory operations, before its registers are restored.
   emitWait(P.LeavesVm, P.LeavesLgkm);

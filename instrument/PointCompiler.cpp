@@ -285,6 +285,18 @@ public:
     NextImm = 0;
     Key.clear();
     Needs = 0;
+    // The launch state the hooks read through Hooks.h comes first: most
+    // read it on a path of their own (a new chunk, say), and LLVM leaves
+    // the first parameter registers alone more often than later ones,
+    // whose registers it reuses on the common path after copying the
+    // state away (BodyPlacement.h reads passed values where they are, not
+    // copies the body makes).
+    for (const HookCall &C : P.Calls)
+      if (Function *Hook = M.getFunction(C.Hook))
+        Needs |= Uses.of(Hook);
+    for (auto [Name, I] : Intrinsics)
+      if (Needs & 1u << unsigned(I))
+        useIntrinsic(Out, I);
     for (const HookCall &C : P.Calls) {
       Key += C.Hook + "(";
       for (const HookArg &Arg : C.Args) {
@@ -306,12 +318,7 @@ public:
             Out.Results.push_back(Result);
         }
       }
-      if (Function *Hook = M.getFunction(C.Hook))
-        Needs |= Uses.of(Hook);
     }
-    for (auto [Name, I] : Intrinsics)
-      if (Needs & 1u << unsigned(I))
-        useIntrinsic(Out, I);
     Key += "|";
     for (const RawInput &R : Out.SgprInputs)
       Key += std::to_string(unsigned(R.K)) +
@@ -1179,10 +1186,14 @@ Expected<std::vector<char>> compileGlobals(StringRef Bitcode, StringRef Name,
 /// The machine code of point \p F as .long words, which MC reads much
 /// faster than instructions: position-independent as long as its one
 /// return is its last instruction (dropped: the code after the point
-/// follows) and it reads no PC. None otherwise.
+/// follows) and it reads no PC. None otherwise. \p DroppedEndWait: the
+/// s_waitcnt LLVM puts before a callable function's return was dropped
+/// too (the glue waits for what the body leaves in flight, in one
+/// s_waitcnt with its own).
 static std::optional<std::string>
 bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
-          std::vector<MCInst> &Code) {
+          std::vector<MCInst> &Code, const std::map<uint64_t, uint64_t> &Entry,
+          ParamReads &Reads, bool &DroppedEndWait) {
   std::vector<const BinaryInstruction *> Insts;
   for (const BinaryBasicBlock &B : F.blocks())
     for (const BinaryInstruction &I : B.Instructions)
@@ -1196,6 +1207,14 @@ bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
   size_t Count = LastReturns ? Insts.size() - 1 : Insts.size();
   uint64_t End = LastReturns ? Insts.back()->address()
                              : Insts.back()->Info.endAddress();
+  // The wait in the return's own block (no branch lands between them):
+  // branches to it go on to the glue's wait.
+  DroppedEndWait =
+      LastReturns && Count > 0 &&
+      StringRef(Insts[Count - 1]->Info.Text).starts_with("s_waitcnt") &&
+      !F.blockStartingAt(Insts.back()->address());
+  if (DroppedEndWait)
+    End = Insts[--Count]->address();
   std::string Words;
   raw_string_ostream OS(Words);
   auto Emit = [&](ArrayRef<uint8_t> Bytes, StringRef Text) {
@@ -1215,6 +1234,8 @@ bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
       continue;
     if (!I.Props.isReturn()) {
       Code.push_back(I.Inst);
+      auto It = Entry.find(I.address());
+      Reads.Entry.push_back(It == Entry.end() ? 0 : It->second);
       Emit(I.Info.Bytes, I.Info.Text);
       continue;
     }
@@ -1229,6 +1250,7 @@ bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
     if (!F.context().mc().decode(Branch, I.address(), Inst).Valid)
       return std::nullopt;
     Code.push_back(Inst);
+    Reads.Entry.push_back(0);
     Emit(Branch, "s_branch to the return");
   }
   // Branches to the return go on to the label, right after the words.
@@ -1308,11 +1330,24 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
                          StringRef(F.blocks()[0].Instructions[0].Info.Text)
                              .starts_with(EntryWait);
     std::vector<MCInst> Insts;
+    ParamReads Reads;
+    RegisterSet Params, Results;
+    Params.addSgprs(Out[I].FirstSgpr, Out[I].SgprInputs.size())
+        .addVgprs(0, Out[I].VgprInputs.size());
+    for (auto [Param, State] : Out[I].Results)
+      Results.addSgprs(Out[I].FirstSgpr + Param);
+    std::map<uint64_t, uint64_t> Entry =
+        paramReads(F, Params, Results, Reads.Mixed);
+    bool DroppedEndWait = false;
     if (std::optional<std::string> Words =
-            bodyWords(F, ReturnLabel, DropEntryWait, Insts)) {
+            bodyWords(F, ReturnLabel, DropEntryWait, Insts, Entry, Reads,
+                      DroppedEndWait)) {
       Out[I].Body = std::move(*Words);
+      if (DroppedEndWait)
+        Out[I].LeavesVm = Out[I].LeavesLgkm = true;
       Out[I].Insts =
           std::make_shared<const std::vector<MCInst>>(std::move(Insts));
+      Out[I].Reads = std::make_shared<const ParamReads>(std::move(Reads));
       continue;
     }
     auto Body = functionBody(AsmText, Name, ReturnLabel, DropEntryWait);
@@ -1360,6 +1395,7 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     RegisterSet Clobbers;
     bool LeavesVm, LeavesLgkm;
     std::shared_ptr<const std::vector<MCInst>> Insts;
+    std::shared_ptr<const ParamReads> Reads;
   };
   auto SetShape = [](CompiledPoint &To, const auto &From) {
     To.Body = From.Body;
@@ -1367,6 +1403,7 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     To.LeavesVm = From.LeavesVm;
     To.LeavesLgkm = From.LeavesLgkm;
     To.Insts = From.Insts;
+    To.Reads = From.Reads;
   };
   static std::mutex CacheLock;
   static StringMap<CachedShape> Cache;
@@ -1418,8 +1455,8 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     for (unsigned S = 0; S < FirstOfShape.size(); ++S)
       if (!Cached[S]) {
         const CompiledPoint &P = Out[FirstOfShape[S]];
-        Cache[ShapeKey[S]] = {P.Body, P.Clobbers, P.LeavesVm, P.LeavesLgkm,
-                              P.Insts};
+        Cache[ShapeKey[S]] = {P.Body,       P.Clobbers, P.LeavesVm,
+                              P.LeavesLgkm, P.Insts,    P.Reads};
       }
   }
   for (unsigned I = 0; I < Points.size(); ++I) {

@@ -13,6 +13,8 @@
 #ifndef LOOM_INSTRUMENT_POINTCOMPILER_H
 #define LOOM_INSTRUMENT_POINTCOMPILER_H
 
+#include "BodyPlacement.h"
+
 #include "loom/instrument/Instrumenter.h"
 #include "loom/instrument/RegisterSet.h"
 #include "loom/jit/Pipeline.h"
@@ -91,9 +93,11 @@ struct CompiledPoint {
   /// (vector memory; LDS or scalar memory).
   bool LeavesVm = true, LeavesLgkm = true;
   /// The body's instructions where Body is their machine words: it may be
-  /// moved to other registers (McContext::renumbered). Shared by the points
-  /// of a shape.
+  /// moved to other registers (BodyPlacement.h). Shared by the points of a
+  /// shape.
   std::shared_ptr<const std::vector<llvm::MCInst>> Insts;
+  /// With Insts: which of their operands read the parameters as passed.
+  std::shared_ptr<const ParamReads> Reads;
 };
 
 /// The first SGPR of `inreg` parameters: s4, after the private segment

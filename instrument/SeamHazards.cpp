@@ -5,32 +5,32 @@
 namespace loom::instrument::detail {
 
 BodyHazards bodyHazards(const BinaryContext &BC, const CompiledPoint &P,
-                        unsigned SgprShift, unsigned VgprShift) {
+                        const BodyPlacement &Place,
+                        const RegisterSet &Clobbers) {
   BodyHazards B;
   if (!P.Insts) {
     HazardInst Unknown;
     Unknown.U = HazardInst::Unit::Valu;
     Unknown.Dpp = Unknown.RwLane = true;
     Unknown.Reads.addExec();
-    Unknown.Writes = P.Clobbers.shifted(SgprShift, VgprShift);
+    Unknown.Writes = Clobbers;
     Unknown.WaitStates = 0;
     B.Head = B.Tail = {Unknown};
     return B;
   }
   const std::vector<llvm::MCInst> &Insts = *P.Insts;
-  auto Describe = [&](const llvm::MCInst &I) {
-    HazardInst H = describeHazards(BC.mc(), I, BC.analyzer().analyze(I));
-    H.Reads = H.Reads.shifted(SgprShift, VgprShift);
-    H.Writes = H.Writes.shifted(SgprShift, VgprShift);
-    if (H.LaneSelect >= 0 && unsigned(H.LaneSelect) < RegisterSet::VgprBase)
-      H.LaneSelect += SgprShift;
-    return H;
+  // The instructions as placed (the glue could not splice them
+  // otherwise).
+  auto Describe = [&](size_t K) {
+    llvm::MCInst I = Insts[K];
+    placeInstruction(BC.analyzer(), I, P.Reads->Entry[K], Place);
+    return describeHazards(BC.mc(), I, BC.analyzer().analyze(I));
   };
   size_t N = Insts.size(), Look = MaxHazardWaitStates;
   for (size_t I = 0; I < std::min(N, Look); ++I)
-    B.Head.push_back(Describe(Insts[I]));
+    B.Head.push_back(Describe(I));
   for (size_t I = N > Look ? N - Look : 0; I < N; ++I)
-    B.Tail.push_back(Describe(Insts[I]));
+    B.Tail.push_back(Describe(I));
   return B;
 }
 

@@ -12,6 +12,7 @@
 #ifndef LOOM_INSTRUMENT_SEAMHAZARDS_H
 #define LOOM_INSTRUMENT_SEAMHAZARDS_H
 
+#include "BodyPlacement.h"
 #include "PointCompiler.h"
 
 #include "loom/instrument/BinaryContext.h"
@@ -25,11 +26,13 @@ struct BodyHazards {
   /// The body's first instructions, in order, and its last ones.
   std::vector<HazardInst> Head, Tail;
 };
-/// \p P's body moved up by the shifts. A body spliced as assembly (not
-/// words) is unknown: a stand-in that reads EXEC as DPP and lane accesses
-/// do, and writes all it clobbers.
+/// \p P's body placed as \p Place says, writing \p Clobbers (its placed
+/// clobbers). A body spliced as assembly (not words) is unknown: a
+/// stand-in that reads EXEC as DPP and lane accesses do, and writes all it
+/// clobbers.
 BodyHazards bodyHazards(const BinaryContext &BC, const CompiledPoint &P,
-                        unsigned SgprShift, unsigned VgprShift);
+                        const BodyPlacement &Place,
+                        const RegisterSet &Clobbers);
 
 /// The start of the inserted code: the glue reads \p Touched (saves, the
 /// arguments' sources), its vector registers with VALU copies and, if

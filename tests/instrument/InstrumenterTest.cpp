@@ -73,8 +73,10 @@ protected:
   }
 
   /// \p Plan's code object, with no warning, loaded (null on a failure);
-  /// its assembly on stderr with LOOM_TEST_DUMP set.
-  std::unique_ptr<emu::Module> instrumentAndLoad(const InstrumentationPlan &Plan) {
+  /// its assembly on stderr with LOOM_TEST_DUMP set, and in \p Assembly.
+  std::unique_ptr<emu::Module>
+  instrumentAndLoad(const InstrumentationPlan &Plan,
+                    std::string *Assembly = nullptr) {
     InstrumentOptions O;
     O.LoadDelta = Orig->base();
     auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
@@ -86,6 +88,8 @@ protected:
       ADD_FAILURE() << "warning: " << W;
     if (getenv("LOOM_TEST_DUMP"))
       fprintf(stderr, "%s", R->Assembly.c_str());
+    if (Assembly)
+      *Assembly = R->Assembly;
     auto M = loadElf(R->Elf, "instrumented");
     if (!M)
       ADD_FAILURE() << R->Assembly;
@@ -522,6 +526,8 @@ TEST_F(InstrumenterTest, WaveCountersCountExactly) {
 // bump(counter, 2), returning into it, before every instruction of
 // call_chain and its callees (the second call sees what the first
 // returned), flushed at s_endpgm: three times what the virtual GPU ran.
+// In the kernel the body reads and updates the counter in place and takes
+// 1 and 2 as immediates (BodyPlacement.h): no glue at all.
 TEST_F(InstrumenterTest, HooksKeepStateInWaveCounters) {
   InstrumentationPlan Plan(*Lifted);
   Plan.addKernel("call_chain");
@@ -539,8 +545,19 @@ TEST_F(InstrumenterTest, HooksKeepStateInWaveCounters) {
       {HookArg::waveCounter(5), HookArg::constant(1)});
   EXPECT_TRUE(bool(Plan.add(Bad))) << "a counter that does not exist";
   llvm::consumeError(Plan.add(Bad));
-  auto M = instrumentAndLoad(Plan);
+  std::string Assembly;
+  auto M = instrumentAndLoad(Plan, &Assembly);
   ASSERT_TRUE(M);
+  llvm::StringRef Label = "\"hook bump (kernel call_chain, before +0x0)\":\n";
+  size_t At = Assembly.find(Label.str());
+  ASSERT_NE(At, std::string::npos);
+  llvm::StringRef Point = llvm::StringRef(Assembly).substr(At + Label.size());
+  EXPECT_TRUE(Point.starts_with("\t.long ")) << "glue before the body:\n"
+                                              << Point.take_front(200).str();
+  size_t Done = Point.find(".Lloom_");
+  ASSERT_NE(Done, llvm::StringRef::npos);
+  EXPECT_TRUE(Point.substr(Done).split('\n').second.starts_with(".Lloom_"))
+      << "glue after the body:\n" << Point.take_front(400).str();
 
   emu::DispatchCounters Truth;
   std::vector<int> Want = runCallChain(*Dev, *Orig, "call_chain", 100, 9, 5,

@@ -393,14 +393,14 @@ LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
 // records, in the wave's order.
 
 namespace detail {
-/// Publishes the chunk \p Cursor (nonzero) points into.
+/// Publishes the chunk \p Cursor (nonzero) points into, a record of ring
+/// \p R.
 template <uint32_t ChunkBytes, typename C>
-LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
+LOOM_DEVICE_FN void publishChunk(LoomChannelRing *R, uint64_t Cursor) {
   uint64_t Base = (Cursor - 1) & ~uint64_t(ChunkBytes - 1);
   auto *Chunk = reinterpret_cast<LoomWaveChunk *>(Base);
   uint32_t Bytes =
       uint32_t(Cursor - Base) - uint32_t(sizeof(LoomWaveChunk) + sizeof(C));
-  LoomChannelRing *R = channelRing();
   RingConstants K = ringConstants(R);
   uint64_t Claim = scalarLoadFresh(&Chunk->Claim);
   __asm__ volatile("s_store_dword %0, %1, 0x0 glc" ::"s"(Bytes), "s"(Chunk)
@@ -408,11 +408,11 @@ LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
   scalarPublish(K, Claim);
 }
 
-/// Claims a chunk, writes its headers; the cursor after them, or 0 if
-/// the tool has no channel or its records are not ChunkBytes.
+/// Claims a chunk of ring \p R, writes its headers; the cursor after
+/// them, or 0 if the tool has no channel or its records are not
+/// ChunkBytes.
 template <uint32_t ChunkBytes, typename C>
-LOOM_DEVICE_FN uint64_t claimChunk(const C &ChunkHeader) {
-  LoomChannelRing *R = channelRing();
+LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
   if (!R)
     return 0;
   RingConstants K = ringConstants(R);
@@ -449,47 +449,52 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, const C &ChunkHeader,
                 "headers are stored 16 bytes at a time");
   constexpr uint32_t Stored = N - __builtin_popcount(Skip & ((1u << N) - 1));
   constexpr uint32_t Bytes = sizeof(H) + Stored * 64 * sizeof(L);
-  static_assert(sizeof(LoomWaveChunk) + sizeof(C) + Bytes <= ChunkBytes,
+  static_assert(sizeof(LoomWaveChunk) + sizeof(C) + Bytes < ChunkBytes,
                 "a record fits in a chunk");
   // The bytes used in the chunk, less one: 0 (no chunk yet) reads as
-  // full, as does a cursor at its very end. No boolean may live from one
-  // block to another here: LLVM keeps such a value as a lane mask and
-  // branches on it ANDed with EXEC, which a wave running the hook with
-  // EXEC empty would see as false; a cursor tested where it is compared
-  // branches on SCC.
-  if (((uint32_t(Cursor) - 1) & (ChunkBytes - 1)) + Bytes >= ChunkBytes) {
+  // full. A record must leave the cursor short of the chunk's end: the
+  // chunk is aligned to its size, so the cursor's low word then never
+  // carries into its high one, and moves with a 32-bit add. No boolean may
+  // live from one block to another here: LLVM keeps such a value as a lane
+  // mask and branches on it ANDed with EXEC (in VCC), which a wave running
+  // the hook with EXEC empty would see as false; a cursor tested where it
+  // is compared branches on SCC.
+  if (((uint32_t(Cursor) - 1) & (ChunkBytes - 1)) + Bytes >= ChunkBytes - 1) {
+    // The ring, read once for both the publish and the claim (a value
+    // loaded on one path only would be chosen by a boolean).
+    LoomChannelRing *R = detail::channelRing();
     if (Cursor)
-      detail::publishChunk<ChunkBytes, C>(Cursor);
-    Cursor = detail::claimChunk<ChunkBytes>(ChunkHeader);
+      detail::publishChunk<ChunkBytes, C>(R, Cursor);
+    Cursor = detail::claimChunk<ChunkBytes>(R, ChunkHeader);
   }
   if (!Cursor)
     return 0;
-  uint8_t *At = reinterpret_cast<uint8_t *>(Cursor);
   // Through a global pointer: a global store from the cursor's SGPRs plus
-  // the lane's offset, where a flat one would add them in VGPRs first.
+  // the lane's offset (constant offsets in the instruction), where a flat
+  // one would add them in VGPRs first.
   typedef __attribute__((address_space(1))) uint32_t GlobalWord;
+  GlobalWord *Record = reinterpret_cast<GlobalWord *>(Cursor);
   uint32_t Lane = laneId() * (sizeof(L) / 4);
   unsigned Array = 0;
 #pragma unroll
   for (unsigned A = 0; A < N; ++A) {
     if ((Skip >> A) & 1)
       continue;
-    GlobalWord *To = reinterpret_cast<GlobalWord *>(
-        Cursor + sizeof(H) + (Array++) * 64 * sizeof(L));
     const uint32_t *From = reinterpret_cast<const uint32_t *>(&Lanes[A]);
 #pragma unroll
     for (uint32_t W = 0; W < sizeof(L) / 4; ++W)
-      To[Lane + W] = From[W];
+      (Record + (sizeof(H) + Array * 64 * sizeof(L)) / 4 + W)[Lane] = From[W];
+    ++Array;
   }
-  detail::scalarStoreHeader(At, Header);
-  return Cursor + Bytes;
+  detail::scalarStoreHeader(reinterpret_cast<void *>(Cursor), Header);
+  return (Cursor & ~uint64_t(0xffffffff)) | uint32_t(uint32_t(Cursor) + Bytes);
 }
 
 /// Publishes the wave's chunk, if it has one; the cursor to keep (0).
 template <uint32_t ChunkBytes, typename C>
 LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor) {
   if (Cursor)
-    detail::publishChunk<ChunkBytes, C>(Cursor);
+    detail::publishChunk<ChunkBytes, C>(detail::channelRing(), Cursor);
   return 0;
 }
 
