@@ -211,6 +211,7 @@ using detail::LaunchState;
 using detail::NumLaunchStates;
 using detail::PointSpec;
 using detail::RawInput;
+using detail::waveCounterState;
 
 constexpr unsigned MaxSgpr = 102; // s0..s101 on gfx9
 constexpr unsigned MaxVgpr = 256;
@@ -338,6 +339,8 @@ private:
   /// SGPRs for the wave counters (above the launch state) and the
   /// address of each one's word.
   Error planCounters();
+  /// The counters in lanes of StateVgpr.
+  Error takeCounterLanes();
   /// \p Adds, SCC kept if \p Live has it.
   void emitCounterAdds(ArrayRef<CounterAdd> Adds, const RegisterSet &Live);
   /// Every counter added to its word, before an s_endpgm.
@@ -346,14 +349,37 @@ private:
     return StatesUsed & 1u << unsigned(S);
   }
   Error emitPreamble(const BinaryFunction &K);
-  bool hasPreamble() const { return StatesUsed || !CounterReg.empty(); }
-  /// The SGPR holding RawInput::State \p N: a launch state, or a half of
-  /// a wave counter.
-  unsigned stateRegister(unsigned N) const {
-    if (N < NumLaunchStates)
-      return StateReg[N];
-    return CounterReg[(N - NumLaunchStates) / 2] + (N - NumLaunchStates) % 2;
+  /// The SGPR the preamble puts launch state \p S together in, when it
+  /// is kept in lanes.
+  struct KernelLaunch;
+  static unsigned preambleTemp(const KernelLaunch &L, LaunchState S);
+  bool hasPreamble() const {
+    return StatesUsed || !CounterReg.empty() || CountersInLanes;
   }
+  /// Where RawInput::State \p N (a launch state, or a half of a wave
+  /// counter) lives for the whole kernel: an SGPR of its own, or lane N of
+  /// StateVgpr.
+  struct StateHome {
+    bool InLane = false;
+    unsigned Reg = 0, Lane = 0;
+  };
+  StateHome stateHome(unsigned N) const {
+    bool Counter = N >= NumLaunchStates;
+    if (Counter ? CountersInLanes : LaunchInLanes)
+      return {true, *StateVgpr, N};
+    if (!Counter)
+      return {false, StateReg[N], 0};
+    return {false,
+            CounterReg[(N - NumLaunchStates) / 2] + (N - NumLaunchStates) % 2,
+            0};
+  }
+  /// Copies state \p N into SGPR \p Dst; true if a VALU wrote it.
+  bool emitStateRead(StringRef Dst, unsigned N);
+  /// Copies SGPR \p Src into state \p N.
+  void emitStateWrite(unsigned N, StringRef Src);
+  /// A VGPR above every register the code and the points use, for state
+  /// kept in its lanes when the SGPRs run out.
+  Error takeStateVgpr();
   Error emitFunction(const BinaryFunction &F);
   /// How far point \p P's body moves up (SGPRs, VGPRs; 0 if it stays):
   /// above Budget, in steps of 4 (keeping register tuples aligned), if it
@@ -378,6 +404,10 @@ private:
     HazardSteps Before, After;
   };
   Seam seamAt(const BinaryFunction &F, unsigned B, unsigned I);
+  /// emitCounterAdds with the counters in lanes: s0..s3 borrowed, the
+  /// seams padded as a point's are.
+  void emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
+                              const RegisterSet &Live, const Seam &Around);
   const HazardInst &hazardOf(const BinaryInstruction &I);
   /// By instruction; a node map, as seams point into it.
   std::unordered_map<const BinaryInstruction *, HazardInst> Hazards;
@@ -464,6 +494,13 @@ private:
   std::vector<unsigned> CounterReg;
   std::vector<uint64_t> CounterAddress;
   unsigned AddTemp = 0, AddScc = 0, FlushBase = 0;
+  /// Where no SGPRs are left for them (-O0 code calling functions uses
+  /// s0..s101), the launch state and the counters live in lanes of
+  /// StateVgpr instead, state N in lane N; counter adds then borrow
+  /// s0..s3, kept meanwhile in lanes BorrowLane.. of it.
+  std::optional<unsigned> StateVgpr;
+  bool LaunchInLanes = false, CountersInLanes = false;
+  static constexpr unsigned BorrowLane = 60;
   /// How a kernel's preamble gets the launch state: the initial SGPRs as
   /// the original descriptor lays them out and as the copy's does (which
   /// enables what the state needs), and where the launch header goes.
@@ -794,10 +831,16 @@ Error Emitter::planLaunchState() {
       continue;
     while (N < MaxSgpr && Clobbered.hasSgpr(N))
       ++N;
-    if (N >= MaxSgpr)
-      return fail("no free scalar registers for the hooks' launch state (the "
-                  "kernels use s0..s" + Twine(FirstFree - 1) +
-                  ", the hooks " + Clobbered.str() + ")");
+    if (N >= MaxSgpr) {
+      // None left: lanes of a VGPR of its own.
+      LaunchInLanes = true;
+      if (Error E = takeStateVgpr())
+        return fail("no free scalar registers for the hooks' launch state "
+                    "(the kernels use s0..s" + Twine(FirstFree - 1) +
+                    ", the hooks " + Clobbered.str() + "), " +
+                    toString(std::move(E)));
+      return Error::success();
+    }
     StateReg[S] = N++;
   }
   Budget.FirstFreeSgpr = N;
@@ -805,9 +848,55 @@ Error Emitter::planLaunchState() {
   return Error::success();
 }
 
+Error Emitter::takeStateVgpr() {
+  if (StateVgpr)
+    return Error::success();
+  RegisterSet Clobbered;
+  for (const CompiledPoint &P : Compiled)
+    Clobbered |= P.Clobbers;
+  unsigned V = Budget.FirstFreeVgpr;
+  while (V < MaxVgpr && Clobbered.hasVgpr(V))
+    ++V;
+  if (V >= MaxVgpr)
+    return fail("nor a vector register to keep it in lanes of (the kernels "
+                "use v0..v" + Twine(Budget.FirstFreeVgpr - 1) + ")");
+  StateVgpr = V;
+  Budget.FirstFreeVgpr = V + 1;
+  HighestVgpr = std::max<int>(HighestVgpr, V);
+  return Error::success();
+}
+
+bool Emitter::emitStateRead(StringRef Dst, unsigned N) {
+  StateHome H = stateHome(N);
+  if (!H.InLane) {
+    OS << "\ts_mov_b32 " << Dst << ", " << sreg(H.Reg) << "\n";
+    return false;
+  }
+  OS << "\tv_readlane_b32 " << Dst << ", " << vreg(H.Reg) << ", " << H.Lane
+     << "\n";
+  return true;
+}
+
+void Emitter::emitStateWrite(unsigned N, StringRef Src) {
+  StateHome H = stateHome(N);
+  if (H.InLane)
+    OS << "\tv_writelane_b32 " << vreg(H.Reg) << ", " << Src << ", " << H.Lane
+       << "\n";
+  else
+    OS << "\ts_mov_b32 " << sreg(H.Reg) << ", " << Src << "\n";
+}
+
+unsigned Emitter::preambleTemp(const KernelLaunch &L, LaunchState S) {
+  return L.New.Total + unsigned(S);
+}
+
 Error Emitter::emitPreamble(const BinaryFunction &K) {
   for (unsigned R : CounterReg)
     OS << "\ts_mov_b64 " << spair(R) << ", 0\n";
+  if (CountersInLanes)
+    for (size_t C = 0; C < Plan.counters().size(); ++C)
+      for (bool High : {false, true})
+        emitStateWrite(waveCounterState(C, High), "0");
   if (!StatesUsed)
     return Error::success();
   const KernelLaunch &L = Launch.find(&K)->second;
@@ -815,7 +904,11 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
     return fail("the hooks need the kernarg segment pointer, and the kernel "
                 "has no user SGPR left for it");
   OS << "\t; loom: preamble (launch state)\n";
-  auto Reg = [&](LaunchState S) { return sreg(StateReg[unsigned(S)]); };
+  // In lanes, the state is put together first in SGPRs above the initial
+  // ones, free until the original code starts.
+  auto Reg = [&](LaunchState S) {
+    return sreg(LaunchInLanes ? preambleTemp(L, S) : StateReg[unsigned(S)]);
+  };
   if (usesState(LaunchState::HeaderLo)) {
     unsigned Kernarg = L.New.KernargSegmentPtr;
     OS << "\ts_add_u32 " << Reg(LaunchState::HeaderLo) << ", " << sreg(Kernarg)
@@ -835,6 +928,13 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
     if (L.OldWorkitemId < 2)
       OS << "\tv_and_b32_e32 v0, " << (L.OldWorkitemId == 0 ? 0x3ff : 0xfffff)
          << ", v0\n";
+  }
+  if (LaunchInLanes) {
+    HighestSgpr = std::max<int>(HighestSgpr, preambleTemp(L, LaunchState::WaveTid));
+    OS << "\ts_nop 1\n"; // v_readfirstlane's SGPR, read by a VALU
+    for (unsigned S = 0; S < NumLaunchStates; ++S)
+      if (usesState(LaunchState(S)))
+        emitStateWrite(S, Reg(LaunchState(S)));
   }
   // The original initial SGPRs back where the original code expects them.
   // Each moves down (or stays): in increasing order no source is
@@ -872,6 +972,8 @@ Error Emitter::planCounters() {
                   "': no tool has a global of that name (LOOM_DEVICE)");
     CounterAddress.push_back(*Address + C.Offset);
   }
+  if (LaunchInLanes)
+    return takeCounterLanes();
   // Above the launch state, where no point writes, as the state.
   RegisterSet Clobbered;
   for (const CompiledPoint &P : Compiled)
@@ -893,20 +995,43 @@ Error Emitter::planCounters() {
   };
   for (size_t C = 0; C < Counters.size(); ++C) {
     Expected<unsigned> R = Take(2);
-    if (!R)
-      return R.takeError();
+    if (!R) {
+      // None left: lanes of a VGPR of its own, as the launch state can.
+      CounterReg.clear();
+      if (Error E = takeCounterLanes())
+        return joinErrors(R.takeError(), std::move(E));
+      consumeError(R.takeError());
+      return Error::success();
+    }
     CounterReg.push_back(*R);
   }
   Expected<unsigned> Base = Take(2), Temp = Take(1), Scc = Take(1);
-  if (!Base || !Temp || !Scc)
-    return joinErrors(joinErrors(Base.takeError(), Temp.takeError()),
-                      Scc.takeError());
+  if (!Base || !Temp || !Scc) {
+    CounterReg.clear();
+    Error Why = joinErrors(joinErrors(Base.takeError(), Temp.takeError()),
+                           Scc.takeError());
+    if (Error E = takeCounterLanes())
+      return joinErrors(std::move(Why), std::move(E));
+    consumeError(std::move(Why));
+    return Error::success();
+  }
   FlushBase = *Base;
   AddTemp = *Temp;
   AddScc = *Scc;
   Budget.FirstFreeSgpr = N;
   HighestSgpr = std::max<int>(HighestSgpr, N - 1);
   return Error::success();
+}
+
+Error Emitter::takeCounterLanes() {
+  size_t Count = Plan.counters().size();
+  if (NumLaunchStates + 2 * Count > BorrowLane)
+    return fail("no free scalar registers for " + Twine(Count) +
+                " wave counters, and at most " +
+                Twine((BorrowLane - NumLaunchStates) / 2) +
+                " fit in a vector register's lanes");
+  CountersInLanes = true;
+  return takeStateVgpr();
 }
 
 void Emitter::emitCounterAdds(ArrayRef<CounterAdd> Adds,
@@ -931,7 +1056,99 @@ void Emitter::emitCounterAdds(ArrayRef<CounterAdd> Adds,
     OS << "\ts_cmp_lg_u32 " << sreg(AddScc) << ", 0\n";
 }
 
+void Emitter::emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
+                                     const RegisterSet &Live,
+                                     const Seam &Around) {
+  // s0, s1: a counter; s2: EXEC's lane count; s3: SCC.
+  bool KeepScc = Live.has(SpecialReg::Scc);
+  bool PerLane = any_of(Adds, [](const CounterAdd &A) { return A.PerLane; });
+  unsigned Borrowed = KeepScc ? 4 : PerLane ? 3 : 2;
+  unsigned V = *StateVgpr;
+  HazardInst Head; // the v_writelane of the borrowed SGPRs
+  Head.U = HazardInst::Unit::Valu;
+  Head.RwLane = true;
+  Head.Reads.addSgprs(0, Borrowed).addExec();
+  Head.Writes.addVgprs(V);
+  Head.WaitStates = 0;
+  HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
+  Before.insert(Before.end(), Around.Before.begin(), Around.Before.end());
+  padSeam(Before, hazardSteps({Head}, /*Reversed=*/false));
+  for (unsigned K = 0; K < Borrowed; ++K)
+    OS << "\tv_writelane_b32 " << vreg(V) << ", " << sreg(K) << ", "
+       << BorrowLane + K << "\n";
+  if (KeepScc)
+    OS << "\ts_cselect_b32 s3, 1, 0\n";
+  // A VALU's SGPR write read by a VALU, its VGPR write read by
+  // v_readlane: a wait state or two on gfx94x.
+  OS << "\ts_nop 1\n";
+  for (const CounterAdd &A : Adds) {
+    StateHome Lo = stateHome(waveCounterState(A.Counter, false));
+    StateHome Hi = stateHome(waveCounterState(A.Counter, true));
+    OS << "\tv_readlane_b32 s0, " << vreg(V) << ", " << Lo.Lane << "\n";
+    OS << "\tv_readlane_b32 s1, " << vreg(V) << ", " << Hi.Lane << "\n";
+    std::string Amount = std::to_string(A.Amount);
+    if (A.PerLane) {
+      OS << "\ts_bcnt1_i32_b64 s2, exec\n";
+      if (A.Amount != 1)
+        OS << "\ts_mul_i32 s2, s2, " << Amount << "\n";
+      Amount = "s2";
+    }
+    OS << "\ts_add_u32 s0, s0, " << Amount << "\n\ts_addc_u32 s1, s1, 0\n";
+    OS << "\tv_writelane_b32 " << vreg(V) << ", s0, " << Lo.Lane << "\n";
+    OS << "\tv_writelane_b32 " << vreg(V) << ", s1, " << Hi.Lane << "\n";
+    OS << "\ts_nop 1\n";
+  }
+  if (KeepScc)
+    OS << "\ts_cmp_lg_u32 s3, 0\n";
+  for (unsigned K = 0; K < Borrowed; ++K)
+    OS << "\tv_readlane_b32 " << sreg(K) << ", " << vreg(V) << ", "
+       << BorrowLane + K << "\n";
+  // SGPRs a VALU wrote: 5 wait states before a VMEM reads them.
+  OS << "\ts_nop 4\n";
+  HazardInst Restore, Nop;
+  Restore.U = HazardInst::Unit::Valu;
+  Restore.RwLane = Restore.ReadLane = true;
+  Restore.Writes.addSgprs(0, Borrowed);
+  Restore.Reads.addVgprs(V).addExec();
+  Nop.WaitStates = 5;
+  PreviousTail = {Restore, Nop};
+  padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
+}
+
 void Emitter::emitCounterFlush() {
+  if (CountersInLanes) {
+    // Before s_endpgm nothing is live: any SGPRs do, a pair per counter
+    // (s[0:1], s[2:3], ...) and the base after them.
+    unsigned V = *StateVgpr, Pair = 0;
+    std::vector<std::pair<unsigned, uint64_t>> Words; // pair, address
+    for (size_t C = 0; C < Plan.counters().size(); ++C) {
+      if (Plan.counters()[C].Global.empty())
+        continue;
+      OS << "\tv_readlane_b32 " << sreg(Pair) << ", " << vreg(V) << ", "
+         << stateHome(waveCounterState(C, false)).Lane << "\n";
+      OS << "\tv_readlane_b32 " << sreg(Pair + 1) << ", " << vreg(V) << ", "
+         << stateHome(waveCounterState(C, true)).Lane << "\n";
+      Words.emplace_back(Pair, CounterAddress[C]);
+      Pair += 2;
+    }
+    if (Words.empty())
+      return;
+    OS << "\ts_nop 4\n";
+    std::optional<uint64_t> Base;
+    for (auto [R, At] : Words) {
+      if (!Base || At < *Base || At - *Base >= (1u << 20)) {
+        Base = At;
+        OS << "\ts_mov_b32 " << sreg(Pair) << ", 0x"
+           << utohexstr(uint32_t(At)) << "\n\ts_mov_b32 " << sreg(Pair + 1)
+           << ", 0x" << utohexstr(uint32_t(At >> 32)) << "\n";
+      }
+      OS << "\ts_atomic_add_x2 " << spair(R) << ", " << spair(Pair) << ", 0x"
+         << utohexstr(At - *Base) << "\n";
+    }
+    OS << "\ts_waitcnt lgkmcnt(0)\n";
+    noteHighest(RegisterSet().addSgprs(0, Pair + 2), HighestSgpr, HighestVgpr);
+    return;
+  }
   if (CounterReg.empty())
     return;
   // Scalar atomics take a 20-bit offset from their base.
@@ -1171,13 +1388,19 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // A memory result still in flight into a register the inserted code
   // reads or writes would land in the middle of it: wait for those.
   RegisterSet Touched = Used | Sources | Save;
+  // State kept in lanes is read and written with v_readlane/v_writelane.
+  bool StateLanes = any_of(P.SgprInputs, [&](const RawInput &R) {
+    return R.K == RawInput::Kind::State && stateHome(R.N).InLane;
+  }) || any_of(P.Results, [&](auto R) { return stateHome(R.second).InLane; });
+  if (StateLanes)
+    Touched.addVgprs(*StateVgpr);
   const detail::BodyHazards &BH = bodyHazards(P, SgprShift, VgprShift);
   // A point right after another (no original instruction between) meets
   // the other's end first.
   HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
   Before.insert(Before.end(), Around.Before.begin(), Around.Before.end());
   std::vector<HazardInst> Head =
-      detail::glueHead(Touched, !LaneVgprs.empty(), BH);
+      detail::glueHead(Touched, !LaneVgprs.empty() || StateLanes, BH);
   padSeam(Before, hazardSteps(Head, /*Reversed=*/false));
   emitWait(Pending.Vm.intersects(Touched), Pending.Lgkm.intersects(Touched));
   if (Temp)
@@ -1240,7 +1463,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
       OS << "\ts_mov_b32 " << Dst << ", m0\n";
       break;
     case RawInput::Kind::State:
-      OS << "\ts_mov_b32 " << Dst << ", " << sreg(stateRegister(R.N)) << "\n";
+      VaLuWroteSgpr |= emitStateRead(Dst, R.N);
       break;
     case RawInput::Kind::Immediate:
       OS << "\ts_mov_b32 " << Dst << ", " << format_hex(R.Imm, 10) << "\n";
@@ -1287,9 +1510,13 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   OS << Spliced(P.ReturnLabel) << ":\n";
   // Values the hooks return into wave counters, from the parameter
   // registers they were left in, before those are restored.
+  bool ResultsInLanes = any_of(P.Results, [&](auto Result) {
+    return stateHome(Result.second).InLane;
+  });
+  if (ResultsInLanes) // a VALU's write of an SGPR, then v_writelane reads it
+    OS << "\ts_nop 1\n";
   for (auto [Param, State] : P.Results)
-    OS << "\ts_mov_b32 " << sreg(stateRegister(State)) << ", "
-       << sreg(P.FirstSgpr + SgprShift + Param) << "\n";
+    emitStateWrite(State, sreg(P.FirstSgpr + SgprShift + Param));
 
   // The body's own memory operations, before its registers are restored.
   emitWait(P.LeavesVm, P.LeavesLgkm);
@@ -1325,6 +1552,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   RegisterSet RestoredVector;
   for (auto [V, From] : VgprSave)
     RestoredVector.addVgprs(V);
+  if (ResultsInLanes)
+    RestoredVector.addVgprs(*StateVgpr);
   PreviousTail = detail::glueTail(BH, RestoredVector, M0Home.has_value(),
                                   VaLuWroteSgpr);
   padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
@@ -1592,10 +1821,19 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     if (usesState(LaunchState::WaveTid)) {
       HazardInst ReadFirst;
       ReadFirst.U = HazardInst::Unit::Valu;
-      ReadFirst.Writes.addSgprs(StateReg[unsigned(LaunchState::WaveTid)]);
+      ReadFirst.Writes.addSgprs(
+          LaunchInLanes ? preambleTemp(Launch.find(&F)->second,
+                                       LaunchState::WaveTid)
+                        : StateReg[unsigned(LaunchState::WaveTid)]);
       HazardInst Mask = ReadFirst;
       Mask.Writes = RegisterSet().addVgprs(0);
       Preamble = {ReadFirst, Mask};
+      if (LaunchInLanes) {
+        HazardInst Lanes = ReadFirst; // v_writelane into StateVgpr
+        Lanes.Reads = ReadFirst.Writes;
+        Lanes.Writes = RegisterSet().addVgprs(*StateVgpr);
+        Preamble.push_back(Lanes);
+      }
       Start.Before = hazardSteps(Preamble, /*Reversed=*/true);
     }
   }
@@ -1619,8 +1857,14 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   // A point's counter adds come before its hooks; scalar code, they need
   // no VGPR indexing switched off.
   auto Count = [&](std::map<uint64_t, std::vector<CounterAdd>> &Adds,
-                   uint64_t Addr, const RegisterSet &L) {
-    if (auto It = Adds.find(Addr); It != Adds.end())
+                   uint64_t Addr, const RegisterSet &L, unsigned B,
+                   unsigned Pos) {
+    auto It = Adds.find(Addr);
+    if (It == Adds.end())
+      return;
+    if (CountersInLanes)
+      emitCounterAddsInLanes(It->second, L, seamAt(F, B, Pos));
+    else
       emitCounterAdds(It->second, L);
   };
   for (unsigned B = 0; B < F.blocks().size(); ++B) {
@@ -1651,7 +1895,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     }
     OS << blockLabel(F, Block.Address) << ":\n";
     Pending = Waits.blockIn(B);
-    Count(FP.AddsBlockEntry, Block.Address, FL->liveIn(B));
+    Count(FP.AddsBlockEntry, Block.Address, FL->liveIn(B), B, 0);
     if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B), B, 0))
       return E;
     // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
@@ -1675,7 +1919,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
       const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
-      Count(FP.AddsBefore, Addr, FL->liveBefore(B, I));
+      Count(FP.AddsBefore, Addr, FL->liveBefore(B, I), B, I);
       if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I), I))
         return E;
       if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I), I))
@@ -1699,7 +1943,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         Indexing = false;
       }
       Pending.step(Block.Instructions[I]);
-      Count(FP.AddsAfter, Addr, FL->liveAfter(B, I));
+      Count(FP.AddsAfter, Addr, FL->liveAfter(B, I), B, I + 1);
       if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I), I + 1))
         return E;
     }
