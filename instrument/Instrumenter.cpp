@@ -267,6 +267,9 @@ struct FunctionPoints {
 struct RegisterBudget {
   unsigned FirstFreeSgpr = 0;
   unsigned FirstFreeVgpr = 0;
+  /// AGPRs: none used from FirstFreeAgpr up to AgprLimit (0 on targets
+  /// without them).
+  unsigned FirstFreeAgpr = 0, AgprLimit = 0;
 };
 
 /// Reads back the .loom.addrmap section lld resolved.
@@ -484,6 +487,9 @@ private:
   std::vector<PointSpec> Specs;
   std::vector<CompiledPoint> Compiled;
   RegisterBudget Budget;
+  /// The budget of the original code alone, before the launch state,
+  /// counters and long branches took registers above it.
+  RegisterBudget OriginalBudget;
   /// The launch state the points read (1 << LaunchState), and the SGPR
   /// each lives in for the whole kernel.
   unsigned StatesUsed = 0;
@@ -534,6 +540,7 @@ private:
   /// descriptors.
   int HighestSgpr = -1, HighestVgpr = -1;
   int BaseSgpr = -1, BaseVgpr = -1; // of the original code alone
+  int HighestAgpr = -1, BaseAgpr = -1;
   unsigned PcLabels = 0;
   /// Original address of the instruction at each .Lloom_oN label.
   std::vector<uint64_t> AddressMapLabels;
@@ -740,48 +747,80 @@ void Emitter::computeBudget() {
   Budget.FirstFreeVgpr = V + 1;
   HighestSgpr = S;
   HighestVgpr = V;
+  // AGPRs, where the target has them: what the code and the kernels'
+  // metadata use is taken; the rest may hold saved VGPRs.
+  StringRef Processor = BC.codeObject().target().Processor;
+  if (Processor.starts_with("gfx90a") || Processor.starts_with("gfx94") ||
+      Processor.starts_with("gfx95")) {
+    int A = -1;
+    for (const BinaryFunction *F : Emitted)
+      for (const BinaryBasicBlock &B : F->blocks())
+        for (const BinaryInstruction &I : B.Instructions)
+          (I.Props.Reads | I.Props.Writes).forEachUnit([&](unsigned U) {
+            if (U >= RegisterSet::AgprBase &&
+                U < RegisterSet::AgprBase + RegisterSet::NumAgprs)
+              A = std::max<int>(A, U - RegisterSet::AgprBase);
+          });
+    for (const BinaryFunction *F : Kernels) {
+      const codeobj::Kernel *K = BC.codeObject().findKernel(F->name());
+      if (const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(*K))
+        A = std::max<int>(A, int(MD->AgprCount) - 1);
+      // Code not copied may use any the calling convention lets it.
+      if (UnknownCalls)
+        A = std::max(A, 31);
+    }
+    Budget.FirstFreeAgpr = A + 1;
+    Budget.AgprLimit = RegisterSet::NumAgprs;
+    HighestAgpr = BaseAgpr = A;
+  }
 }
 
-/// Spare registers of one point: free in the original code and not
-/// clobbered by the point.
+/// Homes for one point's saves: registers the original code never uses
+/// (above the budget), then registers it uses that are dead at the point
+/// (not live, not read by the arguments, no load in flight into them:
+/// Liveness proves them free), none the point clobbers; and AGPRs the
+/// code never uses (gfx90a, gfx94x), for VGPRs.
 class SpareAllocator {
 public:
-  SpareAllocator(const RegisterBudget &B, const RegisterSet &Clobbers)
-      : B(B), Clobbers(Clobbers), NextS(B.FirstFreeSgpr),
-        NextV(B.FirstFreeVgpr) {}
+  SpareAllocator(const RegisterBudget &B, const RegisterSet &Clobbers,
+                 const RegisterSet &Dead)
+      : B(B), Clobbers(Clobbers), Dead(Dead), NextS(B.FirstFreeSgpr),
+        NextV(B.FirstFreeVgpr), NextA(B.FirstFreeAgpr) {}
 
-  Expected<unsigned> sgpr(unsigned Count = 1) {
-    unsigned N = NextS;
-    for (;; ++N) {
-      if (Count == 2 && N % 2)
-        continue;
-      if (N + Count > MaxSgpr)
-        return fail("no free scalar registers to save into (the kernel uses "
-                    "s0..s" + Twine(B.FirstFreeSgpr - 1) + ")");
-      bool Free = true;
-      for (unsigned I = 0; I < Count; ++I)
-        Free &= !Clobbers.hasSgpr(N + I);
-      if (Free)
-        break;
-    }
-    NextS = N + Count;
-    return N;
+  Expected<unsigned> sgpr() {
+    while (NextS < MaxSgpr && Clobbers.hasSgpr(NextS))
+      ++NextS;
+    if (NextS < MaxSgpr)
+      return NextS++;
+    while (DeadS < B.FirstFreeSgpr && !Dead.hasSgpr(DeadS))
+      ++DeadS;
+    if (DeadS < B.FirstFreeSgpr)
+      return DeadS++;
+    return fail("no free scalar registers to save into (the kernel uses "
+                "s0..s" + Twine(B.FirstFreeSgpr - 1) + ")");
   }
   Expected<unsigned> vgpr() {
-    unsigned N = NextV;
-    while (N < MaxVgpr && Clobbers.hasVgpr(N))
-      ++N;
-    if (N >= MaxVgpr)
-      return fail("no free vector registers to save into (the kernel uses "
-                  "v0..v" + Twine(B.FirstFreeVgpr - 1) + ")");
-    NextV = N + 1;
-    return N;
+    while (NextV < MaxVgpr && Clobbers.hasVgpr(NextV))
+      ++NextV;
+    if (NextV < MaxVgpr)
+      return NextV++;
+    while (DeadV < B.FirstFreeVgpr && !Dead.hasVgpr(DeadV))
+      ++DeadV;
+    if (DeadV < B.FirstFreeVgpr)
+      return DeadV++;
+    return fail("no free vector registers to save into (the kernel uses "
+                "v0..v" + Twine(B.FirstFreeVgpr - 1) + ")");
+  }
+  std::optional<unsigned> agpr() {
+    if (NextA >= B.AgprLimit)
+      return std::nullopt;
+    return NextA++;
   }
 
 private:
   const RegisterBudget &B;
-  const RegisterSet &Clobbers;
-  unsigned NextS, NextV;
+  const RegisterSet &Clobbers, &Dead;
+  unsigned NextS, NextV, NextA, DeadS = 0, DeadV = 0;
 };
 
 Error Emitter::planLaunchState() {
@@ -1262,14 +1301,20 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
     bool InLane = false;
     unsigned Reg = 0, Lane = 0;
   };
-  SpareAllocator Spares(Budget, Clob);
+  // Registers of the original code that nothing reads before writing
+  // them again, which the point does not read either.
+  RegisterSet Dead;
+  Dead.addSgprs(0, OriginalBudget.FirstFreeSgpr)
+      .addVgprs(0, OriginalBudget.FirstFreeVgpr);
+  Dead.subtract(Live | Sources | Clob | Pending.Vm | Pending.Lgkm);
+  SpareAllocator Spares(Budget, Clob, Dead);
   RegisterSet Used = Clob;
   std::vector<unsigned> LaneVgprs;
   unsigned Lanes = 0;
   bool OutOfSgprs = false;
   auto NewHome = [&]() -> Expected<Home> {
     if (!OutOfSgprs) {
-      auto N = Spares.sgpr(1);
+      auto N = Spares.sgpr();
       if (N) {
         Used.addSgprs(*N);
         return Home{false, *N, 0};
@@ -1301,7 +1346,14 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   std::optional<Home> SccHome, M0Home;
   Home ExecHome[2], VccHome[2];
   std::map<unsigned, Home> SgprHome;
-  std::map<unsigned, unsigned> VgprSave; // original -> spare
+  // Original -> spare VGPR, or AGPR (v_accvgpr_write/read) where no VGPR
+  // is free.
+  struct VectorHome {
+    unsigned Reg = 0;
+    bool Agpr = false;
+    std::string name() const { return (Agpr ? "a" : "v") + std::to_string(Reg); }
+  };
+  std::map<unsigned, VectorHome> VgprSave;
   auto Take = [&](Home &H) -> Error {
     auto N = NewHome();
     if (!N)
@@ -1341,10 +1393,18 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   for (unsigned V = 0; V < MaxVgpr; ++V)
     if (Save.hasVgpr(V)) {
       auto N = Spares.vgpr();
-      if (!N)
+      if (N) {
+        Used.addVgprs(*N);
+        VgprSave[V] = {*N, false};
+        continue;
+      }
+      std::optional<unsigned> A = Spares.agpr();
+      if (!A)
         return N.takeError();
-      Used.addVgprs(*N);
-      VgprSave[V] = *N;
+      consumeError(N.takeError());
+      Used.addAgprs(*A);
+      HighestAgpr = std::max<int>(HighestAgpr, *A);
+      VgprSave[V] = {*A, true};
     }
   noteHighest(Used, HighestSgpr, HighestVgpr);
 
@@ -1426,11 +1486,15 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   for (auto &[S, H] : SgprHome)
     if (!Temp || S != *Temp)
       SaveTo(sreg(S), H);
+  bool AgprHomes = any_of(VgprSave, [](auto &S) { return S.second.Agpr; });
   if (!VgprSave.empty()) {
     OS << "\ts_mov_b64 exec, -1\n";
-    for (auto [V, To] : VgprSave)
-      OS << "\tv_mov_b32_e32 " << vreg(To) << ", " << vreg(V) << "\n";
+    for (auto &[V, To] : VgprSave)
+      OS << (To.Agpr ? "\tv_accvgpr_write_b32 " : "\tv_mov_b32_e32 ")
+         << To.name() << ", " << vreg(V) << "\n";
     RestoreExec();
+    if (AgprHomes) // v_accvgpr_write, then v_accvgpr_read of the AGPR
+      OS << "\ts_nop 1\n";
   }
 
   // Arguments. Until the body runs, only the parameter registers (and
@@ -1477,9 +1541,12 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
     if (R.K == RawInput::Kind::Agpr)
       OS << "\tv_accvgpr_read_b32 " << vreg(I + VgprShift) << ", a" << R.N
          << "\n";
+    else if (auto It = VgprSave.find(R.N); It != VgprSave.end())
+      OS << (It->second.Agpr ? "\tv_accvgpr_read_b32 " : "\tv_mov_b32_e32 ")
+         << vreg(I + VgprShift) << ", " << It->second.name() << "\n";
     else
-      OS << "\tv_mov_b32_e32 " << vreg(I + VgprShift) << ", "
-         << vreg(VgprSave.count(R.N) ? VgprSave[R.N] : R.N) << "\n";
+      OS << "\tv_mov_b32_e32 " << vreg(I + VgprShift) << ", " << vreg(R.N)
+         << "\n";
   }
   // An SGPR a VALU wrote needs 5 wait states before a VMEM reads it.
   if (VaLuWroteSgpr)
@@ -1523,8 +1590,9 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   VaLuWroteSgpr = false;
   if (!VgprSave.empty()) {
     OS << "\ts_mov_b64 exec, -1\n";
-    for (auto [V, From] : VgprSave)
-      OS << "\tv_mov_b32_e32 " << vreg(V) << ", " << vreg(From) << "\n";
+    for (auto &[V, From] : VgprSave)
+      OS << (From.Agpr ? "\tv_accvgpr_read_b32 " : "\tv_mov_b32_e32 ")
+         << vreg(V) << ", " << From.name() << "\n";
   }
   RestoreExec();
   if (SaveVcc) {
@@ -1550,8 +1618,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   if (VaLuWroteSgpr)
     OS << "\ts_nop 4\n";
   RegisterSet RestoredVector;
-  for (auto [V, From] : VgprSave)
-    RestoredVector.addVgprs(V);
+  for (auto &Saved : VgprSave)
+    RestoredVector.addVgprs(Saved.first);
   if (ResultsInLanes)
     RestoredVector.addVgprs(*StateVgpr);
   PreviousTail = detail::glueTail(BH, RestoredVector, M0Home.has_value(),
@@ -1978,6 +2046,7 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
   unsigned OldTotal = ((Rsrc1 & 0x3f) + 1) * 8;
   unsigned OldAccum = KD.accumOffsetInVgprs();
   unsigned Agprs = OldTotal > OldAccum ? OldTotal - OldAccum : 0;
+  Agprs = std::max<unsigned>(Agprs, HighestAgpr + 1); // saved VGPRs
   unsigned Arch = std::max<unsigned>(HighestVgpr + 1, 1);
   unsigned Accum = std::max(OldAccum, unsigned(alignTo(Arch, 4)));
   unsigned Total = std::max(OldTotal, Accum + Agprs);
@@ -2060,6 +2129,10 @@ Expected<std::string> Emitter::metadataYaml() {
       if (Copy[".sgpr_count"].isEmpty() ||
           Copy[".sgpr_count"].getUInt() < Sgprs)
         Copy[".sgpr_count"] = Doc.getNode(uint64_t(Sgprs));
+      if (HighestAgpr >= 0 && (Copy[".agpr_count"].isEmpty() ||
+                               Copy[".agpr_count"].getUInt() <
+                                   unsigned(HighestAgpr + 1)))
+        Copy[".agpr_count"] = Doc.getNode(uint64_t(HighestAgpr + 1));
       if (K.UsesLaunchHeader)
         Copy[".kernarg_segment_size"] = Doc.getNode(uint64_t(K.KernargSize));
       New.push_back(Copy);
@@ -2087,6 +2160,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     return std::move(Result);
   collectPoints();
   computeBudget();
+  OriginalBudget = Budget;
 
   auto Target = jit::TargetSpec::fromIsaName(BC.codeObject().target().str());
   if (!Target)
@@ -2143,6 +2217,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     Text.clear();
     HighestSgpr = BaseSgpr;
     HighestVgpr = BaseVgpr;
+    HighestAgpr = BaseAgpr;
     for (const CompiledPoint &P : Compiled)
       noteHighest(P.Clobbers, HighestSgpr, HighestVgpr);
     OS << "\t.amdgcn_target \"amdgcn-amd-amdhsa--"

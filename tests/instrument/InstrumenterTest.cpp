@@ -576,4 +576,127 @@ TEST_F(InstrumenterTest, AFaultInAHookNamesTheHook) {
   EXPECT_EQ(Again.Out.size(), 200u);
 }
 
+/// exhausted_kernels.c's \p Kernel over \p N work-items in groups of 64:
+/// its output, and what the virtual GPU counted into \p Counters if given.
+std::vector<int> runExhausted(emu::Device &Dev, emu::Module &M,
+                              llvm::StringRef Kernel, unsigned N,
+                              emu::DispatchCounters *Counters = nullptr,
+                              const LoomLaunchHeader *Header = nullptr,
+                              uint32_t HeaderOffset = 0) {
+  emu::DeviceBuffer In(Dev, N * 4), Out(Dev, N * 4);
+  for (unsigned I = 0; I < N; ++I)
+    In.data<int>()[I] = int(I * 37) - 1000;
+  emu::KernelArgs Args;
+  Args.add(Out.data());
+  if (Kernel.starts_with("all_vgprs"))
+    Args.add(In.data());
+  else
+    Args.add(int32_t(5)).add(int32_t(3));
+  if (Header)
+    Args.addRaw(HeaderOffset,
+                llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Header),
+                               sizeof(*Header)));
+  auto Res = M.launch(Kernel, emu::LaunchConfig::linear(N, 64), Args);
+  if (!Res) {
+    ADD_FAILURE() << llvm::toString(Res.takeError());
+    return {};
+  }
+  EXPECT_TRUE(Res->ok()) << Res->FirstFault.Message;
+  if (Counters)
+    *Counters = Res->Counters;
+  return std::vector<int>(Out.data<int>(), Out.data<int>() + N);
+}
+
+// all_vgprs keeps v0..v255 live at once: no VGPR is left above the
+// kernel's, and in its middle none is dead either. The clobbering hook
+// before every instruction still changes nothing and counts exactly: its
+// saves go to registers dead at each point, and where none is, VGPRs go to
+// AGPRs the kernel leaves free.
+TEST_F(InstrumenterTest, SavesFindHomesWhenNoRegisterIsFree) {
+  ASSERT_NO_FATAL_FAILURE(useFixture("exhausted_kernels.elf"));
+  InstrumentedCodeObject ICO;
+  auto M = instrumentAll("all_vgprs", "clobber", &ICO);
+  ASSERT_TRUE(M);
+  if (getenv("LOOM_TEST_DUMP"))
+    fprintf(stderr, "%s", ICO.Assembly.c_str());
+  EXPECT_NE(ICO.Assembly.find("v_accvgpr_write_b32"), std::string::npos);
+  emu::DispatchCounters Truth;
+  std::vector<int> Want = runExhausted(*Dev, *Orig, "all_vgprs", 128, &Truth);
+  resetCounts();
+  EXPECT_EQ(runExhausted(*Dev, *M, "all_vgprs.loom", 128), Want);
+  expectCountsEqual(Truth);
+}
+
+// all_sgprs writes s101: no SGPR is left for the launch state or the wave
+// counters, which live in lanes of a VGPR instead. Counters before every
+// instruction (of the kernel and the functions it calls through a
+// pointer), a hook returning into a counter, and the launch state at
+// kernel entry: all exact, results unchanged.
+TEST_F(InstrumenterTest, StateAndCountersLiveInLanesWhenSgprsRunOut) {
+  ASSERT_NO_FATAL_FAILURE(useFixture("exhausted_kernels.elf"));
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("all_sgprs");
+  const BinaryFunction *K = Lifted->function("all_sgprs");
+  ASSERT_NE(K, nullptr);
+  unsigned Waves = Plan.waveCounter("loom_test_events", 0);
+  unsigned Lanes = Plan.waveCounter("loom_test_events", 8);
+  unsigned Bumps = Plan.waveCounter("loom_test_events", 24);
+  for (const BinaryFunction *F : Lifted->callGraph().reachableFrom(*K))
+    for (const BinaryBasicBlock &B : F->blocks())
+      for (const BinaryInstruction &I : B.Instructions) {
+        ASSERT_OK(Plan.countBefore(*F, I, {Waves, 1, false}));
+        if (I.Props.IsVector)
+          ASSERT_OK(Plan.countBefore(*F, I, {Lanes, 1, true}));
+        ASSERT_OK(Plan.add(HookRequest::call(
+            F->name().str(), HookPoint::Before, I.address(), "bump",
+            {HookArg::waveCounter(Bumps), HookArg::constant(2)}, Bumps)));
+      }
+  ASSERT_OK(Plan.atKernelEntry(
+      *K, "wave_info",
+      {HookArg::exec(), HookArg::laneId(), HookArg::waveId(),
+       HookArg::workgroupId(0), HookArg::dispatchId()}));
+  InstrumentOptions O;
+  O.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  for (const std::string &W : R->Warnings)
+    ADD_FAILURE() << "warning: " << W;
+  if (getenv("LOOM_TEST_DUMP"))
+    fprintf(stderr, "%s", R->Assembly.c_str());
+  const InstrumentedKernel *IK = R->kernel("all_sgprs");
+  ASSERT_NE(IK, nullptr);
+  EXPECT_NE(R->Assembly.find("v_readlane_b32 s0, v"), std::string::npos)
+      << "counters in lanes";
+  auto M = loadElf(R->Elf, "instrumented");
+  ASSERT_TRUE(M);
+
+  constexpr unsigned N = 150; // three waves, the last one partial
+  emu::DispatchCounters Truth;
+  std::vector<int> Want = runExhausted(*Dev, *Orig, "all_sgprs", N, &Truth);
+  resetCounts();
+  testutil::resetWaves(*Hooks);
+  emu::DeviceBuffer Data(*Dev, 8);
+  *Data.data<uint64_t>() = 0x600dcafe;
+  LoomLaunchHeader H{};
+  H.DispatchId = 5;
+  uint32_t Grid[3] = {N, 1, 1};
+  uint16_t Group[3] = {64, 1, 1};
+  std::copy(Grid, Grid + 3, H.GridSize);
+  std::copy(Group, Group + 3, H.WorkgroupSize);
+  H.ToolCount = 1;
+  H.Tools[0].Data = reinterpret_cast<uint64_t>(Data.data());
+  EXPECT_EQ(runExhausted(*Dev, *M, "all_sgprs.loom", N, nullptr, &H,
+                         IK->LaunchHeaderOffset),
+            Want);
+  const uint64_t *Words = global("loom_test_events");
+  EXPECT_EQ(Words[0], Truth.WaveInstructions);
+  EXPECT_EQ(Words[1], Truth.ActiveLaneInstructions);
+  EXPECT_EQ(Words[3], 2 * Truth.WaveInstructions);
+  EXPECT_GT(Truth.WaveInstructions, 300u);
+  unsigned Bad = 0;
+  auto Seen = testutil::recordedWaves(*Hooks, 5, 0x600dcafe, Bad);
+  EXPECT_EQ(Seen, testutil::expectedWaves(Grid, Group));
+  EXPECT_EQ(Bad, 0u);
+}
+
 } // namespace
