@@ -339,6 +339,9 @@ private:
   unsigned instructionIndex(const BinaryFunction &F, uint64_t Address);
   void computeBudget();
   Error planLaunchState();
+  /// StackBytes and SlotBase, or why the kernels cannot give the hooks a
+  /// stack.
+  Error planStack();
   /// SGPRs for the wave counters (above the launch state) and the
   /// address of each one's word.
   Error planCounters();
@@ -357,7 +360,7 @@ private:
   struct KernelLaunch;
   static unsigned preambleTemp(const KernelLaunch &L, LaunchState S);
   bool hasPreamble() const {
-    return StatesUsed || !CounterReg.empty() || CountersInLanes;
+    return StatesUsed || StackBytes || !CounterReg.empty() || CountersInLanes;
   }
   /// Where RawInput::State \p N (a launch state, or a half of a wave
   /// counter) lives for the whole kernel: an SGPR of its own, or lane N of
@@ -490,6 +493,17 @@ private:
   /// The budget of the original code alone, before the launch state,
   /// counters and long branches took registers above it.
   RegisterBudget OriginalBudget;
+  /// The hooks' stack, where a point needs one: a frame of StackBytes per
+  /// lane (the deepest point's) at SlotBase of each lane's private
+  /// segment, above the original code's own stack, which must have a fixed
+  /// size (planStack).
+  unsigned StackBytes = 0, SlotBase = 0;
+  /// The stack pointer the glue gives a point: a byte offset per lane, in
+  /// the wave's bytes (x64) where the stack is reached through a V#.
+  uint32_t stackPointer() const {
+    return SlotBase * (detail::hasScratchRsrc(processor()) ? 64 : 1);
+  }
+  StringRef processor() const { return BC.codeObject().target().Processor; }
   /// The launch state the points read (1 << LaunchState), and the SGPR
   /// each lives in for the whole kernel.
   unsigned StatesUsed = 0;
@@ -823,12 +837,44 @@ private:
   unsigned NextS, NextV, NextA, DeadS = 0, DeadV = 0;
 };
 
+Error Emitter::planStack() {
+  for (const CompiledPoint &P : Compiled)
+    StackBytes = std::max(StackBytes, P.StackBytes);
+  if (!StackBytes)
+    return Error::success();
+  // The slot goes above the deepest the original code's stack reaches,
+  // which only a fixed size tells: a dynamic stack (calls through
+  // pointers, recursion, dynamic allocas) may reach any offset.
+  uint32_t Fixed = 0;
+  for (const BinaryFunction *K : Kernels) {
+    const codeobj::Kernel *CK = BC.codeObject().findKernel(K->name());
+    const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(*CK);
+    if (CK->KD.Properties.UsesDynamicStack ||
+        (MD && MD->UsesDynamicStack.value_or(false)))
+      return fail("the hooks need a stack (" + Twine(StackBytes) +
+                  " bytes per lane), and kernel " + K->name() +
+                  "'s own stack has no fixed size to put it above (a "
+                  "dynamic stack: calls through pointers or recursion)");
+    Fixed = std::max(Fixed, CK->KD.PrivateSegmentFixedSize);
+    if (MD)
+      Fixed = std::max<uint32_t>(Fixed, MD->PrivateSegmentFixedSize);
+  }
+  SlotBase = alignTo(Fixed, 16);
+  if (detail::hasScratchRsrc(processor()))
+    for (LaunchState S : {LaunchState::ScratchRsrc0, LaunchState::ScratchRsrc1,
+                          LaunchState::ScratchRsrc2, LaunchState::ScratchRsrc3})
+      StatesUsed |= 1u << unsigned(S);
+  return Error::success();
+}
+
 Error Emitter::planLaunchState() {
   for (const CompiledPoint &P : Compiled)
     for (const RawInput &R : P.SgprInputs)
       if (R.K == RawInput::Kind::State && R.N < NumLaunchStates)
         StatesUsed |= 1u << R.N;
-  if (!StatesUsed)
+  if (Error E = planStack())
+    return E;
+  if (!StatesUsed && !StackBytes)
     return Error::success();
   bool Header = usesState(LaunchState::HeaderLo);
   unsigned FirstFree = Budget.FirstFreeSgpr;
@@ -839,10 +885,26 @@ Error Emitter::planLaunchState() {
     L.Old = SgprLayout::of(CK->KD);
     L.OldWorkitemId = CK->KD.Rsrc2.EnableVgprWorkitemId;
     codeobj::KernelDescriptor &KD = L.NewKD;
-    if (Header && !KD.Properties.EnableSgprKernargSegmentPtr) {
-      KD.Properties.EnableSgprKernargSegmentPtr = true;
-      KD.Rsrc2.UserSgprCount = L.Old.UserSgprs + 2;
+    // User SGPRs the state needs that the original does not enable.
+    unsigned Added = 0;
+    auto Enable = [&](bool &Input, unsigned Sgprs) {
+      if (!Input)
+        Added += Sgprs;
+      Input = true;
+    };
+    if (Header)
+      Enable(KD.Properties.EnableSgprKernargSegmentPtr, 2);
+    if (usesState(LaunchState::ScratchRsrc0)) {
+      // The stack through the V#, and flat accesses to it (a private
+      // pointer made generic) through FLAT_SCRATCH, which the preamble
+      // sets up from flat_scratch_init and the wave's offset.
+      Enable(KD.Properties.EnableSgprPrivateSegmentBuffer, 4);
+      Enable(KD.Properties.EnableSgprFlatScratchInit, 2);
     }
+    KD.Rsrc2.UserSgprCount = L.Old.UserSgprs + Added;
+    // The wave's scratch offset (and, with architected flat scratch, the
+    // FLAT_SCRATCH the hardware sets).
+    KD.Rsrc2.EnablePrivateSegment |= StackBytes > 0;
     bool Wg[3] = {usesState(LaunchState::WorkgroupIdX),
                   usesState(LaunchState::WorkgroupIdY),
                   usesState(LaunchState::WorkgroupIdZ)};
@@ -936,7 +998,7 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
     for (size_t C = 0; C < Plan.counters().size(); ++C)
       for (bool High : {false, true})
         emitStateWrite(waveCounterState(C, High), "0");
-  if (!StatesUsed)
+  if (!StatesUsed && !StackBytes)
     return Error::success();
   const KernelLaunch &L = Launch.find(&K)->second;
   if (L.New.UserSgprs > 16)
@@ -961,6 +1023,25 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
       OS << "\ts_mov_b32 " << Reg(S) << ", " << sreg(L.New.WorkgroupId[D])
          << "\n";
   }
+  if (usesState(LaunchState::ScratchRsrc0)) {
+    // The V# with the wave's offset in its base, as LLVM's kernels make it
+    // for their callees (the stack pointer then counts from 0); FLAT_SCRATCH
+    // as they set it up.
+    unsigned Rsrc = L.New.PrivateSegmentBuffer;
+    std::string Offset = sreg(L.New.PrivateSegmentWaveOffset);
+    OS << "\ts_add_u32 " << Reg(LaunchState::ScratchRsrc0) << ", "
+       << sreg(Rsrc) << ", " << Offset << "\n";
+    OS << "\ts_addc_u32 " << Reg(LaunchState::ScratchRsrc1) << ", "
+       << sreg(Rsrc + 1) << ", 0\n";
+    OS << "\ts_mov_b32 " << Reg(LaunchState::ScratchRsrc2) << ", "
+       << sreg(Rsrc + 2) << "\n";
+    OS << "\ts_mov_b32 " << Reg(LaunchState::ScratchRsrc3) << ", "
+       << sreg(Rsrc + 3) << "\n";
+    OS << "\ts_add_u32 flat_scratch_lo, " << sreg(L.New.FlatScratchInit)
+       << ", " << Offset << "\n";
+    OS << "\ts_addc_u32 flat_scratch_hi, " << sreg(L.New.FlatScratchInit + 1)
+       << ", 0\n";
+  }
   if (usesState(LaunchState::WaveTid)) {
     // Lane 0 is active at a wave's start: its work-items come first.
     OS << "\tv_readfirstlane_b32 " << Reg(LaunchState::WaveTid) << ", v0\n";
@@ -969,7 +1050,8 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
          << ", v0\n";
   }
   if (LaunchInLanes) {
-    HighestSgpr = std::max<int>(HighestSgpr, preambleTemp(L, LaunchState::WaveTid));
+    HighestSgpr = std::max<int>(HighestSgpr,
+                                preambleTemp(L, LaunchState(NumLaunchStates - 1)));
     OS << "\ts_nop 1\n"; // v_readfirstlane's SGPR, read by a VALU
     for (unsigned S = 0; S < NumLaunchStates; ++S)
       if (usesState(LaunchState(S)))
@@ -1548,6 +1630,15 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
       OS << "\tv_mov_b32_e32 " << vreg(I + VgprShift) << ", " << vreg(R.N)
          << "\n";
   }
+  // The hooks' stack: its pointer, and the V# it is reached through.
+  if (P.StackBytes) {
+    if (detail::hasScratchRsrc(processor()))
+      for (unsigned K = 0; K < 4; ++K)
+        VaLuWroteSgpr |= emitStateRead(
+            sreg(K + SgprShift), unsigned(LaunchState::ScratchRsrc0) + K);
+    OS << "\ts_mov_b32 " << sreg(detail::StackPointerSgpr + SgprShift) << ", "
+       << format_hex(stackPointer(), 10) << "\n";
+  }
   // An SGPR a VALU wrote needs 5 wait states before a VMEM reads it.
   if (VaLuWroteSgpr)
     OS << "\ts_nop 4\n";
@@ -2069,9 +2160,12 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
              uint32_t(New.Rsrc2.EnableSgprWorkgroupIdY) << 8 |
              uint32_t(New.Rsrc2.EnableSgprWorkgroupIdZ) << 9;
     Rsrc2 = (Rsrc2 & ~(0x3u << 11)) | (New.Rsrc2.EnableVgprWorkitemId & 3) << 11;
+    Rsrc2 |= uint32_t(New.Rsrc2.EnablePrivateSegment);
     support::endian::write32le(&D[52], Rsrc2);
     uint16_t Props = support::endian::read16le(&D[56]);
-    Props |= uint16_t(New.Properties.EnableSgprKernargSegmentPtr) << 3;
+    Props |= uint16_t(New.Properties.EnableSgprPrivateSegmentBuffer) |
+             uint16_t(New.Properties.EnableSgprKernargSegmentPtr) << 3 |
+             uint16_t(New.Properties.EnableSgprFlatScratchInit) << 5;
     support::endian::write16le(&D[56], Props);
     if (usesState(LaunchState::HeaderLo)) {
       Out.UsesLaunchHeader = true;
@@ -2079,6 +2173,13 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
       Out.KernargSize = Out.LaunchHeaderOffset + sizeof(LoomLaunchHeader);
       support::endian::write32le(&D[8], Out.KernargSize);
     }
+  }
+
+  Out.PrivateSegmentSize = KD.PrivateSegmentFixedSize;
+  if (StackBytes) {
+    // The slot for the hooks' stack, above the original's.
+    Out.PrivateSegmentSize = SlotBase + alignTo(StackBytes, 16);
+    support::endian::write32le(&D[4], Out.PrivateSegmentSize);
   }
 
   std::string Sym = copyName(K);
@@ -2097,7 +2198,6 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
 
   Out.Original = K.name().str();
   Out.Symbol = Sym;
-  Out.PrivateSegmentSize = KD.PrivateSegmentFixedSize;
   Out.GroupSegmentSize = KD.GroupSegmentFixedSize;
   return Error::success();
 }
@@ -2135,6 +2235,9 @@ Expected<std::string> Emitter::metadataYaml() {
         Copy[".agpr_count"] = Doc.getNode(uint64_t(HighestAgpr + 1));
       if (K.UsesLaunchHeader)
         Copy[".kernarg_segment_size"] = Doc.getNode(uint64_t(K.KernargSize));
+      if (StackBytes)
+        Copy[".private_segment_fixed_size"] =
+            Doc.getNode(uint64_t(K.PrivateSegmentSize));
       New.push_back(Copy);
       break;
     }

@@ -267,6 +267,28 @@ TEST_F(InstrumenterTest, ClobberingHooksChangeNothing) {
   expectCountsEqual(Truth.Counters);
 }
 
+// A hook that needs a stack (a local array indexed by lane) before every
+// instruction of scale_add: its frame is in a slot of each lane's private
+// segment above the kernel's own, reached through the stack pointer and
+// V# the glue sets; the counts are exact and the results unchanged.
+TEST_F(InstrumenterTest, AHookWithAStackCountsExactly) {
+  InstrumentedCodeObject ICO;
+  auto M = instrumentAll("scale_add", "count_via_stack", &ICO);
+  ASSERT_TRUE(M);
+  if (getenv("LOOM_TEST_DUMP"))
+    fprintf(stderr, "%s", ICO.Assembly.c_str());
+  const InstrumentedKernel *IK = ICO.kernel("scale_add");
+  ASSERT_NE(IK, nullptr);
+  const codeobj::Kernel *K = Orig->codeObject().findKernel("scale_add");
+  EXPECT_GE(IK->PrivateSegmentSize, K->KD.PrivateSegmentFixedSize + 256)
+      << "the slot holds the hook's array";
+  ScaleAddRun Truth = runScaleAdd(*Dev, *Orig, "scale_add");
+  resetCounts();
+  ScaleAddRun Got = runScaleAdd(*Dev, *M, "scale_add.loom");
+  EXPECT_EQ(Got.Out, Truth.Out);
+  expectCountsEqual(Truth.Counters);
+}
+
 struct PointerRun {
   std::vector<int> Out;
   emu::DispatchCounters Counters;

@@ -31,6 +31,25 @@ HOOK void count(u32 Index, u64 Exec) {
   }
 }
 
+// Counts as `count` does, through a stack: a local array indexed by lane,
+// which LLVM keeps in private memory off the stack pointer.
+HOOK void count_via_stack(u32 Index, u64 Exec) {
+  u32 Slots[64];
+  for (u32 I = 0; I < 64; ++I)
+    Slots[I] = Index * (I + 1);
+  u32 Lane = laneId();
+  count(((volatile u32 *)Slots)[Lane] / (Lane + 1), Exec);
+}
+
+// Writes a stack frame of its own (volatile: it stays) at block entries of
+// the oracle's kernels whose own stack has a fixed size: the frame, in a
+// slot above theirs, must leave their stack as it was.
+HOOK void stack_clobber() {
+  volatile u32 Slots[64];
+  for (u32 I = 0; I < 64; ++I)
+    Slots[I] = laneId() + I;
+}
+
 // Per-wave state (a wave counter the hook returns into): its value plus N.
 HOOK u64 bump(u64 Value, u32 N) { return Value + N; }
 
