@@ -413,7 +413,9 @@ private:
   /// emitCounterAdds with the counters in lanes: s0..s3 borrowed, the
   /// seams padded as a point's are.
   void emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
-                              const RegisterSet &Live, const Seam &Around);
+                              const RegisterSet &Live,
+                              const PendingMemory &Pending,
+                              const Seam &Around);
   const HazardInst &hazardOf(const BinaryInstruction &I);
   /// By instruction; a node map, as seams point into it.
   std::unordered_map<const BinaryInstruction *, HazardInst> Hazards;
@@ -1179,60 +1181,89 @@ void Emitter::emitCounterAdds(ArrayRef<CounterAdd> Adds,
 
 void Emitter::emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
                                      const RegisterSet &Live,
+                                     const PendingMemory &Pending,
                                      const Seam &Around) {
-  // s0, s1: a counter; s2: EXEC's lane count; s3: SCC.
+  // Four SGPRs: a counter's halves, EXEC's lane count, SCC. Registers of
+  // the original code dead here serve as they are; the rest are borrowed
+  // from s0.., kept meanwhile in lanes BorrowLane.. of StateVgpr.
   bool KeepScc = Live.has(SpecialReg::Scc);
   bool PerLane = any_of(Adds, [](const CounterAdd &A) { return A.PerLane; });
-  unsigned Borrowed = KeepScc ? 4 : PerLane ? 3 : 2;
+  unsigned Needed = KeepScc ? 4 : PerLane ? 3 : 2;
+  RegisterSet Busy = Live | Pending.Vm | Pending.Lgkm;
+  SmallVector<unsigned, 4> Regs, Borrowed;
+  for (unsigned S = 0; S < OriginalBudget.FirstFreeSgpr && Regs.size() < Needed;
+       ++S)
+    if (!Busy.hasSgpr(S))
+      Regs.push_back(S);
+  for (unsigned S = 0; Regs.size() < Needed; ++S)
+    if (!is_contained(Regs, S)) {
+      Regs.push_back(S);
+      Borrowed.push_back(S);
+    }
+  std::string Lo = sreg(Regs[0]), Hi = sreg(Regs[1]);
   unsigned V = *StateVgpr;
-  HazardInst Head; // the v_writelane of the borrowed SGPRs
+  HazardInst Head; // v_writelane of the borrowed SGPRs, or v_readlane
   Head.U = HazardInst::Unit::Valu;
   Head.RwLane = true;
-  Head.Reads.addSgprs(0, Borrowed).addExec();
+  for (unsigned R : Regs)
+    Head.Reads.addSgprs(R);
+  Head.Reads.addExec();
   Head.Writes.addVgprs(V);
   Head.WaitStates = 0;
   HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
   Before.insert(Before.end(), Around.Before.begin(), Around.Before.end());
   padSeam(Before, hazardSteps({Head}, /*Reversed=*/false));
-  for (unsigned K = 0; K < Borrowed; ++K)
-    OS << "\tv_writelane_b32 " << vreg(V) << ", " << sreg(K) << ", "
+  for (unsigned K = 0; K < Borrowed.size(); ++K)
+    OS << "\tv_writelane_b32 " << vreg(V) << ", " << sreg(Borrowed[K]) << ", "
        << BorrowLane + K << "\n";
   if (KeepScc)
-    OS << "\ts_cselect_b32 s3, 1, 0\n";
+    OS << "\ts_cselect_b32 " << sreg(Regs[3]) << ", 1, 0\n";
   // A VALU's SGPR write read by a VALU, its VGPR write read by
   // v_readlane: a wait state or two on gfx94x.
-  OS << "\ts_nop 1\n";
+  if (!Borrowed.empty())
+    OS << "\ts_nop 1\n";
   for (const CounterAdd &A : Adds) {
-    StateHome Lo = stateHome(waveCounterState(A.Counter, false));
-    StateHome Hi = stateHome(waveCounterState(A.Counter, true));
-    OS << "\tv_readlane_b32 s0, " << vreg(V) << ", " << Lo.Lane << "\n";
-    OS << "\tv_readlane_b32 s1, " << vreg(V) << ", " << Hi.Lane << "\n";
+    StateHome L = stateHome(waveCounterState(A.Counter, false));
+    StateHome H = stateHome(waveCounterState(A.Counter, true));
+    OS << "\tv_readlane_b32 " << Lo << ", " << vreg(V) << ", " << L.Lane
+       << "\n";
+    OS << "\tv_readlane_b32 " << Hi << ", " << vreg(V) << ", " << H.Lane
+       << "\n";
     std::string Amount = std::to_string(A.Amount);
     if (A.PerLane) {
-      OS << "\ts_bcnt1_i32_b64 s2, exec\n";
+      Amount = sreg(Regs[2]);
+      OS << "\ts_bcnt1_i32_b64 " << Amount << ", exec\n";
       if (A.Amount != 1)
-        OS << "\ts_mul_i32 s2, s2, " << Amount << "\n";
-      Amount = "s2";
+        OS << "\ts_mul_i32 " << Amount << ", " << Amount << ", " << A.Amount
+           << "\n";
     }
-    OS << "\ts_add_u32 s0, s0, " << Amount << "\n\ts_addc_u32 s1, s1, 0\n";
-    OS << "\tv_writelane_b32 " << vreg(V) << ", s0, " << Lo.Lane << "\n";
-    OS << "\tv_writelane_b32 " << vreg(V) << ", s1, " << Hi.Lane << "\n";
+    OS << "\ts_add_u32 " << Lo << ", " << Lo << ", " << Amount << "\n\ts_addc_u32 "
+       << Hi << ", " << Hi << ", 0\n";
+    OS << "\tv_writelane_b32 " << vreg(V) << ", " << Lo << ", " << L.Lane
+       << "\n";
+    OS << "\tv_writelane_b32 " << vreg(V) << ", " << Hi << ", " << H.Lane
+       << "\n";
     OS << "\ts_nop 1\n";
   }
   if (KeepScc)
-    OS << "\ts_cmp_lg_u32 s3, 0\n";
-  for (unsigned K = 0; K < Borrowed; ++K)
-    OS << "\tv_readlane_b32 " << sreg(K) << ", " << vreg(V) << ", "
+    OS << "\ts_cmp_lg_u32 " << sreg(Regs[3]) << ", 0\n";
+  for (unsigned K = 0; K < Borrowed.size(); ++K)
+    OS << "\tv_readlane_b32 " << sreg(Borrowed[K]) << ", " << vreg(V) << ", "
        << BorrowLane + K << "\n";
+  noteHighest(RegisterSet().addSgprs(Regs.back()), HighestSgpr, HighestVgpr);
   // SGPRs a VALU wrote: 5 wait states before a VMEM reads them.
-  OS << "\ts_nop 4\n";
   HazardInst Restore, Nop;
   Restore.U = HazardInst::Unit::Valu;
   Restore.RwLane = Restore.ReadLane = true;
-  Restore.Writes.addSgprs(0, Borrowed);
+  for (unsigned R : Regs)
+    Restore.Writes.addSgprs(R);
   Restore.Reads.addVgprs(V).addExec();
-  Nop.WaitStates = 5;
-  PreviousTail = {Restore, Nop};
+  PreviousTail = {Restore};
+  if (!Borrowed.empty()) {
+    OS << "\ts_nop 4\n";
+    Nop.WaitStates = 5;
+    PreviousTail.push_back(Nop);
+  }
   padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
 }
 
@@ -2022,7 +2053,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     if (It == Adds.end())
       return;
     if (CountersInLanes)
-      emitCounterAddsInLanes(It->second, L, seamAt(F, B, Pos));
+      emitCounterAddsInLanes(It->second, L, Pending, seamAt(F, B, Pos));
     else
       emitCounterAdds(It->second, L);
   };
