@@ -496,10 +496,10 @@ private:
   /// counters and long branches took registers above it.
   RegisterBudget OriginalBudget;
   /// The hooks' stack, where a point needs one: a frame of StackBytes per
-  /// lane (the deepest point's) at SlotBase of each lane's private
-  /// segment, above the original code's own stack, which must have a fixed
-  /// size (planStack).
-  unsigned StackBytes = 0, SlotBase = 0;
+  /// lane (the deepest point's) in a slot of StackSlotSize above the
+  /// original code's own stack: at SlotBase if that has a fixed size, else
+  /// at the top of the private segment (planStack).
+  unsigned StackBytes = 0, SlotBase = 0, StackSlotSize = 0;
   /// The stack pointer the glue gives a point: a byte offset per lane, in
   /// the wave's bytes (x64) where the stack is reached through a V#.
   uint32_t stackPointer() const {
@@ -844,24 +844,28 @@ Error Emitter::planStack() {
     StackBytes = std::max(StackBytes, P.StackBytes);
   if (!StackBytes)
     return Error::success();
-  // The slot goes above the deepest the original code's stack reaches,
-  // which only a fixed size tells: a dynamic stack (calls through
-  // pointers, recursion, dynamic allocas) may reach any offset.
+  // The slot goes above the deepest the original code's stack reaches. A
+  // fixed size tells where (SlotBase, a constant stack pointer); a dynamic
+  // stack (calls through pointers, recursion, dynamic allocas) may reach
+  // any offset the dispatch's private segment size allows, so the slot
+  // takes the top of a segment grown by StackSlotSize, and the preamble
+  // finds it from the size's SGPR.
   uint32_t Fixed = 0;
   for (const BinaryFunction *K : Kernels) {
     const codeobj::Kernel *CK = BC.codeObject().findKernel(K->name());
     const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(*CK);
     if (CK->KD.Properties.UsesDynamicStack ||
         (MD && MD->UsesDynamicStack.value_or(false)))
-      return fail("the hooks need a stack (" + Twine(StackBytes) +
-                  " bytes per lane), and kernel " + K->name() +
-                  "'s own stack has no fixed size to put it above (a "
-                  "dynamic stack: calls through pointers or recursion)");
+      StatesUsed |= 1u << unsigned(LaunchState::StackPointer);
     Fixed = std::max(Fixed, CK->KD.PrivateSegmentFixedSize);
     if (MD)
       Fixed = std::max<uint32_t>(Fixed, MD->PrivateSegmentFixedSize);
   }
   SlotBase = alignTo(Fixed, 16);
+  // At the top, the slot's start is rounded down to 16 bytes from a size
+  // that is a multiple of 4: 16 more keep it above the original's part.
+  StackSlotSize = alignTo(StackBytes, 16) +
+                  (usesState(LaunchState::StackPointer) ? 16 : 0);
   if (detail::hasScratchRsrc(processor()))
     for (LaunchState S : {LaunchState::ScratchRsrc0, LaunchState::ScratchRsrc1,
                           LaunchState::ScratchRsrc2, LaunchState::ScratchRsrc3})
@@ -903,6 +907,8 @@ Error Emitter::planLaunchState() {
       Enable(KD.Properties.EnableSgprPrivateSegmentBuffer, 4);
       Enable(KD.Properties.EnableSgprFlatScratchInit, 2);
     }
+    if (usesState(LaunchState::StackPointer))
+      Enable(KD.Properties.EnableSgprPrivateSegmentSize, 1);
     KD.Rsrc2.UserSgprCount = L.Old.UserSgprs + Added;
     // The wave's scratch offset (and, with architected flat scratch, the
     // FLAT_SCRATCH the hardware sets).
@@ -1043,6 +1049,16 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
        << ", " << Offset << "\n";
     OS << "\ts_addc_u32 flat_scratch_hi, " << sreg(L.New.FlatScratchInit + 1)
        << ", 0\n";
+  }
+  if (usesState(LaunchState::StackPointer)) {
+    // The slot's start, 16-byte aligned, at the segment's top; in the
+    // wave's bytes (x64) where the stack is reached through a V#.
+    std::string SP = Reg(LaunchState::StackPointer);
+    OS << "\ts_sub_u32 " << SP << ", " << sreg(L.New.PrivateSegmentSize)
+       << ", " << alignTo(StackBytes, 16) << "\n";
+    OS << "\ts_and_b32 " << SP << ", " << SP << ", -16\n";
+    if (detail::hasScratchRsrc(processor()))
+      OS << "\ts_lshl_b32 " << SP << ", " << SP << ", 6\n";
   }
   if (usesState(LaunchState::WaveTid)) {
     // Lane 0 is active at a wave's start: its work-items come first.
@@ -1667,8 +1683,13 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
       for (unsigned K = 0; K < 4; ++K)
         VaLuWroteSgpr |= emitStateRead(
             sreg(K + SgprShift), unsigned(LaunchState::ScratchRsrc0) + K);
-    OS << "\ts_mov_b32 " << sreg(detail::StackPointerSgpr + SgprShift) << ", "
-       << format_hex(stackPointer(), 10) << "\n";
+    std::string SP = sreg(detail::StackPointerSgpr + SgprShift);
+    if (usesState(LaunchState::StackPointer))
+      VaLuWroteSgpr |=
+          emitStateRead(SP, unsigned(LaunchState::StackPointer));
+    else
+      OS << "\ts_mov_b32 " << SP << ", " << format_hex(stackPointer(), 10)
+         << "\n";
   }
   // An SGPR a VALU wrote needs 5 wait states before a VMEM reads it.
   if (VaLuWroteSgpr)
@@ -2196,7 +2217,8 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
     uint16_t Props = support::endian::read16le(&D[56]);
     Props |= uint16_t(New.Properties.EnableSgprPrivateSegmentBuffer) |
              uint16_t(New.Properties.EnableSgprKernargSegmentPtr) << 3 |
-             uint16_t(New.Properties.EnableSgprFlatScratchInit) << 5;
+             uint16_t(New.Properties.EnableSgprFlatScratchInit) << 5 |
+             uint16_t(New.Properties.EnableSgprPrivateSegmentSize) << 6;
     support::endian::write16le(&D[56], Props);
     if (usesState(LaunchState::HeaderLo)) {
       Out.UsesLaunchHeader = true;
@@ -2209,7 +2231,8 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
   Out.PrivateSegmentSize = KD.PrivateSegmentFixedSize;
   if (StackBytes) {
     // The slot for the hooks' stack, above the original's.
-    Out.PrivateSegmentSize = SlotBase + alignTo(StackBytes, 16);
+    Out.PrivateSegmentSize = SlotBase + StackSlotSize;
+    Out.StackSlotSize = StackSlotSize;
     support::endian::write32le(&D[4], Out.PrivateSegmentSize);
   }
 

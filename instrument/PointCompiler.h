@@ -41,8 +41,11 @@ enum class LaunchState : uint8_t {
   ScratchRsrc1,
   ScratchRsrc2,
   ScratchRsrc3,
+  /// The hooks' stack pointer where the kernel's own stack is dynamic:
+  /// from the private segment's size, the slot being at its top.
+  StackPointer,
 };
-inline constexpr unsigned NumLaunchStates = 10;
+inline constexpr unsigned NumLaunchStates = 11;
 /// RawInput::State numbers past the launch state: wave counter N's low and
 /// high halves.
 inline unsigned waveCounterState(unsigned N, bool High) {

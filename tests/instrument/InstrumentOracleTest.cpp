@@ -6,9 +6,9 @@
 // the kernel and of the functions it calls, one that clobbers every scratch
 // register of the calling convention, VCC, M0 and SCC and does an atomic
 // add (test_hooks.hip, `clobber`), one that clobbers too after every
-// instruction and at every block entry (`clobber_only`; `stack_clobber`,
-// which writes a stack frame of its own, where the kernel's stack has a
-// fixed size), plus hooks at
+// instruction (`clobber_only`), one at every block entry that writes a
+// stack frame of its own (`stack_clobber`: the hooks' stack, in a slot
+// the kernel's stack must not meet), plus hooks at
 // every exit and at kernel entry, where `wave_info` reads the launch state
 // (work-group and wave id, lane id, the dispatch id and launch data of a
 // launch header the oracle fills). So:
@@ -59,7 +59,6 @@ struct InstrumentedKernelCopy {
 
 struct Totals {
   unsigned Dispatches = 0, Uninstrumented = 0, Instructions = 0;
-  unsigned WithStack = 0; // kernels whose block entries' hook has a stack
   unsigned HazardNops = 0, HazardWaitStates = 0; // of the copies made
   double Seconds = 0, WorstSeconds = 0;
   size_t WorstSize = 0;
@@ -75,11 +74,10 @@ struct Totals {
             "uninstrumented; %u instruction hooks checked; instrumentation "
             "of %zu kernels %.1f s in all, median %.1f ms (%zu instructions), "
             "worst %.2f s (%zu instructions); hazard padding %u s_nop "
-            "(%u wait states); %u kernels with a stack-using hook at block "
-            "entries\n",
+            "(%u wait states)\n",
             Dispatches, Uninstrumented, Instructions, PerKernel.size(), Seconds,
             Median * 1000, MedianSize, WorstSeconds, WorstSize, HazardNops,
-            HazardWaitStates, WithStack);
+            HazardWaitStates);
     for (const std::string &W : Warnings)
       fprintf(stderr, "  %s\n", W.c_str());
   }
@@ -162,19 +160,10 @@ private:
     auto Copy = std::make_unique<InstrumentedKernelCopy>();
     InstrumentationPlan Plan(**BC);
     Plan.addKernel(Kernel);
-    // Where the kernel's own stack has a fixed size, the hook at block
-    // entry has a stack too, in a slot above it.
-    const codeobj::Kernel *CK = M.codeObject().findKernel(Kernel);
-    const codeobj::KernelMetadata *MD =
-        CK ? M.codeObject().metadataOf(*CK) : nullptr;
-    bool FixedStack = CK && !CK->KD.Properties.UsesDynamicStack &&
-                      !(MD && MD->UsesDynamicStack.value_or(false));
-    T.WithStack += FixedStack;
-    const char *AtBlock = FixedStack ? "stack_clobber" : "clobber_only";
     unsigned Next = 0;
     for (const BinaryFunction *F : (*BC)->callGraph().reachableFrom(*K))
       for (const BinaryBasicBlock &B : F->blocks()) {
-        if (llvm::Error E = Plan.atBlockEntry(*F, B, AtBlock))
+        if (llvm::Error E = Plan.atBlockEntry(*F, B, "stack_clobber"))
           return std::move(E);
         for (const BinaryInstruction &I : B.Instructions) {
           if (Next == MaxIndex)

@@ -289,6 +289,30 @@ TEST_F(InstrumenterTest, AHookWithAStackCountsExactly) {
   expectCountsEqual(Truth.Counters);
 }
 
+// The same hook in call_chain, whose stack is dynamic (helper_fib
+// recurses): the slot is at the top of a private segment grown by it, found
+// from the segment's size, clear of the recursion's frames.
+TEST_F(InstrumenterTest, AHookWithAStackAboveADynamicStack) {
+  const codeobj::Kernel *K = Orig->codeObject().findKernel("call_chain");
+  ASSERT_NE(K, nullptr);
+  ASSERT_TRUE(K->KD.Properties.UsesDynamicStack);
+  InstrumentedCodeObject ICO;
+  auto M = instrumentAll("call_chain", "count_via_stack", &ICO);
+  ASSERT_TRUE(M);
+  if (getenv("LOOM_TEST_DUMP"))
+    fprintf(stderr, "%s", ICO.Assembly.c_str());
+  const InstrumentedKernel *IK = ICO.kernel("call_chain");
+  ASSERT_NE(IK, nullptr);
+  EXPECT_GE(IK->StackSlotSize, 256u);
+  constexpr unsigned N = 150;
+  emu::DispatchCounters Truth;
+  std::vector<int> Want =
+      runCallChain(*Dev, *Orig, "call_chain", N, 13, 6, &Truth);
+  resetCounts();
+  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", N, 13, 6), Want);
+  expectCountsEqual(Truth);
+}
+
 struct PointerRun {
   std::vector<int> Out;
   emu::DispatchCounters Counters;

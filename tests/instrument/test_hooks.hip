@@ -42,8 +42,8 @@ HOOK void count_via_stack(u32 Index, u64 Exec) {
 }
 
 // Writes a stack frame of its own (volatile: it stays) at block entries of
-// the oracle's kernels whose own stack has a fixed size: the frame, in a
-// slot above theirs, must leave their stack as it was.
+// the oracle's kernels: the frame, in a slot above their own stack, must
+// leave it as it was.
 HOOK void stack_clobber() {
   volatile u32 Slots[64];
   for (u32 I = 0; I < 64; ++I)
