@@ -808,9 +808,9 @@ public:
       ++NextS;
     if (NextS < MaxSgpr)
       return NextS++;
-    while (DeadS < B.FirstFreeSgpr && !Dead.hasSgpr(DeadS))
+    while (DeadS < MaxSgpr && !Dead.hasSgpr(DeadS))
       ++DeadS;
-    if (DeadS < B.FirstFreeSgpr)
+    if (DeadS < MaxSgpr)
       return DeadS++;
     return fail("no free scalar registers to save into (the kernel uses "
                 "s0..s" + Twine(B.FirstFreeSgpr - 1) + ")");
@@ -820,9 +820,9 @@ public:
       ++NextV;
     if (NextV < MaxVgpr)
       return NextV++;
-    while (DeadV < B.FirstFreeVgpr && !Dead.hasVgpr(DeadV))
+    while (DeadV < MaxVgpr && !Dead.hasVgpr(DeadV))
       ++DeadV;
-    if (DeadV < B.FirstFreeVgpr)
+    if (DeadV < MaxVgpr)
       return DeadV++;
     return fail("no free vector registers to save into (the kernel uses "
                 "v0..v" + Twine(B.FirstFreeVgpr - 1) + ")");
@@ -1207,7 +1207,8 @@ void Emitter::emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
   unsigned Needed = KeepScc ? 4 : PerLane ? 3 : 2;
   RegisterSet Busy = Live | Pending.Vm | Pending.Lgkm;
   SmallVector<unsigned, 4> Regs, Borrowed;
-  for (unsigned S = 0; S < OriginalBudget.FirstFreeSgpr && Regs.size() < Needed;
+  for (unsigned S = 0;
+       S < std::min(OriginalBudget.FirstFreeSgpr, MaxSgpr) && Regs.size() < Needed;
        ++S)
     if (!Busy.hasSgpr(S))
       Regs.push_back(S);
@@ -1432,9 +1433,11 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   };
   // Registers of the original code that nothing reads before writing
   // them again, which the point does not read either.
+  // (A budget from a kernel's metadata may count VCC and the rest past
+  // s101.)
   RegisterSet Dead;
-  Dead.addSgprs(0, OriginalBudget.FirstFreeSgpr)
-      .addVgprs(0, OriginalBudget.FirstFreeVgpr);
+  Dead.addSgprs(0, std::min(OriginalBudget.FirstFreeSgpr, MaxSgpr))
+      .addVgprs(0, std::min(OriginalBudget.FirstFreeVgpr, MaxVgpr));
   Dead.subtract(Live | Sources | Clob | Pending.Vm | Pending.Lgkm);
   SpareAllocator Spares(Budget, Clob, Dead);
   RegisterSet Used = Clob;
