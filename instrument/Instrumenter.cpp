@@ -349,6 +349,9 @@ private:
   Error takeCounterLanes();
   /// \p Adds, SCC kept if \p Live has it.
   void emitCounterAdds(ArrayRef<CounterAdd> Adds, const RegisterSet &Live);
+  /// One add to the counter in SGPRs \p Lo, \p Hi (EXEC's lane count in
+  /// \p Temp if per lane).
+  void emitAdd(const CounterAdd &A, unsigned Lo, unsigned Hi, unsigned Temp);
   /// Every counter added to its word, before an s_endpgm.
   void emitCounterFlush();
   bool usesState(LaunchState S) const {
@@ -804,26 +807,16 @@ public:
         NextV(B.FirstFreeVgpr), NextA(B.FirstFreeAgpr) {}
 
   Expected<unsigned> sgpr() {
-    while (NextS < MaxSgpr && Clobbers.hasSgpr(NextS))
-      ++NextS;
-    if (NextS < MaxSgpr)
-      return NextS++;
-    while (DeadS < MaxSgpr && !Dead.hasSgpr(DeadS))
-      ++DeadS;
-    if (DeadS < MaxSgpr)
-      return DeadS++;
+    if (std::optional<unsigned> N = take(NextS, DeadS, MaxSgpr,
+                                         &RegisterSet::hasSgpr))
+      return *N;
     return fail("no free scalar registers to save into (the kernel uses "
                 "s0..s" + Twine(B.FirstFreeSgpr - 1) + ")");
   }
   Expected<unsigned> vgpr() {
-    while (NextV < MaxVgpr && Clobbers.hasVgpr(NextV))
-      ++NextV;
-    if (NextV < MaxVgpr)
-      return NextV++;
-    while (DeadV < MaxVgpr && !Dead.hasVgpr(DeadV))
-      ++DeadV;
-    if (DeadV < MaxVgpr)
-      return DeadV++;
+    if (std::optional<unsigned> N = take(NextV, DeadV, MaxVgpr,
+                                         &RegisterSet::hasVgpr))
+      return *N;
     return fail("no free vector registers to save into (the kernel uses "
                 "v0..v" + Twine(B.FirstFreeVgpr - 1) + ")");
   }
@@ -834,6 +827,23 @@ public:
   }
 
 private:
+  /// The next register of a file of \p Limit with \p Has: one above the
+  /// budget the point does not clobber (from \p Next), else a dead one
+  /// (from \p NextDead).
+  std::optional<unsigned> take(unsigned &Next, unsigned &NextDead,
+                               unsigned Limit,
+                               bool (RegisterSet::*Has)(unsigned) const) {
+    while (Next < Limit && (Clobbers.*Has)(Next))
+      ++Next;
+    if (Next < Limit)
+      return Next++;
+    while (NextDead < Limit && !(Dead.*Has)(NextDead))
+      ++NextDead;
+    if (NextDead < Limit)
+      return NextDead++;
+    return std::nullopt;
+  }
+
   const RegisterBudget &B;
   const RegisterSet &Clobbers, &Dead;
   unsigned NextS, NextV, NextA, DeadS = 0, DeadV = 0;
@@ -1173,24 +1183,27 @@ Error Emitter::takeCounterLanes() {
   return takeStateVgpr();
 }
 
+void Emitter::emitAdd(const CounterAdd &A, unsigned Lo, unsigned Hi,
+                      unsigned Temp) {
+  std::string Amount = std::to_string(A.Amount);
+  if (A.PerLane) {
+    OS << "\ts_bcnt1_i32_b64 " << sreg(Temp) << ", exec\n";
+    if (A.Amount != 1)
+      OS << "\ts_mul_i32 " << sreg(Temp) << ", " << sreg(Temp) << ", "
+         << Amount << "\n";
+    Amount = sreg(Temp);
+  }
+  OS << "\ts_add_u32 " << sreg(Lo) << ", " << sreg(Lo) << ", " << Amount
+     << "\n\ts_addc_u32 " << sreg(Hi) << ", " << sreg(Hi) << ", 0\n";
+}
+
 void Emitter::emitCounterAdds(ArrayRef<CounterAdd> Adds,
                               const RegisterSet &Live) {
   bool KeepScc = Live.has(SpecialReg::Scc);
   if (KeepScc)
     OS << "\ts_cselect_b32 " << sreg(AddScc) << ", 1, 0\n";
-  for (const CounterAdd &A : Adds) {
-    unsigned R = CounterReg[A.Counter];
-    std::string Amount = std::to_string(A.Amount);
-    if (A.PerLane) {
-      OS << "\ts_bcnt1_i32_b64 " << sreg(AddTemp) << ", exec\n";
-      if (A.Amount != 1)
-        OS << "\ts_mul_i32 " << sreg(AddTemp) << ", " << sreg(AddTemp) << ", "
-           << Amount << "\n";
-      Amount = sreg(AddTemp);
-    }
-    OS << "\ts_add_u32 " << sreg(R) << ", " << sreg(R) << ", " << Amount
-       << "\n\ts_addc_u32 " << sreg(R + 1) << ", " << sreg(R + 1) << ", 0\n";
-  }
+  for (const CounterAdd &A : Adds)
+    emitAdd(A, CounterReg[A.Counter], CounterReg[A.Counter] + 1, AddTemp);
   if (KeepScc)
     OS << "\ts_cmp_lg_u32 " << sreg(AddScc) << ", 0\n";
 }
@@ -1246,16 +1259,7 @@ void Emitter::emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
        << "\n";
     OS << "\tv_readlane_b32 " << Hi << ", " << vreg(V) << ", " << H.Lane
        << "\n";
-    std::string Amount = std::to_string(A.Amount);
-    if (A.PerLane) {
-      Amount = sreg(Regs[2]);
-      OS << "\ts_bcnt1_i32_b64 " << Amount << ", exec\n";
-      if (A.Amount != 1)
-        OS << "\ts_mul_i32 " << Amount << ", " << Amount << ", " << A.Amount
-           << "\n";
-    }
-    OS << "\ts_add_u32 " << Lo << ", " << Lo << ", " << Amount << "\n\ts_addc_u32 "
-       << Hi << ", " << Hi << ", 0\n";
+    emitAdd(A, Regs[0], Regs[1], Regs.size() > 2 ? Regs[2] : 0);
     OS << "\tv_writelane_b32 " << vreg(V) << ", " << Lo << ", " << L.Lane
        << "\n";
     OS << "\tv_writelane_b32 " << vreg(V) << ", " << Hi << ", " << H.Lane
@@ -1285,60 +1289,46 @@ void Emitter::emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
 }
 
 void Emitter::emitCounterFlush() {
+  // Each counter with a word: the SGPR pair it is in, the word's address.
+  std::vector<std::pair<unsigned, uint64_t>> Words;
+  unsigned Base = FlushBase;
   if (CountersInLanes) {
     // Before s_endpgm nothing is live: any SGPRs do, a pair per counter
     // (s[0:1], s[2:3], ...) and the base after them.
-    unsigned V = *StateVgpr, Pair = 0;
-    std::vector<std::pair<unsigned, uint64_t>> Words; // pair, address
+    unsigned Pair = 0;
     for (size_t C = 0; C < Plan.counters().size(); ++C) {
       if (Plan.counters()[C].Global.empty())
         continue;
-      OS << "\tv_readlane_b32 " << sreg(Pair) << ", " << vreg(V) << ", "
-         << stateHome(waveCounterState(C, false)).Lane << "\n";
-      OS << "\tv_readlane_b32 " << sreg(Pair + 1) << ", " << vreg(V) << ", "
-         << stateHome(waveCounterState(C, true)).Lane << "\n";
+      for (bool High : {false, true})
+        emitStateRead(sreg(Pair + High), waveCounterState(C, High));
       Words.emplace_back(Pair, CounterAddress[C]);
       Pair += 2;
     }
     if (Words.empty())
       return;
-    OS << "\ts_nop 4\n";
-    std::optional<uint64_t> Base;
-    for (auto [R, At] : Words) {
-      if (!Base || At < *Base || At - *Base >= (1u << 20)) {
-        Base = At;
-        OS << "\ts_mov_b32 " << sreg(Pair) << ", 0x"
-           << utohexstr(uint32_t(At)) << "\n\ts_mov_b32 " << sreg(Pair + 1)
-           << ", 0x" << utohexstr(uint32_t(At >> 32)) << "\n";
-      }
-      OS << "\ts_atomic_add_x2 " << spair(R) << ", " << spair(Pair) << ", 0x"
-         << utohexstr(At - *Base) << "\n";
-    }
-    OS << "\ts_waitcnt lgkmcnt(0)\n";
+    OS << "\ts_nop 4\n"; // SGPRs a VALU wrote
+    Base = Pair;
     noteHighest(RegisterSet().addSgprs(0, Pair + 2), HighestSgpr, HighestVgpr);
-    return;
+  } else {
+    for (size_t C = 0; C < CounterReg.size(); ++C)
+      if (!Plan.counters()[C].Global.empty())
+        Words.emplace_back(CounterReg[C], CounterAddress[C]);
   }
-  if (CounterReg.empty())
+  if (Words.empty())
     return;
   // Scalar atomics take a 20-bit offset from their base.
-  std::optional<uint64_t> Base;
-  bool Any = false;
-  for (size_t C = 0; C < CounterReg.size(); ++C) {
-    if (Plan.counters()[C].Global.empty())
-      continue;
-    Any = true;
-    uint64_t At = CounterAddress[C];
-    if (!Base || At < *Base || At - *Base >= (1u << 20)) {
-      Base = At;
-      OS << "\ts_mov_b32 " << sreg(FlushBase) << ", 0x"
-         << utohexstr(uint32_t(At)) << "\n\ts_mov_b32 " << sreg(FlushBase + 1)
-         << ", 0x" << utohexstr(uint32_t(At >> 32)) << "\n";
+  std::optional<uint64_t> At;
+  for (auto [Pair, Address] : Words) {
+    if (!At || Address < *At || Address - *At >= (1u << 20)) {
+      At = Address;
+      OS << "\ts_mov_b32 " << sreg(Base) << ", 0x" << utohexstr(uint32_t(*At))
+         << "\n\ts_mov_b32 " << sreg(Base + 1) << ", 0x"
+         << utohexstr(uint32_t(*At >> 32)) << "\n";
     }
-    OS << "\ts_atomic_add_x2 " << spair(CounterReg[C]) << ", "
-       << spair(FlushBase) << ", 0x" << utohexstr(At - *Base) << "\n";
+    OS << "\ts_atomic_add_x2 " << spair(Pair) << ", " << spair(Base) << ", 0x"
+       << utohexstr(Address - *At) << "\n";
   }
-  if (Any)
-    OS << "\ts_waitcnt lgkmcnt(0)\n";
+  OS << "\ts_waitcnt lgkmcnt(0)\n";
 }
 
 std::pair<unsigned, unsigned>

@@ -72,20 +72,39 @@ protected:
     ASSERT_OK(Lifted->buildCFGs());
   }
 
-  /// \p Plan's code object, with no warning, loaded (null on a failure);
-  /// its assembly on stderr with LOOM_TEST_DUMP set.
-  std::unique_ptr<emu::Module> instrumentAndLoad(const InstrumentationPlan &Plan) {
+  /// \p Plan's code object, with no warning; its assembly on stderr with
+  /// LOOM_TEST_DUMP set.
+  llvm::Expected<InstrumentedCodeObject>
+  instrument(const InstrumentationPlan &Plan) {
     InstrumentOptions O;
     O.LoadDelta = Orig->base();
     auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
-    if (!R) {
-      ADD_FAILURE() << llvm::toString(R.takeError());
-      return nullptr;
-    }
+    if (!R)
+      return R.takeError();
     for (const std::string &W : R->Warnings)
       ADD_FAILURE() << "warning: " << W;
     if (getenv("LOOM_TEST_DUMP"))
       fprintf(stderr, "%s", R->Assembly.c_str());
+    return R;
+  }
+
+  /// wave_info at \p K's entry: each wave's launch state, through
+  /// HookArgs and Hooks.h alike.
+  static Error askWaveInfo(InstrumentationPlan &Plan, const BinaryFunction &K) {
+    return Plan.atKernelEntry(
+        K, "wave_info",
+        {HookArg::exec(), HookArg::laneId(), HookArg::waveId(),
+         HookArg::workgroupId(0), HookArg::dispatchId()});
+  }
+
+  /// \p Plan's code object, with no warning, loaded (null on a failure);
+  /// its assembly on stderr with LOOM_TEST_DUMP set.
+  std::unique_ptr<emu::Module> instrumentAndLoad(const InstrumentationPlan &Plan) {
+    auto R = instrument(Plan);
+    if (!R) {
+      ADD_FAILURE() << llvm::toString(R.takeError());
+      return nullptr;
+    }
     auto M = loadElf(R->Elf, "instrumented");
     if (!M)
       ADD_FAILURE() << R->Assembly;
@@ -133,21 +152,21 @@ protected:
           }
         }
     }
-    InstrumentOptions O;
-    O.LoadDelta = Orig->base();
-    auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+    auto R = instrument(Plan);
     if (!R) {
       ADD_FAILURE() << llvm::toString(R.takeError());
       return nullptr;
     }
-    for (const std::string &W : R->Warnings)
-      ADD_FAILURE() << "warning: " << W;
     auto M = loadElf(R->Elf, "instrumented");
     if (!M)
       ADD_FAILURE() << R->Assembly;
     *Out = std::move(*R);
     return M;
   }
+
+  /// scale_add instrumented (\p M: a counting hook before every
+  /// instruction) gives the original's results and counts what it ran.
+  void expectScaleAddCounted(emu::Module &M);
 
   /// Hook counts against the emulator's counters of the original run.
   void expectCountsEqual(const emu::DispatchCounters &Truth) {
@@ -219,15 +238,21 @@ ScaleAddRun runScaleAdd(emu::Device &Dev, emu::Module &M,
   return Run;
 }
 
-/// call_chain(Out, A, B) on a grid of \p N work-items in groups of 64: its
-/// output, and what the virtual GPU counted into \p Counters if given.
-std::vector<int> runCallChain(emu::Device &Dev, emu::Module &M,
-                              llvm::StringRef Kernel, unsigned N, int32_t A,
-                              int32_t B,
-                              emu::DispatchCounters *Counters = nullptr) {
-  emu::DeviceBuffer Out(Dev, 256 * 4);
-  emu::KernelArgs Args;
-  Args.add(Out.data()).add(A).add(B);
+void InstrumenterTest::expectScaleAddCounted(emu::Module &M) {
+  ScaleAddRun Truth = runScaleAdd(*Dev, *Orig, "scale_add");
+  resetCounts();
+  ScaleAddRun Got = runScaleAdd(*Dev, M, "scale_add.loom");
+  EXPECT_EQ(Got.Out, Truth.Out);
+  expectCountsEqual(Truth.Counters);
+}
+
+/// \p Kernel with \p Args on a grid of \p N work-items in groups of 64:
+/// the first N ints of \p Out, and what the virtual GPU counted into
+/// \p Counters if given.
+std::vector<int> launchForInts(emu::Module &M, llvm::StringRef Kernel,
+                               unsigned N, const emu::KernelArgs &Args,
+                               emu::DeviceBuffer &Out,
+                               emu::DispatchCounters *Counters) {
   auto Res = M.launch(Kernel, emu::LaunchConfig::linear(N, 64), Args);
   if (!Res) {
     ADD_FAILURE() << llvm::toString(Res.takeError());
@@ -237,6 +262,18 @@ std::vector<int> runCallChain(emu::Device &Dev, emu::Module &M,
   if (Counters)
     *Counters = Res->Counters;
   return std::vector<int>(Out.data<int>(), Out.data<int>() + N);
+}
+
+/// call_chain(Out, A, B) on a grid of \p N work-items in groups of 64: its
+/// output, and what the virtual GPU counted into \p Counters if given.
+std::vector<int> runCallChain(emu::Device &Dev, emu::Module &M,
+                              llvm::StringRef Kernel, unsigned N, int32_t A,
+                              int32_t B,
+                              emu::DispatchCounters *Counters = nullptr) {
+  emu::DeviceBuffer Out(Dev, 256 * 4);
+  emu::KernelArgs Args;
+  Args.add(Out.data()).add(A).add(B);
+  return launchForInts(M, Kernel, N, Args, Out, Counters);
 }
 
 TEST_F(InstrumenterTest, CountsEveryInstructionOfScaleAdd) {
@@ -252,19 +289,13 @@ TEST_F(InstrumenterTest, CountsEveryInstructionOfScaleAdd) {
   ScaleAddRun Got = runScaleAdd(*Dev, *M, "scale_add.loom");
   EXPECT_EQ(Got.Out, Truth.Out);
   expectCountsEqual(Truth.Counters);
-  if (getenv("LOOM_TEST_DUMP"))
-    fprintf(stderr, "%s", ICO.Assembly.c_str());
 }
 
 TEST_F(InstrumenterTest, ClobberingHooksChangeNothing) {
   InstrumentedCodeObject ICO;
   auto M = instrumentAll("scale_add", "clobber", &ICO);
   ASSERT_TRUE(M);
-  ScaleAddRun Truth = runScaleAdd(*Dev, *Orig, "scale_add");
-  resetCounts();
-  ScaleAddRun Got = runScaleAdd(*Dev, *M, "scale_add.loom");
-  EXPECT_EQ(Got.Out, Truth.Out);
-  expectCountsEqual(Truth.Counters);
+  expectScaleAddCounted(*M);
 }
 
 // A hook that needs a stack (a local array indexed by lane) before every
@@ -275,18 +306,12 @@ TEST_F(InstrumenterTest, AHookWithAStackCountsExactly) {
   InstrumentedCodeObject ICO;
   auto M = instrumentAll("scale_add", "count_via_stack", &ICO);
   ASSERT_TRUE(M);
-  if (getenv("LOOM_TEST_DUMP"))
-    fprintf(stderr, "%s", ICO.Assembly.c_str());
   const InstrumentedKernel *IK = ICO.kernel("scale_add");
   ASSERT_NE(IK, nullptr);
   const codeobj::Kernel *K = Orig->codeObject().findKernel("scale_add");
   EXPECT_GE(IK->PrivateSegmentSize, K->KD.PrivateSegmentFixedSize + 256)
       << "the slot holds the hook's array";
-  ScaleAddRun Truth = runScaleAdd(*Dev, *Orig, "scale_add");
-  resetCounts();
-  ScaleAddRun Got = runScaleAdd(*Dev, *M, "scale_add.loom");
-  EXPECT_EQ(Got.Out, Truth.Out);
-  expectCountsEqual(Truth.Counters);
+  expectScaleAddCounted(*M);
 }
 
 // The same hook in call_chain, whose stack is dynamic (helper_fib
@@ -299,8 +324,6 @@ TEST_F(InstrumenterTest, AHookWithAStackAboveADynamicStack) {
   InstrumentedCodeObject ICO;
   auto M = instrumentAll("call_chain", "count_via_stack", &ICO);
   ASSERT_TRUE(M);
-  if (getenv("LOOM_TEST_DUMP"))
-    fprintf(stderr, "%s", ICO.Assembly.c_str());
   const InstrumentedKernel *IK = ICO.kernel("call_chain");
   ASSERT_NE(IK, nullptr);
   EXPECT_GE(IK->StackSlotSize, 256u);
@@ -451,16 +474,9 @@ TEST_F(InstrumenterTest, HooksSeeTheLaunchState) {
   InstrumentationPlan Plan(*Lifted);
   const BinaryFunction *K = Lifted->function("scale_add");
   ASSERT_NE(K, nullptr);
-  ASSERT_OK(Plan.atKernelEntry(
-      *K, "wave_info",
-      {HookArg::exec(), HookArg::laneId(), HookArg::waveId(),
-       HookArg::workgroupId(0), HookArg::dispatchId()}));
-  InstrumentOptions O;
-  O.LoadDelta = Orig->base();
-  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_OK(askWaveInfo(Plan, *K));
+  auto R = instrument(Plan);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  for (const std::string &W : R->Warnings)
-    ADD_FAILURE() << "warning: " << W;
   const InstrumentedKernel *IK = R->kernel("scale_add");
   ASSERT_NE(IK, nullptr);
   ASSERT_TRUE(IK->UsesLaunchHeader);
@@ -468,8 +484,6 @@ TEST_F(InstrumenterTest, HooksSeeTheLaunchState) {
   EXPECT_EQ(IK->KernargSize, IK->LaunchHeaderOffset + sizeof(LoomLaunchHeader));
   auto M = loadElf(R->Elf, "instrumented");
   ASSERT_TRUE(M) << R->Assembly;
-  if (getenv("LOOM_TEST_DUMP"))
-    fprintf(stderr, "%s", R->Assembly.c_str());
 
   constexpr int N = 200;
   emu::LaunchConfig C;
@@ -642,15 +656,7 @@ std::vector<int> runExhausted(emu::Device &Dev, emu::Module &M,
     Args.addRaw(HeaderOffset,
                 llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Header),
                                sizeof(*Header)));
-  auto Res = M.launch(Kernel, emu::LaunchConfig::linear(N, 64), Args);
-  if (!Res) {
-    ADD_FAILURE() << llvm::toString(Res.takeError());
-    return {};
-  }
-  EXPECT_TRUE(Res->ok()) << Res->FirstFault.Message;
-  if (Counters)
-    *Counters = Res->Counters;
-  return std::vector<int>(Out.data<int>(), Out.data<int>() + N);
+  return launchForInts(M, Kernel, N, Args, Out, Counters);
 }
 
 // all_vgprs keeps v0..v255 live at once: no VGPR is left above the
@@ -663,8 +669,6 @@ TEST_F(InstrumenterTest, SavesFindHomesWhenNoRegisterIsFree) {
   InstrumentedCodeObject ICO;
   auto M = instrumentAll("all_vgprs", "clobber", &ICO);
   ASSERT_TRUE(M);
-  if (getenv("LOOM_TEST_DUMP"))
-    fprintf(stderr, "%s", ICO.Assembly.c_str());
   EXPECT_NE(ICO.Assembly.find("v_accvgpr_write_b32"), std::string::npos);
   emu::DispatchCounters Truth;
   std::vector<int> Want = runExhausted(*Dev, *Orig, "all_vgprs", 128, &Truth);
@@ -697,18 +701,9 @@ TEST_F(InstrumenterTest, StateAndCountersLiveInLanesWhenSgprsRunOut) {
             F->name().str(), HookPoint::Before, I.address(), "bump",
             {HookArg::waveCounter(Bumps), HookArg::constant(2)}, Bumps)));
       }
-  ASSERT_OK(Plan.atKernelEntry(
-      *K, "wave_info",
-      {HookArg::exec(), HookArg::laneId(), HookArg::waveId(),
-       HookArg::workgroupId(0), HookArg::dispatchId()}));
-  InstrumentOptions O;
-  O.LoadDelta = Orig->base();
-  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_OK(askWaveInfo(Plan, *K));
+  auto R = instrument(Plan);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  for (const std::string &W : R->Warnings)
-    ADD_FAILURE() << "warning: " << W;
-  if (getenv("LOOM_TEST_DUMP"))
-    fprintf(stderr, "%s", R->Assembly.c_str());
   const InstrumentedKernel *IK = R->kernel("all_sgprs");
   ASSERT_NE(IK, nullptr);
   EXPECT_NE(R->Assembly.find("v_readlane_b32 s0, v"), std::string::npos)
