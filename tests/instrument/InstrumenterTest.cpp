@@ -49,11 +49,24 @@ template <typename T> T check(llvm::Expected<T> V) {
 
 class InstrumenterTest : public ::testing::Test {
 protected:
+  /// The virtual GPU's processor, and the fixtures' (gfx90a_v5_kernels.elf
+  /// is the first on gfx90a; files of other targets are named after them).
+  virtual llvm::StringRef target() const { return "gfx90a"; }
+  std::string fixtureFor(llvm::StringRef Gfx90aName) const {
+    if (target() == "gfx90a")
+      return Gfx90aName.str();
+    if (Gfx90aName == "gfx90a_v5_kernels.elf")
+      return (target() + "_v5_kernels.elf").str();
+    return (Gfx90aName.drop_back(4) + "." + target() + ".elf").str();
+  }
+
   void SetUp() override {
-    auto D = emu::Device::create();
+    emu::DeviceOptions O;
+    O.Target = target().str();
+    auto D = emu::Device::create(O);
     ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
     Dev = std::move(*D);
-    auto H = testutil::loadHooks(*Dev, LOOM_TEST_HOOKS_BC, "gfx90a");
+    auto H = testutil::loadHooks(*Dev, LOOM_TEST_HOOKS_BC, target());
     ASSERT_TRUE(bool(H)) << llvm::toString(H.takeError());
     Hooks = std::move(*H);
     ASSERT_NO_FATAL_FAILURE(useFixture("gfx90a_v5_kernels.elf"));
@@ -62,7 +75,8 @@ protected:
   /// Loads fixture \p File as the original code (Orig) and lifts it
   /// (Lifted).
   void useFixture(llvm::StringRef File) {
-    auto M = emu::Module::loadFile(*Dev, (LOOM_FIXTURE_DIR "/" + File).str());
+    auto M = emu::Module::loadFile(
+        *Dev, LOOM_FIXTURE_DIR "/" + fixtureFor(File));
     ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
     Orig = std::move(*M);
     ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
@@ -167,6 +181,11 @@ protected:
   /// scale_add instrumented (\p M: a counting hook before every
   /// instruction) gives the original's results and counts what it ran.
   void expectScaleAddCounted(emu::Module &M);
+
+  // Tests run on gfx90a and gfx942 (InstrumenterGfx942Test).
+  void checkStackHook();
+  void checkStackHookOverDynamicStack();
+  void checkSavesWithNoFreeRegister();
 
   /// Hook counts against the emulator's counters of the original run.
   void expectCountsEqual(const emu::DispatchCounters &Truth) {
@@ -302,7 +321,7 @@ TEST_F(InstrumenterTest, ClobberingHooksChangeNothing) {
 // instruction of scale_add: its frame is in a slot of each lane's private
 // segment above the kernel's own, reached through the stack pointer and
 // V# the glue sets; the counts are exact and the results unchanged.
-TEST_F(InstrumenterTest, AHookWithAStackCountsExactly) {
+void InstrumenterTest::checkStackHook() {
   InstrumentedCodeObject ICO;
   auto M = instrumentAll("scale_add", "count_via_stack", &ICO);
   ASSERT_TRUE(M);
@@ -317,7 +336,7 @@ TEST_F(InstrumenterTest, AHookWithAStackCountsExactly) {
 // The same hook in call_chain, whose stack is dynamic (helper_fib
 // recurses): the slot is at the top of a private segment grown by it, found
 // from the segment's size, clear of the recursion's frames.
-TEST_F(InstrumenterTest, AHookWithAStackAboveADynamicStack) {
+void InstrumenterTest::checkStackHookOverDynamicStack() {
   const codeobj::Kernel *K = Orig->codeObject().findKernel("call_chain");
   ASSERT_NE(K, nullptr);
   ASSERT_TRUE(K->KD.Properties.UsesDynamicStack);
@@ -664,7 +683,7 @@ std::vector<int> runExhausted(emu::Device &Dev, emu::Module &M,
 // before every instruction still changes nothing and counts exactly: its
 // saves go to registers dead at each point, and where none is, VGPRs go to
 // AGPRs the kernel leaves free.
-TEST_F(InstrumenterTest, SavesFindHomesWhenNoRegisterIsFree) {
+void InstrumenterTest::checkSavesWithNoFreeRegister() {
   ASSERT_NO_FATAL_FAILURE(useFixture("exhausted_kernels.elf"));
   InstrumentedCodeObject ICO;
   auto M = instrumentAll("all_vgprs", "clobber", &ICO);
@@ -675,6 +694,29 @@ TEST_F(InstrumenterTest, SavesFindHomesWhenNoRegisterIsFree) {
   resetCounts();
   EXPECT_EQ(runExhausted(*Dev, *M, "all_vgprs.loom", 128), Want);
   expectCountsEqual(Truth);
+}
+
+TEST_F(InstrumenterTest, AHookWithAStackCountsExactly) { checkStackHook(); }
+TEST_F(InstrumenterTest, AHookWithAStackAboveADynamicStack) {
+  checkStackHookOverDynamicStack();
+}
+TEST_F(InstrumenterTest, SavesFindHomesWhenNoRegisterIsFree) {
+  checkSavesWithNoFreeRegister();
+}
+
+// The same on gfx942: architected flat scratch (the stack through
+// scratch_* and the stack pointer alone), the gfx94x wait states.
+class InstrumenterGfx942Test : public InstrumenterTest {
+  llvm::StringRef target() const override { return "gfx942"; }
+};
+TEST_F(InstrumenterGfx942Test, AHookWithAStackCountsExactly) {
+  checkStackHook();
+}
+TEST_F(InstrumenterGfx942Test, AHookWithAStackAboveADynamicStack) {
+  checkStackHookOverDynamicStack();
+}
+TEST_F(InstrumenterGfx942Test, SavesFindHomesWhenNoRegisterIsFree) {
+  checkSavesWithNoFreeRegister();
 }
 
 // all_sgprs writes s101: no SGPR is left for the launch state or the wave
