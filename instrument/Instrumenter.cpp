@@ -339,9 +339,9 @@ private:
   unsigned instructionIndex(const BinaryFunction &F, uint64_t Address);
   void computeBudget();
   Error planLaunchState();
-  /// StackBytes and SlotBase, or why the kernels cannot give the hooks a
-  /// stack.
-  Error planStack();
+  /// Where the hooks' stack goes: StackBytes, SlotBase, StackSlotSize and
+  /// the launch state that reaches it.
+  void planStack();
   /// SGPRs for the wave counters (above the launch state) and the
   /// address of each one's word.
   Error planCounters();
@@ -413,8 +413,8 @@ private:
     HazardSteps Before, After;
   };
   Seam seamAt(const BinaryFunction &F, unsigned B, unsigned I);
-  /// emitCounterAdds with the counters in lanes: s0..s3 borrowed, the
-  /// seams padded as a point's are.
+  /// emitCounterAdds with the counters in lanes, through SGPRs dead there
+  /// (or borrowed), the seams padded as a point's are.
   void emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
                               const RegisterSet &Live,
                               const PendingMemory &Pending,
@@ -521,8 +521,9 @@ private:
   unsigned AddTemp = 0, AddScc = 0, FlushBase = 0;
   /// Where no SGPRs are left for them (-O0 code calling functions uses
   /// s0..s101), the launch state and the counters live in lanes of
-  /// StateVgpr instead, state N in lane N; counter adds then borrow
-  /// s0..s3, kept meanwhile in lanes BorrowLane.. of it.
+  /// StateVgpr instead, state N in lane N; counter adds there borrow
+  /// s0.. where too few SGPRs are dead, kept meanwhile in lanes
+  /// BorrowLane.. of it.
   std::optional<unsigned> StateVgpr;
   bool LaunchInLanes = false, CountersInLanes = false;
   static constexpr unsigned BorrowLane = 60;
@@ -849,11 +850,11 @@ private:
   unsigned NextS, NextV, NextA, DeadS = 0, DeadV = 0;
 };
 
-Error Emitter::planStack() {
+void Emitter::planStack() {
   for (const CompiledPoint &P : Compiled)
     StackBytes = std::max(StackBytes, P.StackBytes);
   if (!StackBytes)
-    return Error::success();
+    return;
   // The slot goes above the deepest the original code's stack reaches. A
   // fixed size tells where (SlotBase, a constant stack pointer); a dynamic
   // stack (calls through pointers, recursion, dynamic allocas) may reach
@@ -880,7 +881,6 @@ Error Emitter::planStack() {
     for (LaunchState S : {LaunchState::ScratchRsrc0, LaunchState::ScratchRsrc1,
                           LaunchState::ScratchRsrc2, LaunchState::ScratchRsrc3})
       StatesUsed |= 1u << unsigned(S);
-  return Error::success();
 }
 
 Error Emitter::planLaunchState() {
@@ -888,8 +888,7 @@ Error Emitter::planLaunchState() {
     for (const RawInput &R : P.SgprInputs)
       if (R.K == RawInput::Kind::State && R.N < NumLaunchStates)
         StatesUsed |= 1u << R.N;
-  if (Error E = planStack())
-    return E;
+  planStack();
   if (!StatesUsed && !StackBytes)
     return Error::success();
   bool Header = usesState(LaunchState::HeaderLo);

@@ -1123,7 +1123,7 @@ Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index,
       .add(SpecialReg::M0);
   Unset.subtract(RegisterSet().addSgprs(Out.FirstSgpr, Out.SgprInputs.size())
                      .addVgprs(0, Out.VgprInputs.size()));
-  // The stack's V# the glue sets too.
+  // With a stack, the glue sets its pointer and (gfx90a) V# too.
   RegisterSet StackRegs;
   if (Out.StackBytes) {
     StackRegs.addSgprs(StackPointerSgpr);

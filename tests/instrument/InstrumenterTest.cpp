@@ -697,6 +697,22 @@ void InstrumenterTest::checkSavesWithNoFreeRegister() {
 }
 
 TEST_F(InstrumenterTest, AHookWithAStackCountsExactly) { checkStackHook(); }
+// A stack of no fixed size has no slot to go in: a clear error.
+TEST_F(InstrumenterTest, AHookWithADynamicAllocaIsRefused) {
+  InstrumentationPlan Plan(*Lifted);
+  const BinaryFunction *K = Lifted->function("scale_add");
+  ASSERT_NE(K, nullptr);
+  ASSERT_OK(Plan.atKernelEntry(*K, "alloca_hook", {HookArg::constant(5)}));
+  InstrumentOptions O;
+  O.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_FALSE(bool(R));
+  std::string Why = llvm::toString(R.takeError());
+  EXPECT_NE(Why.find("kernel scale_add, kernel entry: the hooks' stack has "
+                     "no fixed size (a dynamic alloca)"),
+            std::string::npos)
+      << Why;
+}
 TEST_F(InstrumenterTest, AHookWithAStackAboveADynamicStack) {
   checkStackHookOverDynamicStack();
 }

@@ -50,6 +50,12 @@ HOOK void stack_clobber() {
     Slots[I] = laneId() + I;
 }
 
+// A stack of no fixed size (a dynamic alloca): refused.
+HOOK void alloca_hook(u32 N) {
+  volatile u32 *P = (volatile u32 *)__builtin_alloca(N * 4);
+  P[N - 1] = N;
+}
+
 // Per-wave state (a wave counter the hook returns into): its value plus N.
 HOOK u64 bump(u64 Value, u32 N) { return Value + N; }
 
