@@ -213,6 +213,7 @@ using detail::LaunchState;
 using detail::NumLaunchStates;
 using detail::PointSpec;
 using detail::RawInput;
+using detail::waveCounterState;
 
 
 std::string sreg(unsigned N) { return "s" + std::to_string(N); }
@@ -266,6 +267,9 @@ struct FunctionPoints {
 struct RegisterBudget {
   unsigned FirstFreeSgpr = 0;
   unsigned FirstFreeVgpr = 0;
+  /// AGPRs: none used from FirstFreeAgpr up to AgprLimit (0 on targets
+  /// without them).
+  unsigned FirstFreeAgpr = 0, AgprLimit = 0;
 };
 
 /// Reads back the .loom.addrmap section lld resolved.
@@ -335,25 +339,56 @@ private:
   unsigned instructionIndex(const BinaryFunction &F, uint64_t Address);
   void computeBudget();
   Error planLaunchState();
+  /// Where the hooks' stack goes: StackBytes, SlotBase, StackSlotSize and
+  /// the launch state that reaches it.
+  void planStack();
   /// SGPRs for the wave counters (above the launch state) and the
   /// address of each one's word.
   Error planCounters();
+  /// The counters in lanes of StateVgpr.
+  Error takeCounterLanes();
   /// \p Adds, SCC kept if \p Live has it.
   void emitCounterAdds(ArrayRef<CounterAdd> Adds, const RegisterSet &Live);
+  /// One add to the counter in SGPRs \p Lo, \p Hi (EXEC's lane count in
+  /// \p Temp if per lane).
+  void emitAdd(const CounterAdd &A, unsigned Lo, unsigned Hi, unsigned Temp);
   /// Every counter added to its word, before an s_endpgm.
   void emitCounterFlush();
   bool usesState(LaunchState S) const {
     return StatesUsed & 1u << unsigned(S);
   }
   Error emitPreamble(const BinaryFunction &K);
-  bool hasPreamble() const { return StatesUsed || !CounterReg.empty(); }
-  /// The SGPR holding RawInput::State \p N: a launch state, or a half of
-  /// a wave counter.
-  unsigned stateRegister(unsigned N) const {
-    if (N < NumLaunchStates)
-      return StateReg[N];
-    return CounterReg[(N - NumLaunchStates) / 2] + (N - NumLaunchStates) % 2;
+  /// The SGPR the preamble puts launch state \p S together in, when it
+  /// is kept in lanes.
+  struct KernelLaunch;
+  static unsigned preambleTemp(const KernelLaunch &L, LaunchState S);
+  bool hasPreamble() const {
+    return StatesUsed || StackBytes || !CounterReg.empty() || CountersInLanes;
   }
+  /// Where RawInput::State \p N (a launch state, or a half of a wave
+  /// counter) lives for the whole kernel: an SGPR of its own, or lane N of
+  /// StateVgpr.
+  struct StateHome {
+    bool InLane = false;
+    unsigned Reg = 0, Lane = 0;
+  };
+  StateHome stateHome(unsigned N) const {
+    bool Counter = N >= NumLaunchStates;
+    if (Counter ? CountersInLanes : LaunchInLanes)
+      return {true, *StateVgpr, N};
+    if (!Counter)
+      return {false, StateReg[N], 0};
+    return {false,
+            CounterReg[(N - NumLaunchStates) / 2] + (N - NumLaunchStates) % 2,
+            0};
+  }
+  /// Copies state \p N into SGPR \p Dst; true if a VALU wrote it.
+  bool emitStateRead(StringRef Dst, unsigned N);
+  /// Copies SGPR \p Src into state \p N.
+  void emitStateWrite(unsigned N, StringRef Src);
+  /// A VGPR above every register the code and the points use, for state
+  /// kept in its lanes when the SGPRs run out.
+  Error takeStateVgpr();
   Error emitFunction(const BinaryFunction &F);
   /// How far point \p P's body moves up (SGPRs, VGPRs; 0 if it stays):
   /// above Budget, in steps of 4 (keeping register tuples aligned), if it
@@ -390,6 +425,12 @@ private:
     HazardSteps Before, After;
   };
   Seam seamAt(const BinaryFunction &F, unsigned B, unsigned I);
+  /// emitCounterAdds with the counters in lanes, through SGPRs dead there
+  /// (or borrowed), the seams padded as a point's are.
+  void emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
+                              const RegisterSet &Live,
+                              const PendingMemory &Pending,
+                              const Seam &Around);
   const HazardInst &hazardOf(const BinaryInstruction &I);
   /// By instruction; a node map, as seams point into it.
   std::unordered_map<const BinaryInstruction *, HazardInst> Hazards;
@@ -467,10 +508,20 @@ private:
   std::vector<PointSpec> Specs;
   std::vector<CompiledPoint> Compiled;
   RegisterBudget Budget;
-  /// SGPRs and VGPRs no original code that can run with a copy uses: they
-  /// hold nothing of the program's, whatever liveness says (it keeps every
-  /// preserved register live at a return to an unknown caller).
-  RegisterSet UnusedByOriginal;
+  /// The budget of the original code alone, before the launch state,
+  /// counters and long branches took registers above it.
+  RegisterBudget OriginalBudget;
+  /// The hooks' stack, where a point needs one: a frame of StackBytes per
+  /// lane (the deepest point's) in a slot of StackSlotSize above the
+  /// original code's own stack: at SlotBase if that has a fixed size, else
+  /// at the top of the private segment (planStack).
+  unsigned StackBytes = 0, SlotBase = 0, StackSlotSize = 0;
+  /// The stack pointer the glue gives a point: a byte offset per lane, in
+  /// the wave's bytes (x64) where the stack is reached through a V#.
+  uint32_t stackPointer() const {
+    return SlotBase * (detail::hasScratchRsrc(processor()) ? 64 : 1);
+  }
+  StringRef processor() const { return BC.codeObject().target().Processor; }
   /// The launch state the points read (1 << LaunchState), and the SGPR
   /// each lives in for the whole kernel.
   unsigned StatesUsed = 0;
@@ -481,6 +532,14 @@ private:
   std::vector<unsigned> CounterReg;
   std::vector<uint64_t> CounterAddress;
   unsigned AddTemp = 0, AddScc = 0, FlushBase = 0;
+  /// Where no SGPRs are left for them (-O0 code calling functions uses
+  /// s0..s101), the launch state and the counters live in lanes of
+  /// StateVgpr instead, state N in lane N; counter adds there borrow
+  /// s0.. where too few SGPRs are dead, kept meanwhile in lanes
+  /// BorrowLane.. of it.
+  std::optional<unsigned> StateVgpr;
+  bool LaunchInLanes = false, CountersInLanes = false;
+  static constexpr unsigned BorrowLane = 60;
   /// How a kernel's preamble gets the launch state: the initial SGPRs as
   /// the original descriptor lays them out and as the copy's does (which
   /// enables what the state needs), and where the launch header goes.
@@ -514,6 +573,7 @@ private:
   /// descriptors.
   int HighestSgpr = -1, HighestVgpr = -1;
   int BaseSgpr = -1, BaseVgpr = -1; // of the original code alone
+  int HighestAgpr = -1, BaseAgpr = -1;
   unsigned PcLabels = 0;
   /// Original address of the instruction at each .Lloom_oN label.
   std::vector<uint64_t> AddressMapLabels;
@@ -687,60 +747,112 @@ void Emitter::computeBudget() {
   Budget.FirstFreeVgpr = R.HighestVgpr + 1;
   HighestSgpr = R.HighestSgpr;
   HighestVgpr = R.HighestVgpr;
-  UnusedByOriginal.addSgprs(Budget.FirstFreeSgpr,
-                            MaxSgprs - Budget.FirstFreeSgpr);
-  UnusedByOriginal.addVgprs(Budget.FirstFreeVgpr,
-                            MaxVgprs - Budget.FirstFreeVgpr);
+  // AGPRs, where the target has them: what the code and the kernels'
+  // metadata use is taken; the rest may hold saved VGPRs.
+  StringRef Processor = BC.codeObject().target().Processor;
+  if (Processor.starts_with("gfx90a") || Processor.starts_with("gfx94") ||
+      Processor.starts_with("gfx95")) {
+    Budget.FirstFreeAgpr = R.HighestAgpr + 1;
+    Budget.AgprLimit = RegisterSet::NumAgprs;
+    HighestAgpr = BaseAgpr = R.HighestAgpr;
+  }
 }
 
-/// Spare registers of one point: free in the original code and not
-/// clobbered by the point.
+/// Homes for one point's saves: registers the original code never uses
+/// (above the budget), then registers it uses that are dead at the point
+/// (not live, not read by the arguments, no load in flight into them:
+/// Liveness proves them free), none the point clobbers; and AGPRs the
+/// code never uses (gfx90a, gfx94x), for VGPRs.
 class SpareAllocator {
 public:
-  SpareAllocator(const RegisterBudget &B, const RegisterSet &Clobbers)
-      : B(B), Clobbers(Clobbers), NextS(B.FirstFreeSgpr),
-        NextV(B.FirstFreeVgpr) {}
+  SpareAllocator(const RegisterBudget &B, const RegisterSet &Clobbers,
+                 const RegisterSet &Dead)
+      : B(B), Clobbers(Clobbers), Dead(Dead), NextS(B.FirstFreeSgpr),
+        NextV(B.FirstFreeVgpr), NextA(B.FirstFreeAgpr) {}
 
-  Expected<unsigned> sgpr(unsigned Count = 1) {
-    unsigned N = NextS;
-    for (;; ++N) {
-      if (Count == 2 && N % 2)
-        continue;
-      if (N + Count > MaxSgprs)
-        return fail("no free scalar registers to save into (the kernel uses "
-                    "s0..s" + Twine(B.FirstFreeSgpr - 1) + ")");
-      bool Free = true;
-      for (unsigned I = 0; I < Count; ++I)
-        Free &= !Clobbers.hasSgpr(N + I);
-      if (Free)
-        break;
-    }
-    NextS = N + Count;
-    return N;
+  Expected<unsigned> sgpr() {
+    if (std::optional<unsigned> N = take(NextS, DeadS, MaxSgprs,
+                                         &RegisterSet::hasSgpr))
+      return *N;
+    return fail("no free scalar registers to save into (the kernel uses "
+                "s0..s" + Twine(B.FirstFreeSgpr - 1) + ")");
   }
   Expected<unsigned> vgpr() {
-    unsigned N = NextV;
-    while (N < MaxVgprs && Clobbers.hasVgpr(N))
-      ++N;
-    if (N >= MaxVgprs)
-      return fail("no free vector registers to save into (the kernel uses "
-                  "v0..v" + Twine(B.FirstFreeVgpr - 1) + ")");
-    NextV = N + 1;
-    return N;
+    if (std::optional<unsigned> N = take(NextV, DeadV, MaxVgprs,
+                                         &RegisterSet::hasVgpr))
+      return *N;
+    return fail("no free vector registers to save into (the kernel uses "
+                "v0..v" + Twine(B.FirstFreeVgpr - 1) + ")");
+  }
+  std::optional<unsigned> agpr() {
+    if (NextA >= B.AgprLimit)
+      return std::nullopt;
+    return NextA++;
   }
 
 private:
+  /// The next register of a file of \p Limit with \p Has: one above the
+  /// budget the point does not clobber (from \p Next), else a dead one
+  /// (from \p NextDead).
+  std::optional<unsigned> take(unsigned &Next, unsigned &NextDead,
+                               unsigned Limit,
+                               bool (RegisterSet::*Has)(unsigned) const) {
+    while (Next < Limit && (Clobbers.*Has)(Next))
+      ++Next;
+    if (Next < Limit)
+      return Next++;
+    while (NextDead < Limit && !(Dead.*Has)(NextDead))
+      ++NextDead;
+    if (NextDead < Limit)
+      return NextDead++;
+    return std::nullopt;
+  }
+
   const RegisterBudget &B;
-  const RegisterSet &Clobbers;
-  unsigned NextS, NextV;
+  const RegisterSet &Clobbers, &Dead;
+  unsigned NextS, NextV, NextA, DeadS = 0, DeadV = 0;
 };
+
+void Emitter::planStack() {
+  for (const CompiledPoint &P : Compiled)
+    StackBytes = std::max(StackBytes, P.StackBytes);
+  if (!StackBytes)
+    return;
+  // The slot goes above the deepest the original code's stack reaches. A
+  // fixed size tells where (SlotBase, a constant stack pointer); a dynamic
+  // stack (calls through pointers, recursion, dynamic allocas) may reach
+  // any offset the dispatch's private segment size allows, so the slot
+  // takes the top of a segment grown by StackSlotSize, and the preamble
+  // finds it from the size's SGPR.
+  uint32_t Fixed = 0;
+  for (const BinaryFunction *K : Kernels) {
+    const codeobj::Kernel *CK = BC.codeObject().findKernel(K->name());
+    const codeobj::KernelMetadata *MD = BC.codeObject().metadataOf(*CK);
+    if (CK->KD.Properties.UsesDynamicStack ||
+        (MD && MD->UsesDynamicStack.value_or(false)))
+      StatesUsed |= 1u << unsigned(LaunchState::StackPointer);
+    Fixed = std::max(Fixed, CK->KD.PrivateSegmentFixedSize);
+    if (MD)
+      Fixed = std::max<uint32_t>(Fixed, MD->PrivateSegmentFixedSize);
+  }
+  SlotBase = alignTo(Fixed, 16);
+  // At the top, the slot's start is rounded down to 16 bytes from a size
+  // that is a multiple of 4: 16 more keep it above the original's part.
+  StackSlotSize = alignTo(StackBytes, 16) +
+                  (usesState(LaunchState::StackPointer) ? 16 : 0);
+  if (detail::hasScratchRsrc(processor()))
+    for (LaunchState S : {LaunchState::ScratchRsrc0, LaunchState::ScratchRsrc1,
+                          LaunchState::ScratchRsrc2, LaunchState::ScratchRsrc3})
+      StatesUsed |= 1u << unsigned(S);
+}
 
 Error Emitter::planLaunchState() {
   for (const CompiledPoint &P : Compiled)
     for (const RawInput &R : P.SgprInputs)
       if (R.K == RawInput::Kind::State && R.N < NumLaunchStates)
         StatesUsed |= 1u << R.N;
-  if (!StatesUsed)
+  planStack();
+  if (!StatesUsed && !StackBytes)
     return Error::success();
   bool Header = usesState(LaunchState::HeaderLo);
   unsigned FirstFree = Budget.FirstFreeSgpr;
@@ -751,10 +863,28 @@ Error Emitter::planLaunchState() {
     L.Old = SgprLayout::of(CK->KD);
     L.OldWorkitemId = CK->KD.Rsrc2.EnableVgprWorkitemId;
     codeobj::KernelDescriptor &KD = L.NewKD;
-    if (Header && !KD.Properties.EnableSgprKernargSegmentPtr) {
-      KD.Properties.EnableSgprKernargSegmentPtr = true;
-      KD.Rsrc2.UserSgprCount = L.Old.UserSgprs + 2;
+    // User SGPRs the state needs that the original does not enable.
+    unsigned Added = 0;
+    auto Enable = [&](bool &Input, unsigned Sgprs) {
+      if (!Input)
+        Added += Sgprs;
+      Input = true;
+    };
+    if (Header)
+      Enable(KD.Properties.EnableSgprKernargSegmentPtr, 2);
+    if (usesState(LaunchState::ScratchRsrc0)) {
+      // The stack through the V#, and flat accesses to it (a private
+      // pointer made generic) through FLAT_SCRATCH, which the preamble
+      // sets up from flat_scratch_init and the wave's offset.
+      Enable(KD.Properties.EnableSgprPrivateSegmentBuffer, 4);
+      Enable(KD.Properties.EnableSgprFlatScratchInit, 2);
     }
+    if (usesState(LaunchState::StackPointer))
+      Enable(KD.Properties.EnableSgprPrivateSegmentSize, 1);
+    KD.Rsrc2.UserSgprCount = L.Old.UserSgprs + Added;
+    // The wave's scratch offset (and, with architected flat scratch, the
+    // FLAT_SCRATCH the hardware sets).
+    KD.Rsrc2.EnablePrivateSegment |= StackBytes > 0;
     bool Wg[3] = {usesState(LaunchState::WorkgroupIdX),
                   usesState(LaunchState::WorkgroupIdY),
                   usesState(LaunchState::WorkgroupIdZ)};
@@ -782,10 +912,16 @@ Error Emitter::planLaunchState() {
       continue;
     while (N < MaxSgprs && Clobbered.hasSgpr(N))
       ++N;
-    if (N >= MaxSgprs)
-      return fail("no free scalar registers for the hooks' launch state (the "
-                  "kernels use s0..s" + Twine(FirstFree - 1) +
-                  ", the hooks " + Clobbered.str() + ")");
+    if (N >= MaxSgprs) {
+      // None left: lanes of a VGPR of its own.
+      LaunchInLanes = true;
+      if (Error E = takeStateVgpr())
+        return fail("no free scalar registers for the hooks' launch state "
+                    "(the kernels use s0..s" + Twine(FirstFree - 1) +
+                    ", the hooks " + Clobbered.str() + "), " +
+                    toString(std::move(E)));
+      return Error::success();
+    }
     StateReg[S] = N++;
   }
   Budget.FirstFreeSgpr = N;
@@ -793,17 +929,67 @@ Error Emitter::planLaunchState() {
   return Error::success();
 }
 
+Error Emitter::takeStateVgpr() {
+  if (StateVgpr)
+    return Error::success();
+  RegisterSet Clobbered;
+  for (const CompiledPoint &P : Compiled)
+    Clobbered |= P.Clobbers;
+  unsigned V = Budget.FirstFreeVgpr;
+  while (V < MaxVgprs && Clobbered.hasVgpr(V))
+    ++V;
+  if (V >= MaxVgprs)
+    return fail("nor a vector register to keep it in lanes of (the kernels "
+                "use v0..v" + Twine(Budget.FirstFreeVgpr - 1) + ")");
+  StateVgpr = V;
+  Budget.FirstFreeVgpr = V + 1;
+  HighestVgpr = std::max<int>(HighestVgpr, V);
+  return Error::success();
+}
+
+bool Emitter::emitStateRead(StringRef Dst, unsigned N) {
+  StateHome H = stateHome(N);
+  if (!H.InLane) {
+    OS << "\ts_mov_b32 " << Dst << ", " << sreg(H.Reg) << "\n";
+    return false;
+  }
+  OS << "\tv_readlane_b32 " << Dst << ", " << vreg(H.Reg) << ", " << H.Lane
+     << "\n";
+  return true;
+}
+
+void Emitter::emitStateWrite(unsigned N, StringRef Src) {
+  StateHome H = stateHome(N);
+  if (H.InLane)
+    OS << "\tv_writelane_b32 " << vreg(H.Reg) << ", " << Src << ", " << H.Lane
+       << "\n";
+  else
+    OS << "\ts_mov_b32 " << sreg(H.Reg) << ", " << Src << "\n";
+}
+
+unsigned Emitter::preambleTemp(const KernelLaunch &L, LaunchState S) {
+  return L.New.Total + unsigned(S);
+}
+
 Error Emitter::emitPreamble(const BinaryFunction &K) {
   for (unsigned R : CounterReg)
     OS << "\ts_mov_b64 " << spair(R) << ", 0\n";
-  if (!StatesUsed)
+  if (CountersInLanes)
+    for (size_t C = 0; C < Plan.counters().size(); ++C)
+      for (bool High : {false, true})
+        emitStateWrite(waveCounterState(C, High), "0");
+  if (!StatesUsed && !StackBytes)
     return Error::success();
   const KernelLaunch &L = Launch.find(&K)->second;
   if (L.New.UserSgprs > 16)
     return fail("the hooks need the kernarg segment pointer, and the kernel "
                 "has no user SGPR left for it");
   OS << "\t; loom: preamble (launch state)\n";
-  auto Reg = [&](LaunchState S) { return sreg(StateReg[unsigned(S)]); };
+  // In lanes, the state is put together first in SGPRs above the initial
+  // ones, free until the original code starts.
+  auto Reg = [&](LaunchState S) {
+    return sreg(LaunchInLanes ? preambleTemp(L, S) : StateReg[unsigned(S)]);
+  };
   if (usesState(LaunchState::HeaderLo)) {
     unsigned Kernarg = L.New.KernargSegmentPtr;
     OS << "\ts_add_u32 " << Reg(LaunchState::HeaderLo) << ", " << sreg(Kernarg)
@@ -817,12 +1003,49 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
       OS << "\ts_mov_b32 " << Reg(S) << ", " << sreg(L.New.WorkgroupId[D])
          << "\n";
   }
+  if (usesState(LaunchState::ScratchRsrc0)) {
+    // The V# with the wave's offset in its base, as LLVM's kernels make it
+    // for their callees (the stack pointer then counts from 0); FLAT_SCRATCH
+    // as they set it up.
+    unsigned Rsrc = L.New.PrivateSegmentBuffer;
+    std::string Offset = sreg(L.New.PrivateSegmentWaveOffset);
+    OS << "\ts_add_u32 " << Reg(LaunchState::ScratchRsrc0) << ", "
+       << sreg(Rsrc) << ", " << Offset << "\n";
+    OS << "\ts_addc_u32 " << Reg(LaunchState::ScratchRsrc1) << ", "
+       << sreg(Rsrc + 1) << ", 0\n";
+    OS << "\ts_mov_b32 " << Reg(LaunchState::ScratchRsrc2) << ", "
+       << sreg(Rsrc + 2) << "\n";
+    OS << "\ts_mov_b32 " << Reg(LaunchState::ScratchRsrc3) << ", "
+       << sreg(Rsrc + 3) << "\n";
+    OS << "\ts_add_u32 flat_scratch_lo, " << sreg(L.New.FlatScratchInit)
+       << ", " << Offset << "\n";
+    OS << "\ts_addc_u32 flat_scratch_hi, " << sreg(L.New.FlatScratchInit + 1)
+       << ", 0\n";
+  }
+  if (usesState(LaunchState::StackPointer)) {
+    // The slot's start, 16-byte aligned, at the segment's top; in the
+    // wave's bytes (x64) where the stack is reached through a V#.
+    std::string SP = Reg(LaunchState::StackPointer);
+    OS << "\ts_sub_u32 " << SP << ", " << sreg(L.New.PrivateSegmentSize)
+       << ", " << alignTo(StackBytes, 16) << "\n";
+    OS << "\ts_and_b32 " << SP << ", " << SP << ", -16\n";
+    if (detail::hasScratchRsrc(processor()))
+      OS << "\ts_lshl_b32 " << SP << ", " << SP << ", 6\n";
+  }
   if (usesState(LaunchState::WaveTid)) {
     // Lane 0 is active at a wave's start: its work-items come first.
     OS << "\tv_readfirstlane_b32 " << Reg(LaunchState::WaveTid) << ", v0\n";
     if (L.OldWorkitemId < 2)
       OS << "\tv_and_b32_e32 v0, " << (L.OldWorkitemId == 0 ? 0x3ff : 0xfffff)
          << ", v0\n";
+  }
+  if (LaunchInLanes) {
+    HighestSgpr = std::max<int>(HighestSgpr,
+                                preambleTemp(L, LaunchState(NumLaunchStates - 1)));
+    OS << "\ts_nop 1\n"; // v_readfirstlane's SGPR, read by a VALU
+    for (unsigned S = 0; S < NumLaunchStates; ++S)
+      if (usesState(LaunchState(S)))
+        emitStateWrite(S, Reg(LaunchState(S)));
   }
   // The original initial SGPRs back where the original code expects them.
   // Each moves down (or stays): in increasing order no source is
@@ -860,6 +1083,8 @@ Error Emitter::planCounters() {
                   "': no tool has a global of that name (LOOM_DEVICE)");
     CounterAddress.push_back(*Address + C.Offset);
   }
+  if (LaunchInLanes)
+    return takeCounterLanes();
   // Above the launch state, where no point writes, as the state.
   RegisterSet Clobbered;
   for (const CompiledPoint &P : Compiled)
@@ -881,14 +1106,26 @@ Error Emitter::planCounters() {
   };
   for (size_t C = 0; C < Counters.size(); ++C) {
     Expected<unsigned> R = Take(2);
-    if (!R)
-      return R.takeError();
+    if (!R) {
+      // None left: lanes of a VGPR of its own, as the launch state can.
+      CounterReg.clear();
+      if (Error E = takeCounterLanes())
+        return joinErrors(R.takeError(), std::move(E));
+      consumeError(R.takeError());
+      return Error::success();
+    }
     CounterReg.push_back(*R);
   }
   Expected<unsigned> Base = Take(2), Temp = Take(1), Scc = Take(1);
-  if (!Base || !Temp || !Scc)
-    return joinErrors(joinErrors(Base.takeError(), Temp.takeError()),
-                      Scc.takeError());
+  if (!Base || !Temp || !Scc) {
+    CounterReg.clear();
+    Error Why = joinErrors(joinErrors(Base.takeError(), Temp.takeError()),
+                           Scc.takeError());
+    if (Error E = takeCounterLanes())
+      return joinErrors(std::move(Why), std::move(E));
+    consumeError(std::move(Why));
+    return Error::success();
+  }
   FlushBase = *Base;
   AddTemp = *Temp;
   AddScc = *Scc;
@@ -897,50 +1134,163 @@ Error Emitter::planCounters() {
   return Error::success();
 }
 
+Error Emitter::takeCounterLanes() {
+  size_t Count = Plan.counters().size();
+  if (NumLaunchStates + 2 * Count > BorrowLane)
+    return fail("no free scalar registers for " + Twine(Count) +
+                " wave counters, and at most " +
+                Twine((BorrowLane - NumLaunchStates) / 2) +
+                " fit in a vector register's lanes");
+  CountersInLanes = true;
+  return takeStateVgpr();
+}
+
+void Emitter::emitAdd(const CounterAdd &A, unsigned Lo, unsigned Hi,
+                      unsigned Temp) {
+  std::string Amount = std::to_string(A.Amount);
+  if (A.PerLane) {
+    OS << "\ts_bcnt1_i32_b64 " << sreg(Temp) << ", exec\n";
+    if (A.Amount != 1)
+      OS << "\ts_mul_i32 " << sreg(Temp) << ", " << sreg(Temp) << ", "
+         << Amount << "\n";
+    Amount = sreg(Temp);
+  }
+  OS << "\ts_add_u32 " << sreg(Lo) << ", " << sreg(Lo) << ", " << Amount
+     << "\n\ts_addc_u32 " << sreg(Hi) << ", " << sreg(Hi) << ", 0\n";
+}
+
 void Emitter::emitCounterAdds(ArrayRef<CounterAdd> Adds,
                               const RegisterSet &Live) {
   bool KeepScc = Live.has(SpecialReg::Scc);
   if (KeepScc)
     OS << "\ts_cselect_b32 " << sreg(AddScc) << ", 1, 0\n";
-  for (const CounterAdd &A : Adds) {
-    unsigned R = CounterReg[A.Counter];
-    std::string Amount = std::to_string(A.Amount);
-    if (A.PerLane) {
-      OS << "\ts_bcnt1_i32_b64 " << sreg(AddTemp) << ", exec\n";
-      if (A.Amount != 1)
-        OS << "\ts_mul_i32 " << sreg(AddTemp) << ", " << sreg(AddTemp) << ", "
-           << Amount << "\n";
-      Amount = sreg(AddTemp);
-    }
-    OS << "\ts_add_u32 " << sreg(R) << ", " << sreg(R) << ", " << Amount
-       << "\n\ts_addc_u32 " << sreg(R + 1) << ", " << sreg(R + 1) << ", 0\n";
-  }
+  for (const CounterAdd &A : Adds)
+    emitAdd(A, CounterReg[A.Counter], CounterReg[A.Counter] + 1, AddTemp);
   if (KeepScc)
     OS << "\ts_cmp_lg_u32 " << sreg(AddScc) << ", 0\n";
 }
 
+void Emitter::emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
+                                     const RegisterSet &Live,
+                                     const PendingMemory &Pending,
+                                     const Seam &Around) {
+  // Four SGPRs: a counter's halves, EXEC's lane count, SCC. Registers of
+  // the original code dead here serve as they are; the rest are borrowed
+  // from s0.., kept meanwhile in lanes BorrowLane.. of StateVgpr.
+  bool KeepScc = Live.has(SpecialReg::Scc);
+  bool PerLane = any_of(Adds, [](const CounterAdd &A) { return A.PerLane; });
+  unsigned Needed = KeepScc ? 4 : PerLane ? 3 : 2;
+  RegisterSet Busy = Live | Pending.Vm | Pending.Lgkm;
+  SmallVector<unsigned, 4> Regs, Borrowed;
+  for (unsigned S = 0;
+       S < std::min(OriginalBudget.FirstFreeSgpr, MaxSgprs) && Regs.size() < Needed;
+       ++S)
+    if (!Busy.hasSgpr(S))
+      Regs.push_back(S);
+  for (unsigned S = 0; Regs.size() < Needed; ++S)
+    if (!is_contained(Regs, S)) {
+      Regs.push_back(S);
+      Borrowed.push_back(S);
+    }
+  std::string Lo = sreg(Regs[0]), Hi = sreg(Regs[1]);
+  unsigned V = *StateVgpr;
+  HazardInst Head; // v_writelane of the borrowed SGPRs, or v_readlane
+  Head.U = HazardInst::Unit::Valu;
+  Head.RwLane = true;
+  for (unsigned R : Regs)
+    Head.Reads.addSgprs(R);
+  Head.Reads.addExec();
+  Head.Writes.addVgprs(V);
+  Head.WaitStates = 0;
+  HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
+  Before.insert(Before.end(), Around.Before.begin(), Around.Before.end());
+  padSeam(Before, hazardSteps({Head}, /*Reversed=*/false));
+  for (unsigned K = 0; K < Borrowed.size(); ++K)
+    OS << "\tv_writelane_b32 " << vreg(V) << ", " << sreg(Borrowed[K]) << ", "
+       << BorrowLane + K << "\n";
+  if (KeepScc)
+    OS << "\ts_cselect_b32 " << sreg(Regs[3]) << ", 1, 0\n";
+  // A VALU's SGPR write read by a VALU, its VGPR write read by
+  // v_readlane: a wait state or two on gfx94x.
+  if (!Borrowed.empty())
+    OS << "\ts_nop 1\n";
+  for (const CounterAdd &A : Adds) {
+    StateHome L = stateHome(waveCounterState(A.Counter, false));
+    StateHome H = stateHome(waveCounterState(A.Counter, true));
+    OS << "\tv_readlane_b32 " << Lo << ", " << vreg(V) << ", " << L.Lane
+       << "\n";
+    OS << "\tv_readlane_b32 " << Hi << ", " << vreg(V) << ", " << H.Lane
+       << "\n";
+    emitAdd(A, Regs[0], Regs[1], Regs.size() > 2 ? Regs[2] : 0);
+    OS << "\tv_writelane_b32 " << vreg(V) << ", " << Lo << ", " << L.Lane
+       << "\n";
+    OS << "\tv_writelane_b32 " << vreg(V) << ", " << Hi << ", " << H.Lane
+       << "\n";
+    OS << "\ts_nop 1\n";
+  }
+  if (KeepScc)
+    OS << "\ts_cmp_lg_u32 " << sreg(Regs[3]) << ", 0\n";
+  for (unsigned K = 0; K < Borrowed.size(); ++K)
+    OS << "\tv_readlane_b32 " << sreg(Borrowed[K]) << ", " << vreg(V) << ", "
+       << BorrowLane + K << "\n";
+  noteHighest(RegisterSet().addSgprs(Regs.back()), HighestSgpr, HighestVgpr);
+  // SGPRs a VALU wrote: 5 wait states before a VMEM reads them.
+  HazardInst Restore, Nop;
+  Restore.U = HazardInst::Unit::Valu;
+  Restore.RwLane = Restore.ReadLane = true;
+  for (unsigned R : Regs)
+    Restore.Writes.addSgprs(R);
+  Restore.Reads.addVgprs(V).addExec();
+  PreviousTail = {Restore};
+  if (!Borrowed.empty()) {
+    OS << "\ts_nop 4\n";
+    Nop.WaitStates = 5;
+    PreviousTail.push_back(Nop);
+  }
+  padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
+}
+
 void Emitter::emitCounterFlush() {
-  if (CounterReg.empty())
+  // Each counter with a word: the SGPR pair it is in, the word's address.
+  std::vector<std::pair<unsigned, uint64_t>> Words;
+  unsigned Base = FlushBase;
+  if (CountersInLanes) {
+    // Before s_endpgm nothing is live: any SGPRs do, a pair per counter
+    // (s[0:1], s[2:3], ...) and the base after them.
+    unsigned Pair = 0;
+    for (size_t C = 0; C < Plan.counters().size(); ++C) {
+      if (Plan.counters()[C].Global.empty())
+        continue;
+      for (bool High : {false, true})
+        emitStateRead(sreg(Pair + High), waveCounterState(C, High));
+      Words.emplace_back(Pair, CounterAddress[C]);
+      Pair += 2;
+    }
+    if (Words.empty())
+      return;
+    OS << "\ts_nop 4\n"; // SGPRs a VALU wrote
+    Base = Pair;
+    noteHighest(RegisterSet().addSgprs(0, Pair + 2), HighestSgpr, HighestVgpr);
+  } else {
+    for (size_t C = 0; C < CounterReg.size(); ++C)
+      if (!Plan.counters()[C].Global.empty())
+        Words.emplace_back(CounterReg[C], CounterAddress[C]);
+  }
+  if (Words.empty())
     return;
   // Scalar atomics take a 20-bit offset from their base.
-  std::optional<uint64_t> Base;
-  bool Any = false;
-  for (size_t C = 0; C < CounterReg.size(); ++C) {
-    if (Plan.counters()[C].Global.empty())
-      continue;
-    Any = true;
-    uint64_t At = CounterAddress[C];
-    if (!Base || At < *Base || At - *Base >= (1u << 20)) {
-      Base = At;
-      OS << "\ts_mov_b32 " << sreg(FlushBase) << ", 0x"
-         << utohexstr(uint32_t(At)) << "\n\ts_mov_b32 " << sreg(FlushBase + 1)
-         << ", 0x" << utohexstr(uint32_t(At >> 32)) << "\n";
+  std::optional<uint64_t> At;
+  for (auto [Pair, Address] : Words) {
+    if (!At || Address < *At || Address - *At >= (1u << 20)) {
+      At = Address;
+      OS << "\ts_mov_b32 " << sreg(Base) << ", 0x" << utohexstr(uint32_t(*At))
+         << "\n\ts_mov_b32 " << sreg(Base + 1) << ", 0x"
+         << utohexstr(uint32_t(*At >> 32)) << "\n";
     }
-    OS << "\ts_atomic_add_x2 " << spair(CounterReg[C]) << ", "
-       << spair(FlushBase) << ", 0x" << utohexstr(At - *Base) << "\n";
+    OS << "\ts_atomic_add_x2 " << spair(Pair) << ", " << spair(Base) << ", 0x"
+       << utohexstr(Address - *At) << "\n";
   }
-  if (Any)
-    OS << "\ts_waitcnt lgkmcnt(0)\n";
+  OS << "\ts_waitcnt lgkmcnt(0)\n";
 }
 
 std::pair<unsigned, unsigned>
@@ -999,7 +1349,9 @@ detail::BodyPlacement Emitter::placeBody(const CompiledPoint &P,
     case RawInput::Kind::VccHi: S.Source = Special(SpecialReg::VccHi); break;
     case RawInput::Kind::M0: S.Source = Special(SpecialReg::M0); break;
     case RawInput::Kind::State:
-      S.Source = RegisterSet::SgprBase + stateRegister(R.N);
+      // State in a lane is read into the parameter; in an SGPR, read there.
+      if (StateHome H = stateHome(R.N); !H.InLane)
+        S.Source = RegisterSet::SgprBase + H.Reg;
       S.Result = is_contained(P.Results, std::make_pair(I, R.N));
       break;
     default: break;
@@ -1013,6 +1365,17 @@ detail::BodyPlacement Emitter::placeBody(const CompiledPoint &P,
     if (R.K == RawInput::Kind::Vgpr)
       S.Source = RegisterSet::VgprBase + R.N;
     Params.push_back(S);
+  }
+  // The glue writes the stack pointer and V# after the arguments: nothing
+  // is read from them.
+  if (P.StackBytes) {
+    RegisterSet Stack;
+    Stack.addSgprs(detail::StackPointerSgpr + SgprShift);
+    if (detail::hasScratchRsrc(processor()))
+      Stack.addSgprs(SgprShift, 4);
+    for (ParamSource &S : Params)
+      if (S.Source && Stack.testUnit(*S.Source))
+        S.Source.reset();
   }
   return detail::placeBody(BC.analyzer(), *P.Insts, *P.Reads, bodyWrites(P),
                            SgprShift, VgprShift, Params);
@@ -1108,8 +1471,16 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   for (const RawInput &R : P.VgprInputs)
     if (R.K == RawInput::Kind::Vgpr)
       Sources.addVgprs(R.N);
+  // Registers no original code that can run with a copy uses hold nothing
+  // of the program's, whatever liveness says (it keeps every preserved
+  // register live at a return to an unknown caller).
   RegisterSet Needed = Live;
-  Needed.subtract(UnusedByOriginal);
+  Needed.subtract(
+      RegisterSet()
+          .addSgprs(OriginalBudget.FirstFreeSgpr,
+                    MaxSgprs - std::min(OriginalBudget.FirstFreeSgpr, MaxSgprs))
+          .addVgprs(OriginalBudget.FirstFreeVgpr,
+                    MaxVgprs - std::min(OriginalBudget.FirstFreeVgpr, MaxVgprs)));
   RegisterSet Save = Clob;
   Save &= Needed | Sources;
 
@@ -1121,7 +1492,15 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
     bool InLane = false;
     unsigned Reg = 0, Lane = 0;
   };
-  SpareAllocator Spares(Budget, Clob);
+  // Registers of the original code that nothing reads before writing
+  // them again, which the point does not read either.
+  // (A budget from a kernel's metadata may count VCC and the rest past
+  // s101.)
+  RegisterSet Dead;
+  Dead.addSgprs(0, std::min(OriginalBudget.FirstFreeSgpr, MaxSgprs))
+      .addVgprs(0, std::min(OriginalBudget.FirstFreeVgpr, MaxVgprs));
+  Dead.subtract(Live | Sources | Clob | Pending.Vm | Pending.Lgkm);
+  SpareAllocator Spares(Budget, Clob, Dead);
   // The body reads renamed parameters' sources where they are: none is
   // Temp.
   RegisterSet Used = Clob | Place.sources();
@@ -1130,7 +1509,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   bool OutOfSgprs = false;
   auto NewHome = [&]() -> Expected<Home> {
     if (!OutOfSgprs) {
-      auto N = Spares.sgpr(1);
+      auto N = Spares.sgpr();
       if (N) {
         Used.addSgprs(*N);
         return Home{false, *N, 0};
@@ -1162,7 +1541,14 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   std::optional<Home> SccHome, M0Home;
   Home ExecHome[2], VccHome[2];
   std::map<unsigned, Home> SgprHome;
-  std::map<unsigned, unsigned> VgprSave; // original -> spare
+  // Original -> spare VGPR, or AGPR (v_accvgpr_write/read) where no VGPR
+  // is free.
+  struct VectorHome {
+    unsigned Reg = 0;
+    bool Agpr = false;
+    std::string name() const { return (Agpr ? "a" : "v") + std::to_string(Reg); }
+  };
+  std::map<unsigned, VectorHome> VgprSave;
   auto Take = [&](Home &H) -> Error {
     auto N = NewHome();
     if (!N)
@@ -1202,10 +1588,18 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   for (unsigned V = 0; V < MaxVgprs; ++V)
     if (Save.hasVgpr(V)) {
       auto N = Spares.vgpr();
-      if (!N)
+      if (N) {
+        Used.addVgprs(*N);
+        VgprSave[V] = {*N, false};
+        continue;
+      }
+      std::optional<unsigned> A = Spares.agpr();
+      if (!A)
         return N.takeError();
-      Used.addVgprs(*N);
-      VgprSave[V] = *N;
+      consumeError(N.takeError());
+      Used.addAgprs(*A);
+      HighestAgpr = std::max<int>(HighestAgpr, *A);
+      VgprSave[V] = {*A, true};
     }
   noteHighest(Used, HighestSgpr, HighestVgpr);
 
@@ -1249,13 +1643,19 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // A memory result still in flight into a register the inserted code
   // reads or writes would land in the middle of it: wait for those.
   RegisterSet Touched = Used | Sources | Save;
+  // State kept in lanes is read and written with v_readlane/v_writelane.
+  bool StateLanes = any_of(P.SgprInputs, [&](const RawInput &R) {
+    return R.K == RawInput::Kind::State && stateHome(R.N).InLane;
+  }) || any_of(P.Results, [&](auto R) { return stateHome(R.second).InLane; });
+  if (StateLanes)
+    Touched.addVgprs(*StateVgpr);
   const detail::BodyHazards &BH = bodyHazards(P, Place, Clob);
   // A point right after another (no original instruction between) meets
   // the other's end first.
   HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
   Before.insert(Before.end(), Around.Before.begin(), Around.Before.end());
   std::vector<HazardInst> Head =
-      detail::glueHead(Touched, !LaneVgprs.empty(), BH);
+      detail::glueHead(Touched, !LaneVgprs.empty() || StateLanes, BH);
   padSeam(Before, hazardSteps(Head, /*Reversed=*/false));
   emitWait(Pending.Vm.intersects(Touched), Pending.Lgkm.intersects(Touched));
   if (Temp)
@@ -1281,11 +1681,15 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   for (auto &[S, H] : SgprHome)
     if (!Temp || S != *Temp)
       SaveTo(sreg(S), H);
+  bool AgprHomes = any_of(VgprSave, [](auto &S) { return S.second.Agpr; });
   if (!VgprSave.empty()) {
     OS << "\ts_mov_b64 exec, -1\n";
-    for (auto [V, To] : VgprSave)
-      OS << "\tv_mov_b32_e32 " << vreg(To) << ", " << vreg(V) << "\n";
+    for (auto &[V, To] : VgprSave)
+      OS << (To.Agpr ? "\tv_accvgpr_write_b32 " : "\tv_mov_b32_e32 ")
+         << To.name() << ", " << vreg(V) << "\n";
     RestoreExec();
+    if (AgprHomes) // v_accvgpr_write, then v_accvgpr_read of the AGPR
+      OS << "\ts_nop 1\n";
   }
 
   // Arguments. Until the body runs, only the parameter registers (and
@@ -1322,7 +1726,7 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
       OS << "\ts_mov_b32 " << Dst << ", m0\n";
       break;
     case RawInput::Kind::State:
-      OS << "\ts_mov_b32 " << Dst << ", " << sreg(stateRegister(R.N)) << "\n";
+      VaLuWroteSgpr |= emitStateRead(Dst, R.N);
       break;
     case RawInput::Kind::Immediate:
       OS << "\ts_mov_b32 " << Dst << ", " << format_hex(R.Imm, 10) << "\n";
@@ -1338,9 +1742,26 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
     if (R.K == RawInput::Kind::Agpr)
       OS << "\tv_accvgpr_read_b32 " << vreg(I + VgprShift) << ", a" << R.N
          << "\n";
+    else if (auto It = VgprSave.find(R.N); It != VgprSave.end())
+      OS << (It->second.Agpr ? "\tv_accvgpr_read_b32 " : "\tv_mov_b32_e32 ")
+         << vreg(I + VgprShift) << ", " << It->second.name() << "\n";
     else
-      OS << "\tv_mov_b32_e32 " << vreg(I + VgprShift) << ", "
-         << vreg(VgprSave.count(R.N) ? VgprSave[R.N] : R.N) << "\n";
+      OS << "\tv_mov_b32_e32 " << vreg(I + VgprShift) << ", " << vreg(R.N)
+         << "\n";
+  }
+  // The hooks' stack: its pointer, and the V# it is reached through.
+  if (P.StackBytes) {
+    if (detail::hasScratchRsrc(processor()))
+      for (unsigned K = 0; K < 4; ++K)
+        VaLuWroteSgpr |= emitStateRead(
+            sreg(K + SgprShift), unsigned(LaunchState::ScratchRsrc0) + K);
+    std::string SP = sreg(detail::StackPointerSgpr + SgprShift);
+    if (usesState(LaunchState::StackPointer))
+      VaLuWroteSgpr |=
+          emitStateRead(SP, unsigned(LaunchState::StackPointer));
+    else
+      OS << "\ts_mov_b32 " << SP << ", " << format_hex(stackPointer(), 10)
+         << "\n";
   }
   // An SGPR a VALU wrote needs 5 wait states before a VMEM reads it.
   if (VaLuWroteSgpr)
@@ -1369,18 +1790,23 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   // Values the hooks return into wave counters, from the parameter
   // registers they were left in (unless the body updated the counter in
   // place), before those are restored.
+  bool ResultsInLanes = any_of(P.Results, [&](auto Result) {
+    return stateHome(Result.second).InLane;
+  });
+  if (ResultsInLanes) // a VALU's write of an SGPR, then v_writelane reads it
+    OS << "\ts_nop 1\n";
   for (auto [Param, State] : P.Results)
     if (!Place.renamed(RegisterSet::SgprBase + P.FirstSgpr + Param))
-      OS << "\ts_mov_b32 " << sreg(stateRegister(State)) << ", "
-         << sreg(P.FirstSgpr + SgprShift + Param) << "\n";
+      emitStateWrite(State, sreg(P.FirstSgpr + SgprShift + Param));
 
   // The body's own memory operations, before its registers are restored.
   emitWait(P.LeavesVm, P.LeavesLgkm);
   VaLuWroteSgpr = false;
   if (!VgprSave.empty()) {
     OS << "\ts_mov_b64 exec, -1\n";
-    for (auto [V, From] : VgprSave)
-      OS << "\tv_mov_b32_e32 " << vreg(V) << ", " << vreg(From) << "\n";
+    for (auto &[V, From] : VgprSave)
+      OS << (From.Agpr ? "\tv_accvgpr_read_b32 " : "\tv_mov_b32_e32 ")
+         << vreg(V) << ", " << From.name() << "\n";
   }
   RestoreExec();
   if (SaveVcc) {
@@ -1406,8 +1832,10 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   if (VaLuWroteSgpr)
     OS << "\ts_nop 4\n";
   RegisterSet RestoredVector;
-  for (auto [V, From] : VgprSave)
-    RestoredVector.addVgprs(V);
+  for (auto &Saved : VgprSave)
+    RestoredVector.addVgprs(Saved.first);
+  if (ResultsInLanes)
+    RestoredVector.addVgprs(*StateVgpr);
   PreviousTail = detail::glueTail(BH, RestoredVector, M0Home.has_value(),
                                   VaLuWroteSgpr);
   padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
@@ -1684,10 +2112,19 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     if (usesState(LaunchState::WaveTid)) {
       HazardInst ReadFirst;
       ReadFirst.U = HazardInst::Unit::Valu;
-      ReadFirst.Writes.addSgprs(StateReg[unsigned(LaunchState::WaveTid)]);
+      ReadFirst.Writes.addSgprs(
+          LaunchInLanes ? preambleTemp(Launch.find(&F)->second,
+                                       LaunchState::WaveTid)
+                        : StateReg[unsigned(LaunchState::WaveTid)]);
       HazardInst Mask = ReadFirst;
       Mask.Writes = RegisterSet().addVgprs(0);
       Preamble = {ReadFirst, Mask};
+      if (LaunchInLanes) {
+        HazardInst Lanes = ReadFirst; // v_writelane into StateVgpr
+        Lanes.Reads = ReadFirst.Writes;
+        Lanes.Writes = RegisterSet().addVgprs(*StateVgpr);
+        Preamble.push_back(Lanes);
+      }
       Start.Before = hazardSteps(Preamble, /*Reversed=*/true);
     }
   }
@@ -1711,8 +2148,14 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   // A point's counter adds come before its hooks; scalar code, they need
   // no VGPR indexing switched off.
   auto Count = [&](std::map<uint64_t, std::vector<CounterAdd>> &Adds,
-                   uint64_t Addr, const RegisterSet &L) {
-    if (auto It = Adds.find(Addr); It != Adds.end())
+                   uint64_t Addr, const RegisterSet &L, unsigned B,
+                   unsigned Pos) {
+    auto It = Adds.find(Addr);
+    if (It == Adds.end())
+      return;
+    if (CountersInLanes)
+      emitCounterAddsInLanes(It->second, L, Pending, seamAt(F, B, Pos));
+    else
       emitCounterAdds(It->second, L);
   };
   for (unsigned B = 0; B < F.blocks().size(); ++B) {
@@ -1743,7 +2186,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     }
     OS << blockLabel(F, Block.Address) << ":\n";
     Pending = Waits.blockIn(B);
-    Count(FP.AddsBlockEntry, Block.Address, FL->liveIn(B));
+    Count(FP.AddsBlockEntry, Block.Address, FL->liveIn(B), B, 0);
     if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B), B, 0))
       return E;
     // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
@@ -1767,7 +2210,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
       const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
-      Count(FP.AddsBefore, Addr, FL->liveBefore(B, I));
+      Count(FP.AddsBefore, Addr, FL->liveBefore(B, I), B, I);
       if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I), I))
         return E;
       if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I), I))
@@ -1791,7 +2234,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         Indexing = false;
       }
       Pending.step(Block.Instructions[I]);
-      Count(FP.AddsAfter, Addr, FL->liveAfter(B, I));
+      Count(FP.AddsAfter, Addr, FL->liveAfter(B, I), B, I + 1);
       if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I), I + 1))
         return E;
     }
@@ -1826,6 +2269,7 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
   unsigned OldTotal = ((Rsrc1 & 0x3f) + 1) * 8;
   unsigned OldAccum = KD.accumOffsetInVgprs();
   unsigned Agprs = OldTotal > OldAccum ? OldTotal - OldAccum : 0;
+  Agprs = std::max<unsigned>(Agprs, HighestAgpr + 1); // saved VGPRs
   unsigned Arch = std::max<unsigned>(HighestVgpr + 1, 1);
   unsigned Accum = std::max(OldAccum, unsigned(alignTo(Arch, 4)));
   unsigned Total = std::max(OldTotal, Accum + Agprs);
@@ -1848,9 +2292,13 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
              uint32_t(New.Rsrc2.EnableSgprWorkgroupIdY) << 8 |
              uint32_t(New.Rsrc2.EnableSgprWorkgroupIdZ) << 9;
     Rsrc2 = (Rsrc2 & ~(0x3u << 11)) | (New.Rsrc2.EnableVgprWorkitemId & 3) << 11;
+    Rsrc2 |= uint32_t(New.Rsrc2.EnablePrivateSegment);
     support::endian::write32le(&D[52], Rsrc2);
     uint16_t Props = support::endian::read16le(&D[56]);
-    Props |= uint16_t(New.Properties.EnableSgprKernargSegmentPtr) << 3;
+    Props |= uint16_t(New.Properties.EnableSgprPrivateSegmentBuffer) |
+             uint16_t(New.Properties.EnableSgprKernargSegmentPtr) << 3 |
+             uint16_t(New.Properties.EnableSgprFlatScratchInit) << 5 |
+             uint16_t(New.Properties.EnableSgprPrivateSegmentSize) << 6;
     support::endian::write16le(&D[56], Props);
     if (usesState(LaunchState::HeaderLo)) {
       Out.UsesLaunchHeader = true;
@@ -1858,6 +2306,14 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
       Out.KernargSize = Out.LaunchHeaderOffset + sizeof(LoomLaunchHeader);
       support::endian::write32le(&D[8], Out.KernargSize);
     }
+  }
+
+  Out.PrivateSegmentSize = KD.PrivateSegmentFixedSize;
+  if (StackBytes) {
+    // The slot for the hooks' stack, above the original's.
+    Out.PrivateSegmentSize = SlotBase + StackSlotSize;
+    Out.StackSlotSize = StackSlotSize;
+    support::endian::write32le(&D[4], Out.PrivateSegmentSize);
   }
 
   std::string Sym = copyName(K);
@@ -1876,7 +2332,6 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
 
   Out.Original = K.name().str();
   Out.Symbol = Sym;
-  Out.PrivateSegmentSize = KD.PrivateSegmentFixedSize;
   Out.GroupSegmentSize = KD.GroupSegmentFixedSize;
   return Error::success();
 }
@@ -1908,8 +2363,15 @@ Expected<std::string> Emitter::metadataYaml() {
       if (Copy[".sgpr_count"].isEmpty() ||
           Copy[".sgpr_count"].getUInt() < Sgprs)
         Copy[".sgpr_count"] = Doc.getNode(uint64_t(Sgprs));
+      if (HighestAgpr >= 0 && (Copy[".agpr_count"].isEmpty() ||
+                               Copy[".agpr_count"].getUInt() <
+                                   unsigned(HighestAgpr + 1)))
+        Copy[".agpr_count"] = Doc.getNode(uint64_t(HighestAgpr + 1));
       if (K.UsesLaunchHeader)
         Copy[".kernarg_segment_size"] = Doc.getNode(uint64_t(K.KernargSize));
+      if (StackBytes)
+        Copy[".private_segment_fixed_size"] =
+            Doc.getNode(uint64_t(K.PrivateSegmentSize));
       New.push_back(Copy);
       break;
     }
@@ -1935,6 +2397,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     return std::move(Result);
   collectPoints();
   computeBudget();
+  OriginalBudget = Budget;
 
   auto Target = jit::TargetSpec::fromIsaName(BC.codeObject().target().str());
   if (!Target)
@@ -1991,6 +2454,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     Text.clear();
     HighestSgpr = BaseSgpr;
     HighestVgpr = BaseVgpr;
+    HighestAgpr = BaseAgpr;
     for (const CompiledPoint &P : Compiled)
       noteHighest(P.Clobbers, HighestSgpr, HighestVgpr);
     OS << "\t.amdgcn_target \"amdgcn-amd-amdhsa--"

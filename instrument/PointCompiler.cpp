@@ -1067,23 +1067,48 @@ Expected<std::string> functionBody(StringRef Asm, StringRef Name,
   return Body;
 }
 
-/// Checks the lifted point: no calls, no stack, no reads of registers the
-/// glue does not set, and what it clobbers.
-Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index, CompiledPoint &Out) {
+/// What LLVM says of function \p Name's frame in its assembly \p Asm
+/// (`.set NAME.private_seg_size, N`, `.set NAME.has_dyn_sized_stack, 1`):
+/// its size in bytes per lane, or an error if it has no fixed size.
+Expected<unsigned> frameSize(StringRef Asm, StringRef Name) {
+  auto Value = [&](StringRef Field) -> std::optional<uint64_t> {
+    std::string Key = (".set " + Name + "." + Field + ", ").str();
+    size_t At = Asm.find(Key);
+    if (At == StringRef::npos)
+      return std::nullopt;
+    uint64_t V = 0;
+    if (Asm.drop_front(At + Key.size()).take_while(isDigit).getAsInteger(10, V))
+      return std::nullopt;
+    return V;
+  };
+  if (Value("has_dyn_sized_stack").value_or(0))
+    return fail("the hooks' stack has no fixed size (a dynamic alloca)");
+  return unsigned(Value("private_seg_size").value_or(0));
+}
+
+/// Checks the lifted point: no calls, a stack only of a fixed size, no
+/// reads of registers the glue does not set, and what it clobbers.
+Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index,
+              StringRef Asm, StringRef Processor, CompiledPoint &Out) {
   std::string Name = "__loom_point_" + std::to_string(Index);
   const BinaryFunction *F = BC.function(Name);
   if (!F)
     return fail(P.Where + ": compiled point " + Name + " not found");
+  Expected<unsigned> Frame = frameSize(Asm, Name);
+  if (!Frame)
+    return fail(P.Where + ": " + toString(Frame.takeError()));
+  Out.StackBytes = *Frame;
   RegisterSet Writes;
   for (const BinaryBasicBlock &B : F->blocks())
     for (const BinaryInstruction &I : B.Instructions) {
       if (I.Props.isCall())
         return fail(P.Where + ": a hook calls a function that could not be "
                     "inlined (" + I.Info.Text + "); hooks must inline");
-      if (I.Props.Memory == MemoryKind::Scratch ||
-          I.Props.Memory == MemoryKind::Buffer)
-        return fail(P.Where + ": the hooks need a stack (" + I.Info.Text +
-                    "), which instrumentation does not provide yet");
+      // Private memory is the stack the glue gives a frame of StackBytes.
+      if (!Out.StackBytes && (I.Props.Memory == MemoryKind::Scratch ||
+                              I.Props.Memory == MemoryKind::Buffer))
+        return fail(P.Where + ": the hooks reach private memory (" +
+                    I.Info.Text + ") with no stack frame");
       if (I.Props.isReturn())
         continue;
       Writes |= I.Props.Writes;
@@ -1105,6 +1130,14 @@ Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index, Compi
       .add(SpecialReg::M0);
   Unset.subtract(RegisterSet().addSgprs(Out.FirstSgpr, Out.SgprInputs.size())
                      .addVgprs(0, Out.VgprInputs.size()));
+  // With a stack, the glue sets its pointer and (gfx90a) V# too.
+  RegisterSet StackRegs;
+  if (Out.StackBytes) {
+    StackRegs.addSgprs(StackPointerSgpr);
+    if (hasScratchRsrc(Processor))
+      StackRegs.addSgprs(0, 4);
+    Unset.subtract(StackRegs);
+  }
   ArrayRef<BinaryBasicBlock> Blocks = F->blocks();
   std::vector<RegisterSet> UnsetIn(Blocks.size(), Unset),
       UnsetOut(Blocks.size(), Unset);
@@ -1147,7 +1180,7 @@ Error analyze(const BinaryContext &BC, const PointSpec &P, unsigned Index, Compi
       Out.LeavesVm |= P.AnyVm;
       Out.LeavesLgkm |= P.AnyLgkm;
     }
-  Out.Clobbers = Writes;
+  Out.Clobbers = Writes | StackRegs;
   Out.Clobbers.addSgprs(Out.FirstSgpr, Out.SgprInputs.size());
   Out.Clobbers.addVgprs(0, Out.VgprInputs.size());
   return Error::success();
@@ -1319,7 +1352,8 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
     if (Cached[S])
       continue;
     unsigned I = FirstOfShape[S];
-    if (Error E = analyze(**BC, Points[I], S, Out[I]))
+    if (Error E = analyze(**BC, Points[I], S, AsmText, Target.Processor,
+                          Out[I]))
       return E;
     std::string Name = "__loom_point_" + std::to_string(S);
     // LLVM starts a callable function by waiting for its caller's memory
@@ -1396,10 +1430,12 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     bool LeavesVm, LeavesLgkm;
     std::shared_ptr<const std::vector<MCInst>> Insts;
     std::shared_ptr<const ParamReads> Reads;
+    unsigned StackBytes;
   };
   auto SetShape = [](CompiledPoint &To, const auto &From) {
     To.Body = From.Body;
     To.Clobbers = From.Clobbers;
+    To.StackBytes = From.StackBytes;
     To.LeavesVm = From.LeavesVm;
     To.LeavesLgkm = From.LeavesLgkm;
     To.Insts = From.Insts;
@@ -1456,7 +1492,8 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
       if (!Cached[S]) {
         const CompiledPoint &P = Out[FirstOfShape[S]];
         Cache[ShapeKey[S]] = {P.Body,       P.Clobbers, P.LeavesVm,
-                              P.LeavesLgkm, P.Insts,    P.Reads};
+                              P.LeavesLgkm, P.Insts,    P.Reads,
+                              P.StackBytes};
       }
   }
   for (unsigned I = 0; I < Points.size(); ++I) {

@@ -36,8 +36,18 @@ enum class LaunchState : uint8_t {
   WorkgroupIdY,
   WorkgroupIdZ,
   WaveTid,     ///< v0 of the wave's first lane: its packed work-item id
+  /// The private segment's V# with the wave's offset added to its base,
+  /// as the hooks' stack is reached through it (gfx90a; not gfx94x,
+  /// whose architected flat scratch needs none).
+  ScratchRsrc0,
+  ScratchRsrc1,
+  ScratchRsrc2,
+  ScratchRsrc3,
+  /// The hooks' stack pointer where the kernel's own stack is dynamic:
+  /// from the private segment's size, the slot being at its top.
+  StackPointer,
 };
-inline constexpr unsigned NumLaunchStates = 6;
+inline constexpr unsigned NumLaunchStates = 11;
 /// RawInput::State numbers past the launch state: wave counter N's low and
 /// high halves.
 inline unsigned waveCounterState(unsigned N, bool High) {
@@ -89,6 +99,9 @@ struct CompiledPoint {
   std::vector<std::pair<unsigned, unsigned>> Results;
   /// Every register unit the body writes, its parameter registers included.
   RegisterSet Clobbers;
+  /// Bytes per lane of the body's stack frame, at the stack pointer (s32)
+  /// the glue sets (StackPointerSgpr); 0 if the hooks need no stack.
+  unsigned StackBytes = 0;
   /// Whether the body may end with memory operations of its own in flight
   /// (vector memory; LDS or scalar memory).
   bool LeavesVm = true, LeavesLgkm = true;
@@ -106,6 +119,12 @@ struct CompiledPoint {
 inline unsigned firstSgprParam(llvm::StringRef Processor) {
   return Processor.starts_with("gfx94") || Processor.starts_with("gfx95") ? 0
                                                                            : 4;
+}
+/// The stack pointer of the callee ABI, and (gfx90a) the private
+/// segment's V#, s[0:3], which the hooks' stack accesses read.
+inline constexpr unsigned StackPointerSgpr = 32;
+inline bool hasScratchRsrc(llvm::StringRef Processor) {
+  return firstSgprParam(Processor) == 4;
 }
 inline constexpr unsigned MaxSgprParams = 26;
 inline constexpr unsigned MaxVgprParams = 32; // v0..v31

@@ -23,13 +23,15 @@ RegistersInUse registersInUse(const BinaryContext &BC,
         R.HighestSgpr = std::max<int>(R.HighestSgpr, U - RegisterSet::SgprBase);
       else if (U < RegisterSet::AgprBase)
         R.HighestVgpr = std::max<int>(R.HighestVgpr, U - RegisterSet::VgprBase);
+      else if (U < RegisterSet::AgprBase + RegisterSet::NumAgprs)
+        R.HighestAgpr = std::max<int>(R.HighestAgpr, U - RegisterSet::AgprBase);
     });
   };
   // Over the copied functions only: the original code that can run while a
   // copy is on the stack is theirs, or what a callee left uncopied may use.
   SmallPtrSet<const BinaryFunction *, 16> IsCopied(Copied.begin(),
                                                    Copied.end());
-  bool CallsOut = false;
+  bool &CallsOut = R.CallsOut;
   for (const BinaryFunction *F : Copied) {
     for (const BinaryBasicBlock &B : F->blocks())
       for (const BinaryInstruction &I : B.Instructions)
@@ -52,11 +54,16 @@ RegistersInUse registersInUse(const BinaryContext &BC,
     if (!K)
       continue;
     Note(initialRegisters(K->KD, CO.target().Processor));
-    if (CallsOut)
-      if (const codeobj::KernelMetadata *MD = CO.metadataOf(*K)) {
+    const codeobj::KernelMetadata *MD = CO.metadataOf(*K);
+    if (MD)
+      R.HighestAgpr = std::max<int>(R.HighestAgpr, int(MD->AgprCount) - 1);
+    if (CallsOut) {
+      R.HighestAgpr = std::max(R.HighestAgpr, 31);
+      if (MD) {
         R.HighestSgpr = std::max<int>(R.HighestSgpr, int(MD->SgprCount) - 1);
         R.HighestVgpr = std::max<int>(R.HighestVgpr, int(MD->VgprCount) - 1);
       }
+    }
   }
   return R;
 }

@@ -197,8 +197,10 @@ void ToolRuntime::dispatch(QueueState &Q, const void *Packet,
     }
     if (Copy) {
       K.kernel_object = Copy->KernelObject;
+      // The hooks' stack on top of what the original code was given.
       K.private_segment_size =
-          std::max(K.private_segment_size, Copy->PrivateSegmentSize);
+          std::max(K.private_segment_size + Copy->StackSlotSize,
+                   Copy->PrivateSegmentSize);
       K.group_segment_size =
           std::max(K.group_segment_size, Copy->GroupSegmentSize);
       for (size_t I = 0; I < Tools.size(); ++I)

@@ -123,6 +123,7 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   Exec = *Loaded;
   KernelCopy Copy;
   Copy.PrivateSegmentSize = IK->PrivateSegmentSize;
+  Copy.StackSlotSize = IK->StackSlotSize;
   Copy.GroupSegmentSize = IK->GroupSegmentSize;
   Copy.UsesLaunchHeader = IK->UsesLaunchHeader;
   Copy.LaunchHeaderOffset = IK->LaunchHeaderOffset;

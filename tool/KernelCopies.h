@@ -24,6 +24,7 @@ struct KernelCopy {
   uint64_t KernelObject = 0;
   uint32_t PrivateSegmentSize = 0;
   uint32_t GroupSegmentSize = 0;
+  uint32_t StackSlotSize = 0; ///< InstrumentedKernel::StackSlotSize
   /// The copy's hooks read the launch header: its dispatches need a
   /// kernarg segment of KernargSize bytes with the header at
   /// LaunchHeaderOffset (Launch.h).

@@ -6,7 +6,9 @@
 // the kernel and of the functions it calls, one that clobbers every scratch
 // register of the calling convention, VCC, M0 and SCC and does an atomic
 // add (test_hooks.hip, `clobber`), one that clobbers too after every
-// instruction and at every block entry (`clobber_only`), plus hooks at
+// instruction (`clobber_only`), one at every block entry that writes a
+// stack frame of its own (`stack_clobber`: the hooks' stack, in a slot
+// the kernel's stack must not meet), plus hooks at
 // every exit and at kernel entry, where `wave_info` reads the launch state
 // (work-group and wave id, lane id, the dispatch id and launch data of a
 // launch header the oracle fills). So:
@@ -161,7 +163,7 @@ private:
     unsigned Next = 0;
     for (const BinaryFunction *F : (*BC)->callGraph().reachableFrom(*K))
       for (const BinaryBasicBlock &B : F->blocks()) {
-        if (llvm::Error E = Plan.atBlockEntry(*F, B, "clobber_only"))
+        if (llvm::Error E = Plan.atBlockEntry(*F, B, "stack_clobber"))
           return std::move(E);
         for (const BinaryInstruction &I : B.Instructions) {
           if (Next == MaxIndex)

@@ -49,11 +49,24 @@ template <typename T> T check(llvm::Expected<T> V) {
 
 class InstrumenterTest : public ::testing::Test {
 protected:
+  /// The virtual GPU's processor, and the fixtures' (gfx90a_v5_kernels.elf
+  /// is the first on gfx90a; files of other targets are named after them).
+  virtual llvm::StringRef target() const { return "gfx90a"; }
+  std::string fixtureFor(llvm::StringRef Gfx90aName) const {
+    if (target() == "gfx90a")
+      return Gfx90aName.str();
+    if (Gfx90aName == "gfx90a_v5_kernels.elf")
+      return (target() + "_v5_kernels.elf").str();
+    return (Gfx90aName.drop_back(4) + "." + target() + ".elf").str();
+  }
+
   void SetUp() override {
-    auto D = emu::Device::create();
+    emu::DeviceOptions O;
+    O.Target = target().str();
+    auto D = emu::Device::create(O);
     ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
     Dev = std::move(*D);
-    auto H = testutil::loadHooks(*Dev, LOOM_TEST_HOOKS_BC, "gfx90a");
+    auto H = testutil::loadHooks(*Dev, LOOM_TEST_HOOKS_BC, target());
     ASSERT_TRUE(bool(H)) << llvm::toString(H.takeError());
     Hooks = std::move(*H);
     ASSERT_NO_FATAL_FAILURE(useFixture("gfx90a_v5_kernels.elf"));
@@ -62,7 +75,8 @@ protected:
   /// Loads fixture \p File as the original code (Orig) and lifts it
   /// (Lifted).
   void useFixture(llvm::StringRef File) {
-    auto M = emu::Module::loadFile(*Dev, (LOOM_FIXTURE_DIR "/" + File).str());
+    auto M = emu::Module::loadFile(
+        *Dev, LOOM_FIXTURE_DIR "/" + fixtureFor(File));
     ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
     Orig = std::move(*M);
     ASSERT_OK(Orig->resolve([](llvm::StringRef) { return std::nullopt; }));
@@ -72,22 +86,41 @@ protected:
     ASSERT_OK(Lifted->buildCFGs());
   }
 
+  /// \p Plan's code object, with no warning; its assembly on stderr with
+  /// LOOM_TEST_DUMP set.
+  llvm::Expected<InstrumentedCodeObject>
+  instrument(const InstrumentationPlan &Plan) {
+    InstrumentOptions O;
+    O.LoadDelta = Orig->base();
+    auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+    if (!R)
+      return R.takeError();
+    for (const std::string &W : R->Warnings)
+      ADD_FAILURE() << "warning: " << W;
+    if (getenv("LOOM_TEST_DUMP"))
+      fprintf(stderr, "%s", R->Assembly.c_str());
+    return R;
+  }
+
+  /// wave_info at \p K's entry: each wave's launch state, through
+  /// HookArgs and Hooks.h alike.
+  static Error askWaveInfo(InstrumentationPlan &Plan, const BinaryFunction &K) {
+    return Plan.atKernelEntry(
+        K, "wave_info",
+        {HookArg::exec(), HookArg::laneId(), HookArg::waveId(),
+         HookArg::workgroupId(0), HookArg::dispatchId()});
+  }
+
   /// \p Plan's code object, with no warning, loaded (null on a failure);
   /// its assembly on stderr with LOOM_TEST_DUMP set, and in \p Assembly.
   std::unique_ptr<emu::Module>
   instrumentAndLoad(const InstrumentationPlan &Plan,
                     std::string *Assembly = nullptr) {
-    InstrumentOptions O;
-    O.LoadDelta = Orig->base();
-    auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+    auto R = instrument(Plan);
     if (!R) {
       ADD_FAILURE() << llvm::toString(R.takeError());
       return nullptr;
     }
-    for (const std::string &W : R->Warnings)
-      ADD_FAILURE() << "warning: " << W;
-    if (getenv("LOOM_TEST_DUMP"))
-      fprintf(stderr, "%s", R->Assembly.c_str());
     if (Assembly)
       *Assembly = R->Assembly;
     auto M = loadElf(R->Elf, "instrumented");
@@ -137,21 +170,26 @@ protected:
           }
         }
     }
-    InstrumentOptions O;
-    O.LoadDelta = Orig->base();
-    auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+    auto R = instrument(Plan);
     if (!R) {
       ADD_FAILURE() << llvm::toString(R.takeError());
       return nullptr;
     }
-    for (const std::string &W : R->Warnings)
-      ADD_FAILURE() << "warning: " << W;
     auto M = loadElf(R->Elf, "instrumented");
     if (!M)
       ADD_FAILURE() << R->Assembly;
     *Out = std::move(*R);
     return M;
   }
+
+  /// scale_add instrumented (\p M: a counting hook before every
+  /// instruction) gives the original's results and counts what it ran.
+  void expectScaleAddCounted(emu::Module &M);
+
+  // Tests run on gfx90a and gfx942 (InstrumenterGfx942Test).
+  void checkStackHook();
+  void checkStackHookOverDynamicStack();
+  void checkSavesWithNoFreeRegister();
 
   /// Hook counts against the emulator's counters of the original run.
   void expectCountsEqual(const emu::DispatchCounters &Truth) {
@@ -223,15 +261,21 @@ ScaleAddRun runScaleAdd(emu::Device &Dev, emu::Module &M,
   return Run;
 }
 
-/// call_chain(Out, A, B) on a grid of \p N work-items in groups of 64: its
-/// output, and what the virtual GPU counted into \p Counters if given.
-std::vector<int> runCallChain(emu::Device &Dev, emu::Module &M,
-                              llvm::StringRef Kernel, unsigned N, int32_t A,
-                              int32_t B,
-                              emu::DispatchCounters *Counters = nullptr) {
-  emu::DeviceBuffer Out(Dev, 256 * 4);
-  emu::KernelArgs Args;
-  Args.add(Out.data()).add(A).add(B);
+void InstrumenterTest::expectScaleAddCounted(emu::Module &M) {
+  ScaleAddRun Truth = runScaleAdd(*Dev, *Orig, "scale_add");
+  resetCounts();
+  ScaleAddRun Got = runScaleAdd(*Dev, M, "scale_add.loom");
+  EXPECT_EQ(Got.Out, Truth.Out);
+  expectCountsEqual(Truth.Counters);
+}
+
+/// \p Kernel with \p Args on a grid of \p N work-items in groups of 64:
+/// the first N ints of \p Out, and what the virtual GPU counted into
+/// \p Counters if given.
+std::vector<int> launchForInts(emu::Module &M, llvm::StringRef Kernel,
+                               unsigned N, const emu::KernelArgs &Args,
+                               emu::DeviceBuffer &Out,
+                               emu::DispatchCounters *Counters) {
   auto Res = M.launch(Kernel, emu::LaunchConfig::linear(N, 64), Args);
   if (!Res) {
     ADD_FAILURE() << llvm::toString(Res.takeError());
@@ -241,6 +285,18 @@ std::vector<int> runCallChain(emu::Device &Dev, emu::Module &M,
   if (Counters)
     *Counters = Res->Counters;
   return std::vector<int>(Out.data<int>(), Out.data<int>() + N);
+}
+
+/// call_chain(Out, A, B) on a grid of \p N work-items in groups of 64: its
+/// output, and what the virtual GPU counted into \p Counters if given.
+std::vector<int> runCallChain(emu::Device &Dev, emu::Module &M,
+                              llvm::StringRef Kernel, unsigned N, int32_t A,
+                              int32_t B,
+                              emu::DispatchCounters *Counters = nullptr) {
+  emu::DeviceBuffer Out(Dev, 256 * 4);
+  emu::KernelArgs Args;
+  Args.add(Out.data()).add(A).add(B);
+  return launchForInts(M, Kernel, N, Args, Out, Counters);
 }
 
 TEST_F(InstrumenterTest, CountsEveryInstructionOfScaleAdd) {
@@ -256,19 +312,51 @@ TEST_F(InstrumenterTest, CountsEveryInstructionOfScaleAdd) {
   ScaleAddRun Got = runScaleAdd(*Dev, *M, "scale_add.loom");
   EXPECT_EQ(Got.Out, Truth.Out);
   expectCountsEqual(Truth.Counters);
-  if (getenv("LOOM_TEST_DUMP"))
-    fprintf(stderr, "%s", ICO.Assembly.c_str());
 }
 
 TEST_F(InstrumenterTest, ClobberingHooksChangeNothing) {
   InstrumentedCodeObject ICO;
   auto M = instrumentAll("scale_add", "clobber", &ICO);
   ASSERT_TRUE(M);
-  ScaleAddRun Truth = runScaleAdd(*Dev, *Orig, "scale_add");
+  expectScaleAddCounted(*M);
+}
+
+// A hook that needs a stack (a local array indexed by lane) before every
+// instruction of scale_add: its frame is in a slot of each lane's private
+// segment above the kernel's own, reached through the stack pointer and
+// V# the glue sets; the counts are exact and the results unchanged.
+void InstrumenterTest::checkStackHook() {
+  InstrumentedCodeObject ICO;
+  auto M = instrumentAll("scale_add", "count_via_stack", &ICO);
+  ASSERT_TRUE(M);
+  const InstrumentedKernel *IK = ICO.kernel("scale_add");
+  ASSERT_NE(IK, nullptr);
+  const codeobj::Kernel *K = Orig->codeObject().findKernel("scale_add");
+  EXPECT_GE(IK->PrivateSegmentSize, K->KD.PrivateSegmentFixedSize + 256)
+      << "the slot holds the hook's array";
+  expectScaleAddCounted(*M);
+}
+
+// The same hook in call_chain, whose stack is dynamic (helper_fib
+// recurses): the slot is at the top of a private segment grown by it, found
+// from the segment's size, clear of the recursion's frames.
+void InstrumenterTest::checkStackHookOverDynamicStack() {
+  const codeobj::Kernel *K = Orig->codeObject().findKernel("call_chain");
+  ASSERT_NE(K, nullptr);
+  ASSERT_TRUE(K->KD.Properties.UsesDynamicStack);
+  InstrumentedCodeObject ICO;
+  auto M = instrumentAll("call_chain", "count_via_stack", &ICO);
+  ASSERT_TRUE(M);
+  const InstrumentedKernel *IK = ICO.kernel("call_chain");
+  ASSERT_NE(IK, nullptr);
+  EXPECT_GE(IK->StackSlotSize, 256u);
+  constexpr unsigned N = 150;
+  emu::DispatchCounters Truth;
+  std::vector<int> Want =
+      runCallChain(*Dev, *Orig, "call_chain", N, 13, 6, &Truth);
   resetCounts();
-  ScaleAddRun Got = runScaleAdd(*Dev, *M, "scale_add.loom");
-  EXPECT_EQ(Got.Out, Truth.Out);
-  expectCountsEqual(Truth.Counters);
+  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", N, 13, 6), Want);
+  expectCountsEqual(Truth);
 }
 
 struct PointerRun {
@@ -418,16 +506,9 @@ TEST_F(InstrumenterTest, HooksSeeTheLaunchState) {
   InstrumentationPlan Plan(*Lifted);
   const BinaryFunction *K = Lifted->function("scale_add");
   ASSERT_NE(K, nullptr);
-  ASSERT_OK(Plan.atKernelEntry(
-      *K, "wave_info",
-      {HookArg::exec(), HookArg::laneId(), HookArg::waveId(),
-       HookArg::workgroupId(0), HookArg::dispatchId()}));
-  InstrumentOptions O;
-  O.LoadDelta = Orig->base();
-  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_OK(askWaveInfo(Plan, *K));
+  auto R = instrument(Plan);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  for (const std::string &W : R->Warnings)
-    ADD_FAILURE() << "warning: " << W;
   const InstrumentedKernel *IK = R->kernel("scale_add");
   ASSERT_NE(IK, nullptr);
   ASSERT_TRUE(IK->UsesLaunchHeader);
@@ -435,8 +516,6 @@ TEST_F(InstrumenterTest, HooksSeeTheLaunchState) {
   EXPECT_EQ(IK->KernargSize, IK->LaunchHeaderOffset + sizeof(LoomLaunchHeader));
   auto M = loadElf(R->Elf, "instrumented");
   ASSERT_TRUE(M) << R->Assembly;
-  if (getenv("LOOM_TEST_DUMP"))
-    fprintf(stderr, "%s", R->Assembly.c_str());
 
   constexpr int N = 200;
   emu::LaunchConfig C;
@@ -600,6 +679,149 @@ TEST_F(InstrumenterTest, AFaultInAHookNamesTheHook) {
   // The device lives on.
   ScaleAddRun Again = runScaleAdd(*Dev, *Orig, "scale_add");
   EXPECT_EQ(Again.Out.size(), 200u);
+}
+
+/// exhausted_kernels.c's \p Kernel over \p N work-items in groups of 64:
+/// its output, and what the virtual GPU counted into \p Counters if given.
+std::vector<int> runExhausted(emu::Device &Dev, emu::Module &M,
+                              llvm::StringRef Kernel, unsigned N,
+                              emu::DispatchCounters *Counters = nullptr,
+                              const LoomLaunchHeader *Header = nullptr,
+                              uint32_t HeaderOffset = 0) {
+  emu::DeviceBuffer In(Dev, N * 4), Out(Dev, N * 4);
+  for (unsigned I = 0; I < N; ++I)
+    In.data<int>()[I] = int(I * 37) - 1000;
+  emu::KernelArgs Args;
+  Args.add(Out.data());
+  if (Kernel.starts_with("all_vgprs"))
+    Args.add(In.data());
+  else
+    Args.add(int32_t(5)).add(int32_t(3));
+  if (Header)
+    Args.addRaw(HeaderOffset,
+                llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Header),
+                               sizeof(*Header)));
+  return launchForInts(M, Kernel, N, Args, Out, Counters);
+}
+
+// all_vgprs keeps v0..v255 live at once: no VGPR is left above the
+// kernel's, and in its middle none is dead either. The clobbering hook
+// before every instruction still changes nothing and counts exactly: its
+// saves go to registers dead at each point, and where none is, VGPRs go to
+// AGPRs the kernel leaves free.
+void InstrumenterTest::checkSavesWithNoFreeRegister() {
+  ASSERT_NO_FATAL_FAILURE(useFixture("exhausted_kernels.elf"));
+  InstrumentedCodeObject ICO;
+  auto M = instrumentAll("all_vgprs", "clobber", &ICO);
+  ASSERT_TRUE(M);
+  EXPECT_NE(ICO.Assembly.find("v_accvgpr_write_b32"), std::string::npos);
+  emu::DispatchCounters Truth;
+  std::vector<int> Want = runExhausted(*Dev, *Orig, "all_vgprs", 128, &Truth);
+  resetCounts();
+  EXPECT_EQ(runExhausted(*Dev, *M, "all_vgprs.loom", 128), Want);
+  expectCountsEqual(Truth);
+}
+
+TEST_F(InstrumenterTest, AHookWithAStackCountsExactly) { checkStackHook(); }
+// A stack of no fixed size has no slot to go in: a clear error.
+TEST_F(InstrumenterTest, AHookWithADynamicAllocaIsRefused) {
+  InstrumentationPlan Plan(*Lifted);
+  const BinaryFunction *K = Lifted->function("scale_add");
+  ASSERT_NE(K, nullptr);
+  ASSERT_OK(Plan.atKernelEntry(*K, "alloca_hook", {HookArg::constant(5)}));
+  InstrumentOptions O;
+  O.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, O);
+  ASSERT_FALSE(bool(R));
+  std::string Why = llvm::toString(R.takeError());
+  EXPECT_NE(Why.find("kernel scale_add, kernel entry: the hooks' stack has "
+                     "no fixed size (a dynamic alloca)"),
+            std::string::npos)
+      << Why;
+}
+TEST_F(InstrumenterTest, AHookWithAStackAboveADynamicStack) {
+  checkStackHookOverDynamicStack();
+}
+TEST_F(InstrumenterTest, SavesFindHomesWhenNoRegisterIsFree) {
+  checkSavesWithNoFreeRegister();
+}
+
+// The same on gfx942: architected flat scratch (the stack through
+// scratch_* and the stack pointer alone), the gfx94x wait states.
+class InstrumenterGfx942Test : public InstrumenterTest {
+  llvm::StringRef target() const override { return "gfx942"; }
+};
+TEST_F(InstrumenterGfx942Test, AHookWithAStackCountsExactly) {
+  checkStackHook();
+}
+TEST_F(InstrumenterGfx942Test, AHookWithAStackAboveADynamicStack) {
+  checkStackHookOverDynamicStack();
+}
+TEST_F(InstrumenterGfx942Test, SavesFindHomesWhenNoRegisterIsFree) {
+  checkSavesWithNoFreeRegister();
+}
+
+// all_sgprs writes s101: no SGPR is left for the launch state or the wave
+// counters, which live in lanes of a VGPR instead. Counters before every
+// instruction (of the kernel and the functions it calls through a
+// pointer), a hook returning into a counter, and the launch state at
+// kernel entry: all exact, results unchanged.
+TEST_F(InstrumenterTest, StateAndCountersLiveInLanesWhenSgprsRunOut) {
+  ASSERT_NO_FATAL_FAILURE(useFixture("exhausted_kernels.elf"));
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("all_sgprs");
+  const BinaryFunction *K = Lifted->function("all_sgprs");
+  ASSERT_NE(K, nullptr);
+  unsigned Waves = Plan.waveCounter("loom_test_events", 0);
+  unsigned Lanes = Plan.waveCounter("loom_test_events", 8);
+  unsigned Bumps = Plan.waveCounter("loom_test_events", 24);
+  for (const BinaryFunction *F : Lifted->callGraph().reachableFrom(*K))
+    for (const BinaryBasicBlock &B : F->blocks())
+      for (const BinaryInstruction &I : B.Instructions) {
+        ASSERT_OK(Plan.countBefore(*F, I, {Waves, 1, false}));
+        if (I.Props.IsVector)
+          ASSERT_OK(Plan.countBefore(*F, I, {Lanes, 1, true}));
+        ASSERT_OK(Plan.add(HookRequest::call(
+            F->name().str(), HookPoint::Before, I.address(), "bump",
+            {HookArg::waveCounter(Bumps), HookArg::constant(2)}, Bumps)));
+      }
+  ASSERT_OK(askWaveInfo(Plan, *K));
+  auto R = instrument(Plan);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  const InstrumentedKernel *IK = R->kernel("all_sgprs");
+  ASSERT_NE(IK, nullptr);
+  EXPECT_NE(R->Assembly.find("v_readlane_b32 s0, v"), std::string::npos)
+      << "counters in lanes";
+  auto M = loadElf(R->Elf, "instrumented");
+  ASSERT_TRUE(M);
+
+  constexpr unsigned N = 150; // three waves, the last one partial
+  emu::DispatchCounters Truth;
+  std::vector<int> Want = runExhausted(*Dev, *Orig, "all_sgprs", N, &Truth);
+  resetCounts();
+  testutil::resetWaves(*Hooks);
+  emu::DeviceBuffer Data(*Dev, 8);
+  *Data.data<uint64_t>() = 0x600dcafe;
+  LoomLaunchHeader H{};
+  H.DispatchId = 5;
+  uint32_t Grid[3] = {N, 1, 1};
+  uint16_t Group[3] = {64, 1, 1};
+  std::copy(Grid, Grid + 3, H.GridSize);
+  std::copy(Group, Group + 3, H.WorkgroupSize);
+  H.ToolCount = 1;
+  H.Tools[0].Data = reinterpret_cast<uint64_t>(Data.data());
+  EXPECT_EQ(runExhausted(*Dev, *M, "all_sgprs.loom", N, nullptr, &H,
+                         IK->LaunchHeaderOffset),
+            Want);
+  const uint64_t *Words = global("loom_test_events");
+  EXPECT_EQ(Words[0], Truth.WaveInstructions);
+  EXPECT_EQ(Words[1], Truth.ActiveLaneInstructions);
+  EXPECT_EQ(Words[3], 2 * Truth.WaveInstructions);
+  EXPECT_GT(Truth.WaveInstructions, 300u);
+  unsigned Bad = 0;
+  auto Seen = testutil::recordedWaves(*Hooks, 5, 0x600dcafe, Bad);
+  EXPECT_EQ(Seen, testutil::expectedWaves(Grid, Group));
+  EXPECT_EQ(Bad, 0u);
 }
 
 } // namespace

@@ -31,6 +31,31 @@ HOOK void count(u32 Index, u64 Exec) {
   }
 }
 
+// Counts as `count` does, through a stack: a local array indexed by lane,
+// which LLVM keeps in private memory off the stack pointer.
+HOOK void count_via_stack(u32 Index, u64 Exec) {
+  u32 Slots[64];
+  for (u32 I = 0; I < 64; ++I)
+    Slots[I] = Index * (I + 1);
+  u32 Lane = laneId();
+  count(((volatile u32 *)Slots)[Lane] / (Lane + 1), Exec);
+}
+
+// Writes a stack frame of its own (volatile: it stays) at block entries of
+// the oracle's kernels: the frame, in a slot above their own stack, must
+// leave it as it was.
+HOOK void stack_clobber() {
+  volatile u32 Slots[64];
+  for (u32 I = 0; I < 64; ++I)
+    Slots[I] = laneId() + I;
+}
+
+// A stack of no fixed size (a dynamic alloca): refused.
+HOOK void alloca_hook(u32 N) {
+  volatile u32 *P = (volatile u32 *)__builtin_alloca(N * 4);
+  P[N - 1] = N;
+}
+
 // Per-wave state (a wave counter the hook returns into): its value plus N.
 HOOK u64 bump(u64 Value, u32 N) { return Value + N; }
 

@@ -22,8 +22,7 @@
 //    recorded uninstrumented (`loom exec --memory-trace`,
 //    MemoryTraceCompare.h); also on gfx942 (LOOM_DIFF_TARGET), whose stack
 //    is reached with scratch_* instructions rather than buffer ones.
-//    Pointers.LinkedLists and ControlFlow.DivergentOps/O0 are left out of
-//    it (MemTraceLeftOut says why).
+//    Pointers.LinkedLists is left out of it (MemTraceLeftOut says why).
 //
 // Left out of the corpus here: Counters.* (it reads the emulator's
 // counters in process, which a dispatch through HSA does not return),
@@ -95,11 +94,8 @@ std::vector<Sweep> onGfx942(std::vector<Sweep> Sweeps) {
 /// Pointers.LinkedLists are in a buffer no argument names (reached through
 /// Heads), placed with respect to those that are differently in each run,
 /// and the comparison knows buffers only by the launch's arguments
-/// (MemoryTraceCompare.h), not their extents. control_ops at -O0 uses
-/// s0..s101, leaving no SGPR for the launch state mem_trace's hooks read:
-/// it runs uninstrumented (instrument.md, "Not done yet").
-constexpr const char *MemTraceLeftOut =
-    ":Pointers.LinkedLists/*:ControlFlow.DivergentOps/O0";
+/// (MemoryTraceCompare.h), not their extents.
+constexpr const char *MemTraceLeftOut = ":Pointers.LinkedLists/*";
 
 Program corpus(const Sweep &S, std::vector<std::string> Env = {},
                const char *MoreLeftOut = "") {

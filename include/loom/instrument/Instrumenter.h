@@ -284,6 +284,11 @@ struct InstrumentedKernel {
   /// at least these).
   uint32_t PrivateSegmentSize = 0;
   uint32_t GroupSegmentSize = 0;
+  /// Bytes per lane the hooks' stack takes at the top of the private
+  /// segment (0 if they need none): a dispatch gives the copy the
+  /// packet's private_segment_size plus these, so that the original code
+  /// keeps all it had (docs/instrument.md, "The hooks' stack").
+  uint32_t StackSlotSize = 0;
   uint32_t KernargSize = 0; ///< the launch header included, if it needs one
   /// Whether its hooks read the launch header (loom/instrument/
   /// LaunchHeader.h): a dispatch must then pass a kernarg segment of

@@ -35,6 +35,12 @@ inline constexpr unsigned LoomOwnSgprs = 15;
 struct RegistersInUse {
   int HighestSgpr = -1;
   int HighestVgpr = -1;
+  /// AGPRs: the copied functions', the kernels' metadata .agpr_count, and
+  /// a[0:31] (what the convention lets a callee clobber) where a copy calls
+  /// code that is not copied.
+  int HighestAgpr = -1;
+  /// Whether a copy calls code that is not copied (or unknown).
+  bool CallsOut = false;
 };
 RegistersInUse registersInUse(const BinaryContext &BC,
                               llvm::ArrayRef<const BinaryFunction *> Kernels,
