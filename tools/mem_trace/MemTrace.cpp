@@ -12,7 +12,7 @@
 //
 //   loom instrument --tool mem_trace [--tool-arg output=FILE]
 //       [--tool-arg kernel=REGEX] [--tool-arg dispatch=N[-M]]
-//       [--tool-arg capacity=RECORDS] -- ./app
+//       [--tool-arg capacity=CHUNKS] -- ./app
 //
 // Buffer accesses through the stack's resource (s[0:3]) are private
 // offsets (space scratch), the others global addresses, both as the
@@ -142,7 +142,11 @@ public:
     if (!O)
       return O.takeError();
     Options = std::move(*O);
-    uint32_t Capacity = 256; // chunks of MEM_TRACE_CHUNK bytes: 16 MiB
+    // Chunks of MEM_TRACE_CHUNK bytes: 128 MiB of address space, touched as
+    // used. Waves at barriers publish part-filled chunks, and with 256 of
+    // them lds_scan's waves spun waiting for room (105x the instructions
+    // against 11x).
+    uint32_t Capacity = 2048;
     if (auto C = Ctx.option("capacity"))
       if (!to_integer(*C, Capacity))
         return createStringError(inconvertibleErrorCode(),
