@@ -61,16 +61,23 @@ SgprLayout::moves(const SgprLayout &Old, const SgprLayout &New) {
   return M;
 }
 
+bool hasUnifiedVectorFile(llvm::StringRef Processor) {
+  return Processor.starts_with("gfx90a") || hasArchitectedFlatScratch(Processor);
+}
+
+bool hasArchitectedFlatScratch(llvm::StringRef Processor) {
+  return Processor.starts_with("gfx94") || Processor.starts_with("gfx95");
+}
+
 RegisterSet initialRegisters(const codeobj::KernelDescriptor &KD,
                              llvm::StringRef Processor) {
   RegisterSet S;
   const auto &R2 = KD.Rsrc2;
   S.addSgprs(0, SgprLayout::of(KD).Total);
-  bool Packed = Processor == "gfx90a" || Processor.starts_with("gfx94") ||
-                Processor.starts_with("gfx95");
+  bool Packed = hasUnifiedVectorFile(Processor);
   S.addVgprs(0, Packed ? 1 : R2.EnableVgprWorkitemId + 1);
   S.addExec().add(SpecialReg::Mode);
-  if (Processor.starts_with("gfx94") || Processor.starts_with("gfx95"))
+  if (hasArchitectedFlatScratch(Processor))
     S.add(SpecialReg::FlatScratchLo).add(SpecialReg::FlatScratchHi);
   return S;
 }

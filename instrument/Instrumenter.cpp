@@ -585,12 +585,8 @@ private:
 
 /// Marks the registers of \p S in the running maxima.
 void noteHighest(const RegisterSet &S, int &HighestSgpr, int &HighestVgpr) {
-  S.forEachUnit([&](unsigned U) {
-    if (U < RegisterSet::VgprBase)
-      HighestSgpr = std::max<int>(HighestSgpr, U - RegisterSet::SgprBase);
-    else if (U < RegisterSet::AgprBase)
-      HighestVgpr = std::max<int>(HighestVgpr, U - RegisterSet::VgprBase);
-  });
+  HighestSgpr = std::max(HighestSgpr, S.highestSgpr());
+  HighestVgpr = std::max(HighestVgpr, S.highestVgpr());
 }
 
 Error Emitter::checkRewritable(const BinaryFunction &F) {
@@ -749,9 +745,7 @@ void Emitter::computeBudget() {
   HighestVgpr = R.HighestVgpr;
   // AGPRs, where the target has them: what the code and the kernels'
   // metadata use is taken; the rest may hold saved VGPRs.
-  StringRef Processor = BC.codeObject().target().Processor;
-  if (Processor.starts_with("gfx90a") || Processor.starts_with("gfx94") ||
-      Processor.starts_with("gfx95")) {
+  if (hasUnifiedVectorFile(processor())) {
     Budget.FirstFreeAgpr = R.HighestAgpr + 1;
     Budget.AgprLimit = RegisterSet::NumAgprs;
     HighestAgpr = BaseAgpr = R.HighestAgpr;

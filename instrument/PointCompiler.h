@@ -15,6 +15,7 @@
 
 #include "BodyPlacement.h"
 
+#include "loom/instrument/DispatchAbi.h"
 #include "loom/instrument/Instrumenter.h"
 #include "loom/instrument/RegisterSet.h"
 #include "loom/jit/Pipeline.h"
@@ -117,8 +118,7 @@ struct CompiledPoint {
 /// buffer of the callee ABI, except with architected flat scratch (gfx94x),
 /// which has none.
 inline unsigned firstSgprParam(llvm::StringRef Processor) {
-  return Processor.starts_with("gfx94") || Processor.starts_with("gfx95") ? 0
-                                                                           : 4;
+  return hasArchitectedFlatScratch(Processor) ? 0 : 4;
 }
 /// The stack pointer of the callee ABI, and (gfx90a) the private
 /// segment's V#, s[0:3], which the hooks' stack accesses read.

@@ -18,26 +18,20 @@ RegistersInUse registersInUse(const BinaryContext &BC,
                               ArrayRef<const BinaryFunction *> Copied) {
   RegistersInUse R;
   auto Note = [&R](const RegisterSet &S) {
-    S.forEachUnit([&R](unsigned U) {
-      if (U < RegisterSet::VgprBase)
-        R.HighestSgpr = std::max<int>(R.HighestSgpr, U - RegisterSet::SgprBase);
-      else if (U < RegisterSet::AgprBase)
-        R.HighestVgpr = std::max<int>(R.HighestVgpr, U - RegisterSet::VgprBase);
-      else if (U < RegisterSet::AgprBase + RegisterSet::NumAgprs)
-        R.HighestAgpr = std::max<int>(R.HighestAgpr, U - RegisterSet::AgprBase);
-    });
+    R.HighestSgpr = std::max(R.HighestSgpr, S.highestSgpr());
+    R.HighestVgpr = std::max(R.HighestVgpr, S.highestVgpr());
+    R.HighestAgpr = std::max(R.HighestAgpr, S.highestAgpr());
   };
   // Over the copied functions only: the original code that can run while a
   // copy is on the stack is theirs, or what a callee left uncopied may use.
   SmallPtrSet<const BinaryFunction *, 16> IsCopied(Copied.begin(),
                                                    Copied.end());
-  bool &CallsOut = R.CallsOut;
   for (const BinaryFunction *F : Copied) {
     for (const BinaryBasicBlock &B : F->blocks())
       for (const BinaryInstruction &I : B.Instructions)
         Note(I.Props.Reads | I.Props.Writes);
     for (const CallSite *C : BC.callGraph().callsFrom(*F))
-      CallsOut |= C->isUnknown() || !IsCopied.count(C->Callee);
+      R.CallsOut |= C->isUnknown() || !IsCopied.count(C->Callee);
   }
   const codeobj::CodeObject &CO = BC.codeObject();
   int Allocated = -1;
@@ -57,7 +51,7 @@ RegistersInUse registersInUse(const BinaryContext &BC,
     const codeobj::KernelMetadata *MD = CO.metadataOf(*K);
     if (MD)
       R.HighestAgpr = std::max<int>(R.HighestAgpr, int(MD->AgprCount) - 1);
-    if (CallsOut) {
+    if (R.CallsOut) {
       R.HighestAgpr = std::max(R.HighestAgpr, 31);
       if (MD) {
         R.HighestSgpr = std::max<int>(R.HighestSgpr, int(MD->SgprCount) - 1);

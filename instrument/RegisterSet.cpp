@@ -44,6 +44,16 @@ bool RegisterSet::hasVgpr(unsigned N) const {
 bool RegisterSet::hasAgpr(unsigned N) const {
   return N < NumAgprs && testUnit(AgprBase + N);
 }
+/// The highest of units [Base, Base + Count) in \p S, less Base; -1 if none.
+static int highestIn(const RegisterSet &S, unsigned Base, unsigned Count) {
+  for (unsigned N = Count; N-- > 0;)
+    if (S.testUnit(Base + N))
+      return int(N);
+  return -1;
+}
+int RegisterSet::highestSgpr() const { return highestIn(*this, SgprBase, NumSgprs); }
+int RegisterSet::highestVgpr() const { return highestIn(*this, VgprBase, NumVgprs); }
+int RegisterSet::highestAgpr() const { return highestIn(*this, AgprBase, NumAgprs); }
 bool RegisterSet::has(SpecialReg R) const {
   return testUnit(SpecialBase + static_cast<unsigned>(R));
 }

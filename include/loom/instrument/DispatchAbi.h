@@ -45,6 +45,13 @@ struct SgprLayout {
   moves(const SgprLayout &Old, const SgprLayout &New);
 };
 
+/// gfx90a, gfx94x, gfx95x: VGPRs and AGPRs share one file of 512 per lane,
+/// and the work-item ids come packed in v0.
+bool hasUnifiedVectorFile(llvm::StringRef Processor);
+/// gfx94x, gfx95x: the hardware sets FLAT_SCRATCH up (architected flat
+/// scratch); no private segment V# is passed in s[0:3].
+bool hasArchitectedFlatScratch(llvm::StringRef Processor);
+
 /// The user SGPRs, then the system SGPRs (work-group ids, work-group info,
 /// private segment wave offset), the work-item id VGPRs (packed into v0 on
 /// gfx90a and gfx942), EXEC, MODE, and FLAT_SCRATCH where the hardware

@@ -57,6 +57,10 @@ public:
   bool hasVgpr(unsigned N) const;
   bool hasAgpr(unsigned N) const;
   bool has(SpecialReg R) const;
+  /// The highest register of a file in the set; -1 if it has none.
+  int highestSgpr() const;
+  int highestVgpr() const;
+  int highestAgpr() const;
 
   void setUnit(unsigned U) { Words[U / 64] |= uint64_t(1) << (U % 64); }
   void clearUnit(unsigned U) { Words[U / 64] &= ~(uint64_t(1) << (U % 64)); }
