@@ -1,9 +1,12 @@
 //===- bench/ToolBench.cpp - What the shipped tools cost a kernel ---------===//
 //
-//   build/bin/tool_bench [--quick] [--repeat N] [--tool NAME[:K=V,...]]...
+//   build/bin/tool_bench [--quick | --programs] [--repeat N]
+//                        [--tool NAME[:K=V,...]]...
 //
 // For each kernel of the differential corpus (emu_diff_hsa, a process per
-// suite and optimisation level) and of each HIP test program: the dynamic
+// suite and optimisation level) and of each HIP test program, or with
+// --programs of each program of the realistic set (bench/programs: larger
+// kernels, as real programs launch them): the dynamic
 // wave-instruction ratio and the virtual GPU's run-time ratio,
 // instrumented over uninstrumented, per tool. The baseline is the same
 // program run uninstrumented in the same session (`loom exec --counters`);
@@ -168,44 +171,10 @@ struct Ratios {
   KernelTotals All, Base;
 };
 
-} // namespace
-
-int main(int Argc, char **Argv) {
-  bool Quick = false;
-  unsigned Repeat = 1;
-  std::vector<ToolConfig> Tools;
-  for (int I = 1; I < Argc; ++I) {
-    StringRef A = Argv[I];
-    if (A == "--quick") {
-      Quick = true;
-    } else if (A == "--repeat" && I + 1 < Argc) {
-      if (StringRef(Argv[++I]).getAsInteger(10, Repeat) || Repeat == 0)
-        return fail(Twine("--repeat ") + Argv[I] + ": expected a count");
-    } else if (A == "--tool" && I + 1 < Argc) {
-      auto [Name, Args] = StringRef(Argv[++I]).split(':');
-      ToolConfig T{Argv[I], Name.str(), {}};
-      SmallVector<StringRef, 4> Parts;
-      Args.split(Parts, ',', -1, false);
-      for (StringRef P : Parts)
-        T.Args.push_back(P.str());
-      Tools.push_back(std::move(T));
-    } else {
-      return fail("usage: tool_bench [--quick] [--repeat N] "
-                  "[--tool NAME[:K=V,...]]...");
-    }
-  }
-  if (Tools.empty()) {
-    Tools.push_back({"instr_count:mode=instruction", "instr_count",
-                     {"mode=instruction"}});
-    Tools.push_back({"instr_count:mode=block", "instr_count", {"mode=block"}});
-    // The memory tracer, once it is built (tools/mem_trace).
-    if (sys::fs::exists(LOOM_TOOLS_DIR "/libmem_trace.so"))
-      Tools.push_back({"mem_trace", "mem_trace", {}});
-  }
-
-  // The corpus as tool_corpus_tests runs it (tests/tool/ToolCorpusTest.cpp
-  // says why those suites are left out), a program per suite and level.
-  std::vector<Program> Programs;
+/// The corpus as tool_corpus_tests runs it (tests/tool/ToolCorpusTest.cpp
+/// says why those suites are left out), a program per suite and level, then
+/// the HIP test programs.
+void addCorpusAndHipTests(std::vector<Program> &Programs, bool Quick) {
   const char *Suites[] = {"AmdgcnBuiltins", "ControlFlow", "Convert",
                           "Crosslane",      "Dispatch",    "FloatOps",
                           "IntOps",         "Lds",         "Pointers",
@@ -229,6 +198,63 @@ int main(int Argc, char **Argv) {
   }
   if (sys::fs::exists(LOOM_TOOL_PROGRAM))
     Programs.push_back({"tool_program", {LOOM_TOOL_PROGRAM}});
+}
+
+/// The realistic set (bench/programs.py): what real programs launch, whose
+/// kernels are larger than the corpus's and run many more waves.
+void addRealisticSet(std::vector<Program> &Programs) {
+  for (const char *Name : {"Stencil", "Reduce", "Sgemm", "Histogram", "NBody",
+                           "Half", "Double", "Divergence", "SpMV", "Sort"}) {
+    std::string Path = std::string(LOOM_BENCH_PROGRAM_DIR) + "/" + Name;
+    if (sys::fs::exists(Path))
+      Programs.push_back({Name, {Path}});
+  }
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  bool Quick = false, RealisticSet = false;
+  unsigned Repeat = 1;
+  std::vector<ToolConfig> Tools;
+  for (int I = 1; I < Argc; ++I) {
+    StringRef A = Argv[I];
+    if (A == "--quick") {
+      Quick = true;
+    } else if (A == "--programs") {
+      RealisticSet = true;
+    } else if (A == "--repeat" && I + 1 < Argc) {
+      if (StringRef(Argv[++I]).getAsInteger(10, Repeat) || Repeat == 0)
+        return fail(Twine("--repeat ") + Argv[I] + ": expected a count");
+    } else if (A == "--tool" && I + 1 < Argc) {
+      auto [Name, Args] = StringRef(Argv[++I]).split(':');
+      ToolConfig T{Argv[I], Name.str(), {}};
+      SmallVector<StringRef, 4> Parts;
+      Args.split(Parts, ',', -1, false);
+      for (StringRef P : Parts)
+        T.Args.push_back(P.str());
+      Tools.push_back(std::move(T));
+    } else {
+      return fail("usage: tool_bench [--quick | --programs] [--repeat N] "
+                  "[--tool NAME[:K=V,...]]...");
+    }
+  }
+  if (Tools.empty()) {
+    Tools.push_back({"instr_count:mode=instruction", "instr_count",
+                     {"mode=instruction"}});
+    Tools.push_back({"instr_count:mode=block", "instr_count", {"mode=block"}});
+    // The memory tracer, once it is built (tools/mem_trace).
+    if (sys::fs::exists(LOOM_TOOLS_DIR "/libmem_trace.so"))
+      Tools.push_back({"mem_trace", "mem_trace", {}});
+  }
+
+  std::vector<Program> Programs;
+  if (RealisticSet)
+    addRealisticSet(Programs);
+  else
+    addCorpusAndHipTests(Programs, Quick);
+  if (Programs.empty())
+    return fail("no program to run");
 
   std::map<std::string, Ratios> ByTool;
   std::vector<std::string> Failures;
