@@ -183,7 +183,10 @@ std::string sampleTrace() {
   TraceAccess A;
   A.Where = Space::Lds;
   A.Exec = 0x5;
-  A.Addresses = {8, 16};
+  A.Addresses = {8, 16}; // in rows (one stride)
+  W->access(A);
+  A.Exec = 0x7;
+  A.Addresses = {8, 100, 4}; // lane by lane
   W->access(A);
   cantFail(W->close());
   auto Buf = MemoryBuffer::getFile(Path);
@@ -202,9 +205,80 @@ TEST(TraceFile, ReadsWhatWasWritten) {
   std::string Bytes = sampleTrace();
   Collect C;
   ASSERT_FALSE(bool(readTrace("t", Bytes, C)));
-  ASSERT_EQ(C.Accesses.size(), 1u);
+  ASSERT_EQ(C.Accesses.size(), 2u);
   EXPECT_EQ(C.Accesses[0].Exec, 0x5u);
   EXPECT_EQ(C.Accesses[0].Addresses, (std::vector<uint64_t>{8, 16}));
+  EXPECT_EQ(C.Accesses[1].Exec, 0x7u);
+  EXPECT_EQ(C.Accesses[1].Addresses, (std::vector<uint64_t>{8, 100, 4}));
+}
+
+// Lanes' addresses as the hooks give them (by lane index, a mask and an
+// offset applied), in the shapes the writer stores as rows and in shapes
+// it stores lane by lane: what is read back is each active lane's address.
+TEST(TraceFile, LaneAccessesReadBackInEveryShape) {
+  std::mt19937_64 Rng(7);
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> Cases;
+  auto Lanes = [](auto F) {
+    std::vector<uint64_t> V(64);
+    for (unsigned L = 0; L < 64; ++L)
+      V[L] = F(L);
+    return V;
+  };
+  uint64_t Base = 0x7f0012345000;
+  Cases.push_back({~0ull, Lanes([&](unsigned L) { return Base + 4 * L; })});
+  Cases.push_back({~0ull, Lanes([&](unsigned L) { return Base - 8 * L; })});
+  Cases.push_back({~0ull, Lanes([&](unsigned L) { return Base; })});
+  // A 16-wide tile with rows 17 floats apart; a row reading one address.
+  Cases.push_back({~0ull, Lanes([&](unsigned L) {
+                     return Base + 68 * (L / 16) + 4 * (L % 16);
+                   })});
+  Cases.push_back({~0ull, Lanes([&](unsigned L) { return Base + 12 * (L / 16); })});
+  Cases.push_back({0x00ff00ff00ff00ffull, Lanes([&](unsigned L) {
+                     return Base + 4 * L;
+                   })});
+  Cases.push_back({0x8000000000000001ull, Lanes([&](unsigned L) {
+                     return Base + 4 * L;
+                   })});
+  Cases.push_back({1ull << 17, Lanes([&](unsigned L) { return Base + L; })});
+  // Almost rows: one lane off breaks them.
+  Cases.push_back({~0ull, Lanes([&](unsigned L) {
+                     return Base + 4 * L + (L == 40 ? 4 : 0);
+                   })});
+  for (int R = 0; R < 20; ++R)
+    Cases.push_back({Rng() | 1, Lanes([&](unsigned) { return Rng(); })});
+
+  std::string Path = tempPath("mem-lanes");
+  auto W = cantFail(TraceWriter::create(Path));
+  TraceSite S;
+  S.Kind = InstrKind::Lds;
+  S.Bytes = 4;
+  S.Kernel = S.Function = "k";
+  S.Opcode = "DS_READ_B32";
+  W->site(S);
+  TraceDispatch D;
+  D.Kernel = "k";
+  W->dispatch(D);
+  std::vector<std::vector<uint64_t>> Expected;
+  for (auto &[Exec, ByLane] : Cases)
+    for (uint64_t Mask : {~0ull, 0xffffffffull}) {
+      uint64_t Add = Mask == ~0ull ? 0 : 0x40;
+      W->laneAccess(Space::Lds, 0, 0, 3, Exec, ByLane.data(), Add, Mask);
+      std::vector<uint64_t> E;
+      for (unsigned L = 0; L < 64; ++L)
+        if ((Exec >> L) & 1)
+          E.push_back((ByLane[L] + Add) & Mask);
+      Expected.push_back(std::move(E));
+    }
+  cantFail(W->close());
+  auto Buf = MemoryBuffer::getFile(Path);
+  sys::fs::remove(Path);
+  Collect C;
+  ASSERT_FALSE(bool(readTrace("lanes", (*Buf)->getBuffer(), C)));
+  ASSERT_EQ(C.Accesses.size(), Expected.size());
+  for (size_t I = 0; I < Expected.size(); ++I) {
+    EXPECT_EQ(C.Accesses[I].Addresses, Expected[I]) << I;
+    EXPECT_EQ(C.Accesses[I].Wave, 3u);
+  }
 }
 
 TEST(TraceFile, EveryTruncationIsAnErrorNamingTheOffset) {

@@ -117,6 +117,7 @@ struct DispatchInfo {
   uint32_t WorkGroup[3] = {1, 1, 1};
   uint64_t NumGroups[2] = {1, 1};
   uint32_t WavesPerGroup = 1;
+  uint32_t Index = 0; ///< the dispatch's, as the trace numbers it
   uint64_t Accesses = 0;
 
   /// The wave's index in the dispatch, as the virtual GPU numbers it (work-
@@ -146,7 +147,7 @@ public:
     // used. Waves at barriers publish part-filled chunks, and with 256 of
     // them lds_scan's waves spun waiting for room (105x the instructions
     // against 11x).
-    uint32_t Capacity = 2048;
+    uint32_t Capacity = 8192;
     if (auto C = Ctx.option("capacity"))
       if (!to_integer(*C, Capacity))
         return createStringError(inconvertibleErrorCode(),
@@ -166,6 +167,7 @@ public:
       return DispatchChoice::original();
     KernelObjects[D.Kernel] = D.KernelObject;
     DispatchInfo &I = Dispatches[D.Index];
+    I.Index = uint32_t(D.Index);
     // The apertures a flat address is routed by, as the queue gives them
     // to the code (amd_queue_t starts with the hsa_queue_t).
     const auto *Q = reinterpret_cast<const amd_queue_t *>(D.Queue);
@@ -232,7 +234,7 @@ public:
     DispatchInfo &Info = Dispatches[D.Index];
     const char *Chunk = static_cast<const char *>(Records);
     for (size_t N = 0; N < Count; ++N, Chunk += MEM_TRACE_CHUNK)
-      chunk(D.Index, Info, Chunk);
+      chunk(Info, Chunk);
   }
 
   void dispatchComplete(ToolContext &, const Dispatch &D) override {
@@ -352,26 +354,32 @@ private:
     return (Offsets[1] - Offsets[0]) * Scale;
   }
 
-  void emit(TraceAccess &A, const Site &S, DispatchInfo &Info) {
+  /// Lanes \p Mask's access of \p S, lane L's address (ByLane[L] + Add) &
+  /// AddressMask.
+  void emit(Space Where, const Site &S, DispatchInfo &Info, uint32_t Wave,
+            uint64_t Mask, const uint64_t *ByLane, uint64_t Add = 0,
+            uint64_t AddressMask = ~0ull) {
+    if (!Mask)
+      return;
     ++Info.Accesses;
-    Lanes += A.Addresses.size();
-    Bytes += A.Addresses.size() * S.Info.Bytes;
-    Writer->access(A);
+    unsigned N = std::popcount(Mask);
+    Lanes += N;
+    Bytes += N * S.Info.Bytes;
+    Writer->laneAccess(Where, S.Info.Id, Info.Index, Wave, Mask, ByLane,
+                       Add, AddressMask);
   }
 
   /// A wave's chunk: its identity, then its records, each a header and
   /// the lanes of its vector instructions. What a record holds follows
   /// from its sites; a chunk that does not parse is dropped whole.
-  void chunk(uint64_t Dispatch, DispatchInfo &Info, const char *Chunk) {
+  void chunk(DispatchInfo &Info, const char *Chunk) {
     LoomWaveChunk C;
     MemTraceWave W;
     std::memcpy(&C, Chunk, sizeof(C));
     std::memcpy(&W, Chunk + sizeof(C), sizeof(W));
     const char *At = Chunk + sizeof(C) + sizeof(W);
     const char *End = At + std::min<size_t>(C.Bytes, MEM_TRACE_CHUNK - (At - Chunk));
-    TraceAccess A;
-    A.Dispatch = uint32_t(Dispatch);
-    A.Wave = Info.wave(W);
+    uint32_t Wave = Info.wave(W);
     while (End - At >= ptrdiff_t(sizeof(MemTraceHeader))) {
       MemTraceHeader H;
       std::memcpy(&H, At, sizeof(H));
@@ -383,9 +391,10 @@ private:
         Scalars += Sites[H.Site + M].Info.Kind == InstrKind::Scalar;
       const char *First = At;
       At += (Scalars + 1) / 2 * 2 * sizeof(uint64_t);
+      if (At > End)
+        return;
       for (uint32_t M = 0; M < H.Count; ++M) {
-        A.Site = H.Site + M;
-        const Site &S = Sites[A.Site];
+        const Site &S = Sites[H.Site + M];
         const uint64_t *Lanes = nullptr;
         uint64_t Scalar = 0;
         if (S.Info.Kind == InstrKind::Scalar) {
@@ -397,65 +406,50 @@ private:
           Lanes = reinterpret_cast<const uint64_t *>(At);
           At += 64 * sizeof(uint64_t);
         }
-        access(A, S, Info, H.Exec, Lanes, Scalar);
+        access(S, Info, Wave, H.Exec, Lanes, &Scalar);
       }
     }
   }
 
   /// The accesses of one instruction of a record: lanes \p Exec, their
   /// addresses \p Lanes (by lane), or \p First for a scalar one.
-  void access(TraceAccess &A, const Site &S, DispatchInfo &Info,
-              uint64_t Exec, const uint64_t *Lanes, uint64_t First) {
-    if (S.Info.Kind == InstrKind::Scalar) {
-      // One access of the wave, as lane 0's, even with EXEC empty.
-      A.Where = Space::Scalar;
-      A.Exec = 1;
-      A.Addresses.assign(1, First);
-      emit(A, S, Info);
-      return;
-    }
-    // Lanes of Mask, with their addresses as Map gives them.
-    auto Emit = [&](Space Where, uint64_t Mask, auto Map) {
-      if (!Mask)
-        return;
-      A.Where = Where;
-      A.Exec = Mask;
-      A.Addresses.clear();
-      for (uint64_t M = Mask; M; M &= M - 1)
-        A.Addresses.push_back(Map(Lanes[std::countr_zero(M)]));
-      emit(A, S, Info);
-    };
-    auto Same = [](uint64_t V) { return V; };
-    auto Low = [](uint64_t V) { return V & 0xffffffffu; };
+  void access(const Site &S, DispatchInfo &Info, uint32_t Wave,
+              uint64_t Exec, const uint64_t *Lanes, const uint64_t *First) {
+    constexpr uint64_t Low = 0xffffffffu;
     switch (S.Info.Kind) {
+    case InstrKind::Scalar:
+      // One access of the wave, as lane 0's, even with EXEC empty.
+      emit(Space::Scalar, S, Info, Wave, 1, First);
+      break;
     case InstrKind::Flat: {
+      // Every lane tested, active or not: a loop the compiler vectorises.
       uint64_t Lds = 0, Private = 0;
-      for (uint64_t M = Exec; M; M &= M - 1) {
-        unsigned L = std::countr_zero(M);
+      for (unsigned L = 0; L < 64; ++L) {
         uint32_t Hi = uint32_t(Lanes[L] >> 32);
         Lds |= uint64_t(Hi == Info.SharedHi) << L;
         Private |= uint64_t(Hi == Info.PrivateHi) << L;
       }
+      Lds &= Exec;
+      Private &= Exec & ~Lds;
       // In the order the virtual GPU records them.
-      Emit(Space::Global, Exec & ~(Lds | Private), Same);
-      Emit(Space::Lds, Lds, Low);
-      Emit(Space::Scratch, Private, Low);
+      emit(Space::Global, S, Info, Wave, Exec & ~(Lds | Private), Lanes);
+      emit(Space::Lds, S, Info, Wave, Lds, Lanes, 0, Low);
+      emit(Space::Scratch, S, Info, Wave, Private, Lanes, 0, Low);
       break;
     }
     case InstrKind::Buffer:
-      Emit(S.Stack ? Space::Scratch : Space::Global, Exec, Same);
+      emit(S.Stack ? Space::Scratch : Space::Global, S, Info, Wave, Exec, Lanes);
       break;
     case InstrKind::Scratch:
-      Emit(Space::Scratch, Exec, Low);
+      emit(Space::Scratch, S, Info, Wave, Exec, Lanes, 0, Low);
       break;
     case InstrKind::Lds:
-      Emit(Space::Lds, Exec, Low);
+      emit(Space::Lds, S, Info, Wave, Exec, Lanes, 0, Low);
       if (S.Second)
-        Emit(Space::Lds, Exec,
-             [&](uint64_t V) { return (V + *S.Second) & 0xffffffffu; });
+        emit(Space::Lds, S, Info, Wave, Exec, Lanes, uint64_t(*S.Second), Low);
       break;
     default:
-      Emit(Space::Global, Exec, Same);
+      emit(Space::Global, S, Info, Wave, Exec, Lanes);
       break;
     }
   }

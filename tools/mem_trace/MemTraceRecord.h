@@ -18,7 +18,7 @@
 #define MEM_TRACE_GROUP 4
 /// Bytes of a wave's chunk (the channel's records): room for 31 records of
 /// four vector instructions, hundreds of smaller ones.
-#define MEM_TRACE_CHUNK 65536u
+#define MEM_TRACE_CHUNK 16384u
 
 /// After each chunk's LoomWaveChunk: whose records follow.
 struct MemTraceWave {

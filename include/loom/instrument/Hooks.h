@@ -136,12 +136,13 @@ LOOM_DEVICE_FN LoomChannelRing *channelRing() {
 /// through the constant address space (scalar loads, not flat ones).
 struct RingConstants {
   uint32_t Capacity, RecordBytes, Lossy;
-  uint64_t Sequence, Records;
+  uint64_t Sequence, Records, Free;
 };
 LOOM_DEVICE_FN RingConstants ringConstants(const LoomChannelRing *R) {
   const __attribute__((address_space(4))) LoomChannelRing *C =
       (const __attribute__((address_space(4))) LoomChannelRing *)R;
-  return {C->Capacity, C->RecordBytes, C->Lossy, C->Sequence, C->Records};
+  return {C->Capacity, C->RecordBytes, C->Lossy, C->Sequence, C->Records,
+          C->Free};
 }
 
 /// Claims \p Count slots for the wave: the lane of rank 0 (the first active
@@ -223,26 +224,24 @@ LOOM_DEVICE_FN uint64_t scalarLoadFresh(const uint64_t *P) {
                    : "memory");
   return V;
 }
-/// Waits until claim \p Index (its low 32 bits: claims run less than 2^32
-/// ahead of the host) has a slot, the host having consumed up to
-/// *Consumed. In scalar code of its own: LLVM builds a loop's exit from
-/// EXEC (the lanes still in it), so a wave running the hook with EXEC
-/// empty would leave its loop at once, room or not, and overwrite a record
-/// the host has not read.
-LOOM_DEVICE_FN void scalarWaitForRoom(const uint64_t *Consumed,
-                                      uint32_t Index, uint32_t Capacity) {
-  uint32_t Seen; // Consumed's low word
+/// Waits until the slot whose Free word is \p Free may take claim \p Index
+/// (its low 32 bits: claims run less than 2^32 ahead of the host), the
+/// host having handed over the record it held. In scalar code of its own:
+/// LLVM builds a loop's exit from EXEC (the lanes still in it), so a wave
+/// running the hook with EXEC empty would leave its loop at once, room or
+/// not, and overwrite a record the host has not read.
+LOOM_DEVICE_FN void scalarWaitForSlot(const uint64_t *Free, uint32_t Index) {
+  uint32_t Seen; // Free's low word
   __asm__ volatile("1:\n\t"
                    "s_load_dword %0, %1, 0x0 glc\n\t"
                    "s_waitcnt lgkmcnt(0)\n\t"
-                   "s_sub_u32 %0, %2, %0\n\t"
-                   "s_cmp_lt_u32 %0, %3\n\t"
+                   "s_cmp_eq_u32 %0, %2\n\t"
                    "s_cbranch_scc1 2f\n\t"
                    "s_sleep 1\n\t"
                    "s_branch 1b\n"
                    "2:"
                    : "=&s"(Seen)
-                   : "s"(Consumed), "s"(Index), "s"(Capacity)
+                   : "s"(Free), "s"(Index)
                    : "memory", "scc");
 }
 typedef uint32_t Words4 __attribute__((ext_vector_type(4)));
@@ -289,11 +288,14 @@ LOOM_DEVICE_FN void scalarStoreHeader(void *At, const H &Header) {
 }
 
 /// A whole wave's claim of one ring record, by the scalar unit, once the
-/// host has released the slot: its index.
+/// host has released its slot (whatever records before it still hold
+/// theirs): its index.
 LOOM_DEVICE_FN uint64_t scalarClaim(LoomChannelRing *R,
                                     const RingConstants &K) {
   uint64_t Index = scalarFetchAdd(&R->Claimed, 1);
-  scalarWaitForRoom(&R->Consumed, uint32_t(Index), K.Capacity);
+  scalarWaitForSlot(reinterpret_cast<const uint64_t *>(K.Free) +
+                        (Index & (K.Capacity - 1)),
+                    uint32_t(Index));
   return Index;
 }
 

@@ -13,7 +13,13 @@
 // storing claim + 1 into its slot of Sequence; the host consumes records
 // in claim order while Sequence says they are published, and releases
 // them by advancing Consumed. A lossless ring makes a producer wait while
-// the ring is full; a lossy one counts the records it drops instead.
+// the ring is full; a lossy one counts the records it drops instead. The
+// host also releases each record's slot on its own, in Free (a record
+// published after one still being written is read, and its slot reused,
+// without waiting for the other): the slot of claim C may take claim C
+// once Free's word for it holds C (a slot's word starts as its index).
+// Producers of whole-wave records wait on their slot's Free word; Consumed
+// (every claim before it released) is what per-lane producers wait on.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_INSTRUMENT_LAUNCHHEADER_H
@@ -50,6 +56,7 @@ struct LoomChannelRing {
   uint32_t Reserved;
   uint64_t Sequence; ///< Capacity uint64_t: claim + 1 once published
   uint64_t Records;  ///< Capacity * RecordBytes bytes
+  uint64_t Free;     ///< Capacity uint64_t: the claim each slot may take
 };
 
 /// The start of a wave's chunk of a channel (loom::channelAppendWave): a
@@ -64,7 +71,7 @@ struct LoomWaveChunk {
 static_assert(sizeof(LoomWaveChunk) == 16, "shared with device code");
 static_assert(sizeof(LoomLaunchHeader) == 32 + 16 * LOOM_LAUNCH_MAX_TOOLS,
               "the launch header's layout is shared with device code");
-static_assert(sizeof(LoomChannelRing) == 56,
+static_assert(sizeof(LoomChannelRing) == 64,
               "the ring's layout is shared with device code");
 #endif
 
