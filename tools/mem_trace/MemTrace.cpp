@@ -103,12 +103,28 @@ StringRef untraceable(const InstrProperties &P, StringRef Name) {
   }
 }
 
+/// How a record holds an instruction's addresses: 64 bits a lane, 32 bits
+/// a lane (LDS and scratch offsets), or the one scalar address after the
+/// header.
+enum class Width : uint8_t { Wide, Narrow, Scalar };
+
 struct Site {
   TraceSite Info;
   /// ds_read2/ds_write2: the second access's offset from the first.
   std::optional<int64_t> Second;
   /// A buffer access of the stack: its addresses are private offsets.
   bool Stack = false;
+  /// The instructions of a record that starts here (a record's header
+  /// names its first site); 0 if none starts here.
+  unsigned Group = 0;
+  /// How a record holds its addresses.
+  Width width() const {
+    if (Info.Kind == InstrKind::Scalar)
+      return Width::Scalar;
+    return Info.Kind == InstrKind::Lds || Info.Kind == InstrKind::Scratch
+               ? Width::Narrow
+               : Width::Wide;
+  }
 };
 
 struct DispatchInfo {
@@ -277,17 +293,22 @@ private:
         return Error::success();
       std::vector<HookArg> Args{HookArg::waveCounter(Cursor),
                                 HookArg::constant(Sites.size())};
-      unsigned Scalar = 0; // members whose one address is the header's
-      for (size_t M = 0; M < Group.size(); ++M) {
-        const BinaryInstruction *I = Group[M];
-        Args.push_back(HookArg::memoryAddressOf(*I));
-        Scalar |= unsigned(I->Props.Memory == MemoryKind::Scalar) << M;
+      size_t First = Sites.size();
+      for (const BinaryInstruction *I : Group) {
         addSite(F, *I, K.kernel().name(), Delta, MC);
-        Sites.back().Stack = isStackBuffer(*I, K.context().analyzer(),
-                                           Sites.back().Info.Opcode);
+        Site &S = Sites.back();
+        S.Stack = isStackBuffer(*I, K.context().analyzer(), S.Info.Opcode);
       }
-      std::string Hook = "mem_trace_" + std::to_string(Group.size()) + "_" +
-                         std::to_string(Scalar);
+      Sites[First].Group = Group.size();
+      // The hook of the group's mix of kinds (MemTraceHooks.hip), its
+      // addresses in that order: 64-bit lanes, 32-bit lanes, scalar.
+      std::string Hook = "mem_trace_";
+      for (Width W : {Width::Wide, Width::Narrow, Width::Scalar})
+        for (size_t M = 0; M < Group.size(); ++M)
+          if (Sites[First + M].width() == W) {
+            Args.push_back(HookArg::memoryAddressOf(*Group[M]));
+            Hook += "vls"[unsigned(W)];
+          }
       Error E = K.plan().add(HookRequest::call(F.name().str(), HookPoint::Before,
                                                Group.back()->address(), Hook,
                                                std::move(Args), Cursor));
@@ -384,30 +405,43 @@ private:
       MemTraceHeader H;
       std::memcpy(&H, At, sizeof(H));
       At += sizeof(H);
-      if (H.Count > MEM_TRACE_GROUP || H.Site + uint64_t(H.Count) > Sites.size())
+      if (H.Site >= Sites.size() || !Sites[H.Site].Group)
         return;
-      unsigned Scalars = 0;
-      for (uint32_t M = 0; M < H.Count; ++M)
-        Scalars += Sites[H.Site + M].Info.Kind == InstrKind::Scalar;
-      const char *First = At;
-      At += (Scalars + 1) / 2 * 2 * sizeof(uint64_t);
-      if (At > End)
+      unsigned Count = Sites[H.Site].Group;
+      // The scalar addresses (an even count), then the arrays of 64-bit
+      // lanes, then those of 32-bit lanes, each in program order.
+      unsigned Of[3] = {0, 0, 0};
+      for (uint32_t M = 0; M < Count; ++M)
+        ++Of[unsigned(Sites[H.Site + M].width())];
+      size_t ScalarBytes = (Of[2] + 1) / 2 * 2 * sizeof(uint64_t);
+      size_t WideBytes = Of[0] * 64 * sizeof(uint64_t);
+      if (size_t(End - At) <
+          ScalarBytes + WideBytes + Of[1] * 64 * sizeof(uint32_t))
         return;
-      for (uint32_t M = 0; M < H.Count; ++M) {
+      const char *Scalars = At, *Wide = At + ScalarBytes,
+                 *Narrow = Wide + WideBytes;
+      for (uint32_t M = 0; M < Count; ++M) {
         const Site &S = Sites[H.Site + M];
-        const uint64_t *Lanes = nullptr;
-        uint64_t Scalar = 0;
-        if (S.Info.Kind == InstrKind::Scalar) {
-          std::memcpy(&Scalar, First, sizeof(Scalar));
-          First += sizeof(Scalar);
-        } else {
-          if (End - At < ptrdiff_t(64 * sizeof(uint64_t)))
-            return;
-          Lanes = reinterpret_cast<const uint64_t *>(At);
-          At += 64 * sizeof(uint64_t);
+        uint64_t Scalar = 0, Low[64];
+        const uint64_t *Lanes = Low;
+        switch (S.width()) {
+        case Width::Scalar:
+          std::memcpy(&Scalar, Scalars, sizeof(Scalar));
+          Scalars += sizeof(Scalar);
+          break;
+        case Width::Narrow:
+          for (unsigned L = 0; L < 64; ++L)
+            Low[L] = reinterpret_cast<const uint32_t *>(Narrow)[L];
+          Narrow += 64 * sizeof(uint32_t);
+          break;
+        case Width::Wide: // 8-byte aligned in the chunk
+          Lanes = reinterpret_cast<const uint64_t *>(Wide);
+          Wide += 64 * sizeof(uint64_t);
+          break;
         }
         access(S, Info, Wave, H.Exec, Lanes, &Scalar);
       }
+      At = Narrow;
     }
   }
 

@@ -30,10 +30,10 @@ struct MemTraceWave {
 /// one address each, in order, padded to an even count (16-byte stores);
 /// then 64 lanes' addresses per vector instruction.
 struct MemTraceHeader {
-  uint32_t Site;  ///< the first instruction's, in the tool's site table;
-                  ///< the others' follow
-  uint32_t Count; ///< instructions in this record
-  uint64_t Exec;  ///< EXEC at the point
+  uint32_t Site;   ///< the first instruction's, in the tool's site table;
+                   ///< the others' follow (the site says how many)
+  uint32_t Unused; ///< not written: whatever the register held
+  uint64_t Exec;   ///< EXEC at the point
 };
 
 static_assert(sizeof(MemTraceWave) == 16, "shared with device code");

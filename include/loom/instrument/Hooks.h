@@ -274,17 +274,28 @@ LOOM_DEVICE_FN void channelCopy(uint8_t *Out, const T &In, uint32_t Limit) {
       To[W] = From[W];
 }
 
+typedef uint64_t Doubles2 __attribute__((ext_vector_type(2)));
+/// \p V, known to be the same in every lane, as an SGPR pair.
+LOOM_DEVICE_FN uint64_t uniform64(uint64_t V) {
+  return uint64_t(uniform(uint32_t(V))) | uint64_t(uniform(uint32_t(V >> 32)))
+                                              << 32;
+}
+
 /// Stores \p Header, the same in every lane, at \p At with the scalar unit,
-/// 16 bytes at a time.
+/// 16 bytes at a time, built of 64-bit halves (EXEC in a header is one
+/// s_mov_b64).
 template <typename H>
 LOOM_DEVICE_FN void scalarStoreHeader(void *At, const H &Header) {
   static_assert(sizeof(H) % 16 == 0, "headers are stored 16 bytes at a time");
-  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Header);
+  uint64_t Words[sizeof(H) / 8];
+  __builtin_memcpy(Words, &Header, sizeof(H));
 #pragma unroll
-  for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
-    scalarStore16(static_cast<uint8_t *>(At) + 4 * W,
-                  Words4{uniform(Words[W]), uniform(Words[W + 1]),
-                         uniform(Words[W + 2]), uniform(Words[W + 3])});
+  for (uint32_t W = 0; W < sizeof(H) / 8; W += 2) {
+    Doubles2 V = {uniform64(Words[W]), uniform64(Words[W + 1])};
+    __asm__ volatile("s_store_dwordx4 %0, %1, 0x0 glc" ::"s"(V),
+                     "s"(static_cast<uint8_t *>(At) + 8 * W)
+                     : "memory");
+  }
 }
 
 /// A whole wave's claim of one ring record, by the scalar unit, once the
@@ -395,11 +406,24 @@ LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
 // records, in the wave's order.
 
 namespace detail {
+/// The start of the chunk \p Cursor (nonzero) points into.
+template <uint32_t ChunkBytes>
+LOOM_DEVICE_FN uint64_t chunkBase(uint64_t Cursor) {
+  return (Cursor - 1) & ~uint64_t(ChunkBytes - 1);
+}
+
+/// The chunk in \p Sink (2 * ChunkBytes bytes), aligned to its size.
+template <uint32_t ChunkBytes>
+LOOM_DEVICE_FN uint64_t sinkChunk(uint8_t *Sink) {
+  return (reinterpret_cast<uint64_t>(Sink) + ChunkBytes - 1) &
+         ~uint64_t(ChunkBytes - 1);
+}
+
 /// Publishes the chunk \p Cursor (nonzero) points into, a record of ring
 /// \p R.
 template <uint32_t ChunkBytes, typename C>
 LOOM_DEVICE_FN void publishChunk(LoomChannelRing *R, uint64_t Cursor) {
-  uint64_t Base = (Cursor - 1) & ~uint64_t(ChunkBytes - 1);
+  uint64_t Base = chunkBase<ChunkBytes>(Cursor);
   auto *Chunk = reinterpret_cast<LoomWaveChunk *>(Base);
   uint32_t Bytes =
       uint32_t(Cursor - Base) - uint32_t(sizeof(LoomWaveChunk) + sizeof(C));
@@ -408,6 +432,14 @@ LOOM_DEVICE_FN void publishChunk(LoomChannelRing *R, uint64_t Cursor) {
   __asm__ volatile("s_store_dword %0, %1, 0x0 glc" ::"s"(Bytes), "s"(Chunk)
                    : "memory");
   scalarPublish(K, Claim);
+}
+
+/// Publishes the wave's chunk unless it has none (\p Cursor 0) or it is
+/// the sink's.
+template <uint32_t ChunkBytes, typename C>
+LOOM_DEVICE_FN void publishUnlessSink(uint64_t Cursor, uint8_t *Sink) {
+  if (Cursor && chunkBase<ChunkBytes>(Cursor) != sinkChunk<ChunkBytes>(Sink))
+    publishChunk<ChunkBytes, C>(channelRing(), Cursor);
 }
 
 /// Claims a chunk of ring \p R, writes its headers; the cursor after
@@ -433,24 +465,30 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
 /// Appends a record for the whole wave to its chunk: \p Header (stored by
 /// the scalar unit), then each of the \p N arrays of 64 values whose bit
 /// in \p Skip is clear (each active lane's at its lane index; skipped
-/// arrays take no room). \p Cursor is the wave counter's value (0 before
+/// arrays take no room; arrays whose bit is set in \p Narrow hold each
+/// value's low 32 bits only, 64 words). \p Cursor is the wave counter's value (0 before
 /// the wave's first record); the result goes back into it. \p ChunkHeader
 /// is written at the start of each new chunk (the wave's identity, say).
 /// ChunkBytes, a power of two, must be the channel's RecordBytes (the tool
 /// runtime then aligns the ring's records to it); with another size, or no
-/// channel, nothing is sent. The ring waits for room (lossless) whatever
+/// channel, the records go to \p Sink, a device buffer of the tool's of 2 *
+/// ChunkBytes bytes that nothing reads (so that the common path needs no
+/// test for it). The ring waits for room (lossless) whatever
 /// ChannelOptions::Lossy says.
-template <uint32_t ChunkBytes, unsigned Skip = 0, typename C, typename H,
-          typename L, unsigned N>
-LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, const C &ChunkHeader,
+template <uint32_t ChunkBytes, unsigned Skip = 0, unsigned Narrow = 0,
+          typename C, typename H, typename L, unsigned N>
+LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
+                                          const C &ChunkHeader,
                                           const H &Header,
                                           const L (&Lanes)[N]) {
   static_assert((ChunkBytes & (ChunkBytes - 1)) == 0, "a power of two");
   static_assert(sizeof(L) % 4 == 0, "channel records are whole words");
   static_assert(sizeof(H) % 16 == 0 && sizeof(C) % 16 == 0,
                 "headers are stored 16 bytes at a time");
-  constexpr uint32_t Stored = N - __builtin_popcount(Skip & ((1u << N) - 1));
-  constexpr uint32_t Bytes = sizeof(H) + Stored * 64 * sizeof(L);
+  constexpr unsigned All = (1u << N) - 1;
+  constexpr uint32_t Wide = __builtin_popcount(~Skip & ~Narrow & All);
+  constexpr uint32_t Thin = __builtin_popcount(~Skip & Narrow & All);
+  constexpr uint32_t Bytes = sizeof(H) + Wide * 64 * sizeof(L) + Thin * 64 * 4;
   static_assert(sizeof(LoomWaveChunk) + sizeof(C) + Bytes < ChunkBytes,
                 "a record fits in a chunk");
   // The bytes used in the chunk, less one: 0 (no chunk yet) reads as
@@ -462,31 +500,34 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, const C &ChunkHeader,
   // the hook with EXEC empty would see as false; a cursor tested where it
   // is compared branches on SCC.
   if (((uint32_t(Cursor) - 1) & (ChunkBytes - 1)) + Bytes >= ChunkBytes - 1) {
-    // The ring, read once for both the publish and the claim (a value
-    // loaded on one path only would be chosen by a boolean).
-    LoomChannelRing *R = detail::channelRing();
-    if (Cursor)
-      detail::publishChunk<ChunkBytes, C>(R, Cursor);
-    Cursor = detail::claimChunk<ChunkBytes>(R, ChunkHeader);
+    detail::publishUnlessSink<ChunkBytes, C>(Cursor, Sink);
+    Cursor = detail::claimChunk<ChunkBytes>(detail::channelRing(), ChunkHeader);
+    // A select, not a branch (LLVM would make a lane mask of it).
+    uint64_t SinkCursor = detail::sinkChunk<ChunkBytes>(Sink) +
+                          sizeof(LoomWaveChunk) + sizeof(C);
+    Cursor = Cursor ? Cursor : SinkCursor;
   }
-  if (!Cursor)
-    return 0;
   // Through a global pointer: a global store from the cursor's SGPRs plus
   // the lane's offset (constant offsets in the instruction), where a flat
   // one would add them in VGPRs first.
   typedef __attribute__((address_space(1))) uint32_t GlobalWord;
   GlobalWord *Record = reinterpret_cast<GlobalWord *>(Cursor);
-  uint32_t Lane = laneId() * (sizeof(L) / 4);
-  unsigned Array = 0;
+  uint32_t Lane = laneId();
+  uint32_t Offset = sizeof(H); // of the next array
 #pragma unroll
   for (unsigned A = 0; A < N; ++A) {
     if ((Skip >> A) & 1)
       continue;
     const uint32_t *From = reinterpret_cast<const uint32_t *>(&Lanes[A]);
+    if ((Narrow >> A) & 1) {
+      (Record + Offset / 4)[Lane] = From[0];
+      Offset += 64 * 4;
+      continue;
+    }
 #pragma unroll
     for (uint32_t W = 0; W < sizeof(L) / 4; ++W)
-      (Record + (sizeof(H) + Array * 64 * sizeof(L)) / 4 + W)[Lane] = From[W];
-    ++Array;
+      (Record + Offset / 4 + W)[Lane * (sizeof(L) / 4)] = From[W];
+    Offset += 64 * sizeof(L);
   }
   detail::scalarStoreHeader(reinterpret_cast<void *>(Cursor), Header);
   return (Cursor & ~uint64_t(0xffffffff)) | uint32_t(uint32_t(Cursor) + Bytes);
@@ -494,9 +535,8 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, const C &ChunkHeader,
 
 /// Publishes the wave's chunk, if it has one; the cursor to keep (0).
 template <uint32_t ChunkBytes, typename C>
-LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor) {
-  if (Cursor)
-    detail::publishChunk<ChunkBytes, C>(detail::channelRing(), Cursor);
+LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor, uint8_t *Sink) {
+  detail::publishUnlessSink<ChunkBytes, C>(Cursor, Sink);
   return 0;
 }
 
