@@ -399,7 +399,9 @@ private:
     std::memcpy(&C, Chunk, sizeof(C));
     std::memcpy(&W, Chunk + sizeof(C), sizeof(W));
     const char *At = Chunk + sizeof(C) + sizeof(W);
-    const char *End = At + std::min<size_t>(C.Bytes, MEM_TRACE_CHUNK - (At - Chunk));
+    // The cursor's offset in its chunk (it never reaches the chunk's end).
+    const char *End = Chunk + std::max<size_t>(C.End & (MEM_TRACE_CHUNK - 1),
+                                               At - Chunk);
     uint32_t Wave = Info.wave(W);
     while (End - At >= ptrdiff_t(sizeof(MemTraceHeader))) {
       MemTraceHeader H;

@@ -244,14 +244,9 @@ LOOM_DEVICE_FN void scalarWaitForSlot(const uint64_t *Free, uint32_t Index) {
                    : "s"(Free), "s"(Index)
                    : "memory", "scc");
 }
-typedef uint32_t Words4 __attribute__((ext_vector_type(4)));
 /// \p V, known to be the same in every lane, as an SGPR value.
 LOOM_DEVICE_FN uint32_t uniform(uint32_t V) {
   return uint32_t(__builtin_amdgcn_readfirstlane(int(V)));
-}
-LOOM_DEVICE_FN void scalarStore16(void *P, Words4 V) {
-  __asm__ volatile("s_store_dwordx4 %0, %1, 0x0 glc" ::"s"(V), "s"(P)
-                   : "memory");
 }
 LOOM_DEVICE_FN void scalarStore8(void *P, uint64_t V) {
   __asm__ volatile("s_store_dwordx2 %0, %1, 0x0 glc" ::"s"(V), "s"(P)
@@ -281,19 +276,18 @@ LOOM_DEVICE_FN uint64_t uniform64(uint64_t V) {
                                               << 32;
 }
 
-/// Stores \p Header, the same in every lane, at \p At with the scalar unit,
-/// 16 bytes at a time, built of 64-bit halves (EXEC in a header is one
-/// s_mov_b64).
-template <typename H>
-LOOM_DEVICE_FN void scalarStoreHeader(void *At, const H &Header) {
+/// Stores \p Header, the same in every lane, at \p Base + \p Offset with
+/// the scalar unit, 16 bytes at a time (the offsets in the instructions).
+template <uint32_t Offset = 0, typename H>
+LOOM_DEVICE_FN void scalarStoreHeader(void *Base, const H &Header) {
   static_assert(sizeof(H) % 16 == 0, "headers are stored 16 bytes at a time");
   uint64_t Words[sizeof(H) / 8];
   __builtin_memcpy(Words, &Header, sizeof(H));
 #pragma unroll
   for (uint32_t W = 0; W < sizeof(H) / 8; W += 2) {
     Doubles2 V = {uniform64(Words[W]), uniform64(Words[W + 1])};
-    __asm__ volatile("s_store_dwordx4 %0, %1, 0x0 glc" ::"s"(V),
-                     "s"(static_cast<uint8_t *>(At) + 8 * W)
+    __asm__ volatile("s_store_dwordx4 %0, %1, %2 glc" ::"s"(V), "s"(Base),
+                     "i"(Offset + 8 * W)
                      : "memory");
   }
 }
@@ -419,19 +413,25 @@ LOOM_DEVICE_FN uint64_t sinkChunk(uint8_t *Sink) {
          ~uint64_t(ChunkBytes - 1);
 }
 
-/// Publishes the chunk \p Cursor (nonzero) points into, a record of ring
-/// \p R.
-template <uint32_t ChunkBytes, typename C>
-LOOM_DEVICE_FN void publishChunk(LoomChannelRing *R, uint64_t Cursor) {
+/// Publishes the chunk \p Cursor (nonzero) points into, as its claim
+/// said: the cursor's low word, every lane's stores and the headers, then
+/// its Sequence word.
+template <uint32_t ChunkBytes>
+LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
   uint64_t Base = chunkBase<ChunkBytes>(Cursor);
-  auto *Chunk = reinterpret_cast<LoomWaveChunk *>(Base);
-  uint32_t Bytes =
-      uint32_t(Cursor - Base) - uint32_t(sizeof(LoomWaveChunk) + sizeof(C));
-  RingConstants K = ringConstants(R);
-  uint64_t Claim = scalarLoadFresh(&Chunk->Claim);
-  __asm__ volatile("s_store_dword %0, %1, 0x0 glc" ::"s"(Bytes), "s"(Chunk)
+  Doubles2 How; // Publish, Sequence
+  __asm__ volatile("s_load_dwordx4 %0, %1, 0x8 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)"
+                   : "=s"(How)
+                   : "s"(Base)
                    : "memory");
-  scalarPublish(K, Claim);
+  __asm__ volatile("s_store_dword %0, %1, 0x0 glc" ::"s"(uint32_t(Cursor)),
+                   "s"(Base)
+                   : "memory");
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
+  scalarWriteBack();
+  scalarStore8(reinterpret_cast<void *>(How.y), How.x);
+  scalarWriteBack();
 }
 
 /// Publishes the wave's chunk unless it has none (\p Cursor 0) or it is
@@ -439,7 +439,7 @@ LOOM_DEVICE_FN void publishChunk(LoomChannelRing *R, uint64_t Cursor) {
 template <uint32_t ChunkBytes, typename C>
 LOOM_DEVICE_FN void publishUnlessSink(uint64_t Cursor, uint8_t *Sink) {
   if (Cursor && chunkBase<ChunkBytes>(Cursor) != sinkChunk<ChunkBytes>(Sink))
-    publishChunk<ChunkBytes, C>(channelRing(), Cursor);
+    publishChunk<ChunkBytes>(Cursor);
 }
 
 /// Claims a chunk of ring \p R, writes its headers; the cursor after
@@ -453,11 +453,12 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
   if (K.RecordBytes != ChunkBytes)
     return 0;
   uint64_t Index = scalarClaim(R, K);
-  uint64_t Base = K.Records + (Index & (K.Capacity - 1)) * ChunkBytes;
-  scalarStore16(reinterpret_cast<void *>(Base),
-                Words4{0, 0, uint32_t(Index), uint32_t(Index >> 32)});
-  scalarStoreHeader(reinterpret_cast<void *>(Base + sizeof(LoomWaveChunk)),
-                    ChunkHeader);
+  uint64_t Slot = Index & (K.Capacity - 1);
+  uint64_t Base = K.Records + Slot * ChunkBytes;
+  LoomWaveChunk Chunk = {0, 0, Index + 1, K.Sequence + Slot * 8, 0};
+  scalarStoreHeader(reinterpret_cast<void *>(Base), Chunk);
+  scalarStoreHeader<sizeof(LoomWaveChunk)>(reinterpret_cast<void *>(Base),
+                                           ChunkHeader);
   return Base + sizeof(LoomWaveChunk) + sizeof(C);
 }
 } // namespace detail

@@ -60,15 +60,22 @@ struct LoomChannelRing {
 };
 
 /// The start of a wave's chunk of a channel (loom::channelAppendWave): a
-/// ring record the wave fills with records of its own.
+/// ring record the wave fills with records of its own. The claim writes
+/// how the chunk is to be published, so that publishing it needs no look
+/// at the ring.
 struct LoomWaveChunk {
-  uint32_t Bytes;    ///< of the records after the tool's chunk header
+  /// The low 32 bits of the cursor after the last record, written at the
+  /// publication: End & (RecordBytes - 1) is the bytes of the chunk in use
+  /// (a cursor never reaches its chunk's end).
+  uint32_t End;
   uint32_t Reserved;
-  uint64_t Claim;    ///< the ring record it is
+  uint64_t Publish;  ///< the value its Sequence word takes: its claim + 1
+  uint64_t Sequence; ///< that word's address
+  uint64_t Reserved2;
 };
 
 #ifdef __cplusplus
-static_assert(sizeof(LoomWaveChunk) == 16, "shared with device code");
+static_assert(sizeof(LoomWaveChunk) == 32, "shared with device code");
 static_assert(sizeof(LoomLaunchHeader) == 32 + 16 * LOOM_LAUNCH_MAX_TOOLS,
               "the launch header's layout is shared with device code");
 static_assert(sizeof(LoomChannelRing) == 64,
