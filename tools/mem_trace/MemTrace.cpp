@@ -112,6 +112,9 @@ struct Site {
   TraceSite Info;
   /// ds_read2/ds_write2: the second access's offset from the first.
   std::optional<int64_t> Second;
+  /// What the record's addresses lack: the instruction's immediate offset
+  /// (HookArg::memoryBaseOf, the host adds it).
+  int64_t Offset = 0;
   /// A buffer access of the stack: its addresses are private offsets.
   bool Stack = false;
   /// The instructions of a record that starts here (a record's header
@@ -298,6 +301,7 @@ private:
         addSite(F, *I, K.kernel().name(), Delta, MC);
         Site &S = Sites.back();
         S.Stack = isStackBuffer(*I, K.context().analyzer(), S.Info.Opcode);
+        S.Offset = memoryBaseOffset(*I, K.context().analyzer());
       }
       Sites[First].Group = Group.size();
       // The hook of the group's mix of kinds (MemTraceHooks.hip), its
@@ -306,7 +310,7 @@ private:
       for (Width W : {Width::Wide, Width::Narrow, Width::Scalar})
         for (size_t M = 0; M < Group.size(); ++M)
           if (Sites[First + M].width() == W) {
-            Args.push_back(HookArg::memoryAddressOf(*Group[M]));
+            Args.push_back(HookArg::memoryBaseOf(*Group[M]));
             Hook += "vls"[unsigned(W)];
           }
       Error E = K.plan().add(HookRequest::call(F.name().str(), HookPoint::Before,
@@ -455,37 +459,39 @@ private:
     switch (S.Info.Kind) {
     case InstrKind::Scalar:
       // One access of the wave, as lane 0's, even with EXEC empty.
-      emit(Space::Scalar, S, Info, Wave, 1, First);
+      emit(Space::Scalar, S, Info, Wave, 1, First); // its offset included
       break;
     case InstrKind::Flat: {
       // Every lane tested, active or not: a loop the compiler vectorises.
-      uint64_t Lds = 0, Private = 0;
+      uint64_t Lds = 0, Private = 0, Add = S.Offset;
       for (unsigned L = 0; L < 64; ++L) {
-        uint32_t Hi = uint32_t(Lanes[L] >> 32);
+        uint32_t Hi = uint32_t((Lanes[L] + Add) >> 32);
         Lds |= uint64_t(Hi == Info.SharedHi) << L;
         Private |= uint64_t(Hi == Info.PrivateHi) << L;
       }
       Lds &= Exec;
       Private &= Exec & ~Lds;
       // In the order the virtual GPU records them.
-      emit(Space::Global, S, Info, Wave, Exec & ~(Lds | Private), Lanes);
-      emit(Space::Lds, S, Info, Wave, Lds, Lanes, 0, Low);
-      emit(Space::Scratch, S, Info, Wave, Private, Lanes, 0, Low);
+      emit(Space::Global, S, Info, Wave, Exec & ~(Lds | Private), Lanes, Add);
+      emit(Space::Lds, S, Info, Wave, Lds, Lanes, Add, Low);
+      emit(Space::Scratch, S, Info, Wave, Private, Lanes, Add, Low);
       break;
     }
     case InstrKind::Buffer:
-      emit(S.Stack ? Space::Scratch : Space::Global, S, Info, Wave, Exec, Lanes);
+      emit(S.Stack ? Space::Scratch : Space::Global, S, Info, Wave, Exec,
+           Lanes); // its offset included
       break;
     case InstrKind::Scratch:
-      emit(Space::Scratch, S, Info, Wave, Exec, Lanes, 0, Low);
+      emit(Space::Scratch, S, Info, Wave, Exec, Lanes, S.Offset, Low);
       break;
     case InstrKind::Lds:
-      emit(Space::Lds, S, Info, Wave, Exec, Lanes, 0, Low);
+      emit(Space::Lds, S, Info, Wave, Exec, Lanes, S.Offset, Low);
       if (S.Second)
-        emit(Space::Lds, S, Info, Wave, Exec, Lanes, uint64_t(*S.Second), Low);
+        emit(Space::Lds, S, Info, Wave, Exec, Lanes, S.Offset + *S.Second,
+             Low);
       break;
     default:
-      emit(Space::Global, S, Info, Wave, Exec, Lanes);
+      emit(Space::Global, S, Info, Wave, Exec, Lanes, S.Offset);
       break;
     }
   }
