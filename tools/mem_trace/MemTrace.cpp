@@ -414,12 +414,12 @@ private:
       if (H.Site >= Sites.size() || !Sites[H.Site].Group)
         return;
       unsigned Count = Sites[H.Site].Group;
-      // The scalar addresses (an even count), then the arrays of 64-bit
-      // lanes, then those of 32-bit lanes, each in program order.
+      // The scalar addresses, then the arrays of 64-bit lanes, then those
+      // of 32-bit lanes, each in program order.
       unsigned Of[3] = {0, 0, 0};
       for (uint32_t M = 0; M < Count; ++M)
         ++Of[unsigned(Sites[H.Site + M].width())];
-      size_t ScalarBytes = (Of[2] + 1) / 2 * 2 * sizeof(uint64_t);
+      size_t ScalarBytes = Of[2] * sizeof(uint64_t);
       size_t WideBytes = Of[0] * 64 * sizeof(uint64_t);
       if (size_t(End - At) <
           ScalarBytes + WideBytes + Of[1] * 64 * sizeof(uint32_t))
@@ -440,12 +440,13 @@ private:
             Low[L] = reinterpret_cast<const uint32_t *>(Narrow)[L];
           Narrow += 64 * sizeof(uint32_t);
           break;
-        case Width::Wide: // 8-byte aligned in the chunk
-          Lanes = reinterpret_cast<const uint64_t *>(Wide);
-          Wide += 64 * sizeof(uint64_t);
+        case Width::Wide: // 4-byte aligned in the chunk
+          std::memcpy(Low, Wide, sizeof(Low));
+          Wide += sizeof(Low);
           break;
         }
-        access(S, Info, Wave, H.Exec, Lanes, &Scalar);
+        access(S, Info, Wave, uint64_t(H.Exec[1]) << 32 | H.Exec[0], Lanes,
+               &Scalar);
       }
       At = Narrow;
     }

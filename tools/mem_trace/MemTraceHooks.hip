@@ -24,10 +24,11 @@ firstLane(uint64_t V) {
              << 32;
 }
 
-/// The header and the scalar instructions' addresses (K of them, even).
+/// The header and the scalar instructions' addresses (K of them, each as
+/// two words: no padding after the 12-byte header).
 template <unsigned K> struct Header {
   MemTraceHeader H;
-  uint64_t First[K];
+  uint32_t First[2 * K];
 };
 template <> struct Header<0> {
   MemTraceHeader H;
@@ -42,18 +43,19 @@ push(uint64_t Cursor, uint32_t Site, const uint64_t (&Address)[N]) {
   W.Group[1] = loom::workgroupId(1);
   W.Group[2] = loom::workgroupId(2);
   constexpr unsigned Scalars = __builtin_popcount(Scalar);
-  Header<(Scalars + 1) / 2 * 2> R;
+  Header<Scalars> R;
   R.H.Site = Site;
-  // No instruction: the host knows the record's size from its site.
-  R.H.Unused = __builtin_nondeterministic_value(0u);
-  R.H.Exec = loom::activeMask();
+  uint64_t Exec = loom::activeMaskCopy();
+  R.H.Exec[0] = uint32_t(Exec);
+  R.H.Exec[1] = uint32_t(Exec >> 32);
   if constexpr (Scalars != 0) {
     unsigned K = 0;
     for (unsigned I = 0; I < N; ++I)
-      if ((Scalar >> I) & 1)
-        R.First[K++] = firstLane(Address[I]);
-    for (; K < (Scalars + 1) / 2 * 2; ++K)
-      R.First[K] = 0;
+      if ((Scalar >> I) & 1) {
+        uint64_t A = firstLane(Address[I]);
+        R.First[K++] = uint32_t(A);
+        R.First[K++] = uint32_t(A >> 32);
+      }
   }
   return loom::channelAppendWave<MEM_TRACE_CHUNK, Scalar, Narrow>(
       Cursor, MemTraceSink, W, R, Address);

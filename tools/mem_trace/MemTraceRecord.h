@@ -30,13 +30,12 @@ struct MemTraceWave {
 /// one address each, in order, padded to an even count (16-byte stores);
 /// then 64 lanes' addresses per vector instruction.
 struct MemTraceHeader {
-  uint32_t Site;   ///< the first instruction's, in the tool's site table;
-                   ///< the others' follow (the site says how many)
-  uint32_t Unused; ///< not written: whatever the register held
-  uint64_t Exec;   ///< EXEC at the point
+  uint32_t Site;    ///< the first instruction's, in the tool's site table;
+                    ///< the others' follow (the site says how many)
+  uint32_t Exec[2]; ///< EXEC at the point (low, high)
 };
 
 static_assert(sizeof(MemTraceWave) == 16, "shared with device code");
-static_assert(sizeof(MemTraceHeader) == 16, "shared with device code");
+static_assert(sizeof(MemTraceHeader) == 12, "shared with device code");
 
 #endif // LOOM_TOOLS_MEMTRACE_MEMTRACERECORD_H

@@ -62,6 +62,14 @@ LOOM_DEVICE_FN uint32_t laneId() {
 }
 /// EXEC: the lanes running this code.
 LOOM_DEVICE_FN uint64_t activeMask() { return __builtin_amdgcn_read_exec(); }
+/// EXEC in an SGPR pair of its own, in one s_mov_b64 (LLVM copies
+/// activeMask() a half at a time where a register tuple takes it): for a
+/// record header.
+LOOM_DEVICE_FN uint64_t activeMaskCopy() {
+  uint64_t E;
+  __asm__ volatile("s_mov_b64 %0, exec" : "=s"(E));
+  return E;
+}
 LOOM_DEVICE_FN uint32_t activeLanes() {
   return __builtin_popcountll(activeMask());
 }
@@ -292,6 +300,44 @@ LOOM_DEVICE_FN void scalarStoreHeader(void *Base, const H &Header) {
   }
 }
 
+/// Stores \p Header, the same in every lane, at \p Base + \p Offset with
+/// the scalar unit a word at a time, each from where it is: no copies into
+/// a register tuple (which LLVM may hoist onto a hook's common path).
+template <uint32_t Offset = 0, typename H>
+LOOM_DEVICE_FN void scalarStoreWords(void *Base, const H &Header) {
+  static_assert(sizeof(H) % 4 == 0, "headers are whole words");
+  uint32_t Words[sizeof(H) / 4];
+  __builtin_memcpy(Words, &Header, sizeof(H));
+#pragma unroll
+  for (uint32_t W = 0; W < sizeof(H) / 4; ++W)
+    __asm__ volatile("s_store_dword %0, %1, %2 glc" ::"s"(uniform(Words[W])),
+                     "s"(Base), "i"(Offset + 4 * W)
+                     : "memory");
+}
+
+/// Stores \p Header, the same in every lane, at \p At with the scalar unit:
+/// a leading word alone if its size is not a multiple of 8, then 8 bytes
+/// at a time (a 64-bit value, EXEC say, from the SGPR pair it is in).
+template <typename H>
+LOOM_DEVICE_FN void scalarStoreRecordHeader(void *At, const H &Header) {
+  static_assert(sizeof(H) % 4 == 0, "headers are whole words");
+  constexpr uint32_t Lead = sizeof(H) % 8;
+  uint32_t Words[sizeof(H) / 4];
+  __builtin_memcpy(Words, &Header, sizeof(H));
+  if constexpr (Lead != 0)
+    __asm__ volatile("s_store_dword %0, %1, 0 glc" ::"s"(uniform(Words[0])),
+                     "s"(At)
+                     : "memory");
+#pragma unroll
+  for (uint32_t B = Lead; B < sizeof(H); B += 8) {
+    uint64_t V = uint64_t(uniform(Words[B / 4])) |
+                 uint64_t(uniform(Words[B / 4 + 1])) << 32;
+    __asm__ volatile("s_store_dwordx2 %0, %1, %2 glc" ::"s"(V), "s"(At),
+                     "i"(B)
+                     : "memory");
+  }
+}
+
 /// A whole wave's claim of one ring record, by the scalar unit, once the
 /// host has released its slot (whatever records before it still hold
 /// theirs): its index.
@@ -457,8 +503,8 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
   uint64_t Base = K.Records + Slot * ChunkBytes;
   LoomWaveChunk Chunk = {0, 0, Index + 1, K.Sequence + Slot * 8, 0};
   scalarStoreHeader(reinterpret_cast<void *>(Base), Chunk);
-  scalarStoreHeader<sizeof(LoomWaveChunk)>(reinterpret_cast<void *>(Base),
-                                           ChunkHeader);
+  scalarStoreWords<sizeof(LoomWaveChunk)>(reinterpret_cast<void *>(Base),
+                                          ChunkHeader);
   return Base + sizeof(LoomWaveChunk) + sizeof(C);
 }
 } // namespace detail
@@ -484,8 +530,8 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
                                           const L (&Lanes)[N]) {
   static_assert((ChunkBytes & (ChunkBytes - 1)) == 0, "a power of two");
   static_assert(sizeof(L) % 4 == 0, "channel records are whole words");
-  static_assert(sizeof(H) % 16 == 0 && sizeof(C) % 16 == 0,
-                "headers are stored 16 bytes at a time");
+  static_assert(sizeof(H) % 4 == 0 && sizeof(C) % 4 == 0,
+                "headers are whole words");
   constexpr unsigned All = (1u << N) - 1;
   constexpr uint32_t Wide = __builtin_popcount(~Skip & ~Narrow & All);
   constexpr uint32_t Thin = __builtin_popcount(~Skip & Narrow & All);
@@ -530,7 +576,7 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
       (Record + Offset / 4 + W)[Lane * (sizeof(L) / 4)] = From[W];
     Offset += 64 * sizeof(L);
   }
-  detail::scalarStoreHeader(reinterpret_cast<void *>(Cursor), Header);
+  detail::scalarStoreRecordHeader(reinterpret_cast<void *>(Cursor), Header);
   return (Cursor & ~uint64_t(0xffffffff)) | uint32_t(uint32_t(Cursor) + Bytes);
 }
 
