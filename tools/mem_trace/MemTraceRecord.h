@@ -22,8 +22,8 @@
 
 /// After each chunk's LoomWaveChunk: whose records follow.
 struct MemTraceWave {
-  uint32_t WorkItem; ///< lane 0's work-item id (loom::waveWorkItem)
   uint32_t Group[3]; ///< the work-group's id
+  uint32_t WorkItem; ///< lane 0's work-item id (loom::waveWorkItem)
 };
 
 /// A record's header; then, if the record has scalar instructions, their

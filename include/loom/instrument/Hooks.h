@@ -300,40 +300,25 @@ LOOM_DEVICE_FN void scalarStoreHeader(void *Base, const H &Header) {
   }
 }
 
-/// Stores \p Header, the same in every lane, at \p Base + \p Offset with
-/// the scalar unit a word at a time, each from where it is: no copies into
-/// a register tuple (which LLVM may hoist onto a hook's common path).
-template <uint32_t Offset = 0, typename H>
-LOOM_DEVICE_FN void scalarStoreWords(void *Base, const H &Header) {
-  static_assert(sizeof(H) % 4 == 0, "headers are whole words");
-  uint32_t Words[sizeof(H) / 4];
-  __builtin_memcpy(Words, &Header, sizeof(H));
-#pragma unroll
-  for (uint32_t W = 0; W < sizeof(H) / 4; ++W)
-    __asm__ volatile("s_store_dword %0, %1, %2 glc" ::"s"(uniform(Words[W])),
-                     "s"(Base), "i"(Offset + 4 * W)
-                     : "memory");
-}
-
 /// Stores \p Header, the same in every lane, at \p At with the scalar unit:
 /// a leading word alone if its size is not a multiple of 8, then 8 bytes
 /// at a time (a 64-bit value, EXEC say, from the SGPR pair it is in).
-template <typename H>
+template <uint32_t Offset = 0, typename H>
 LOOM_DEVICE_FN void scalarStoreRecordHeader(void *At, const H &Header) {
   static_assert(sizeof(H) % 4 == 0, "headers are whole words");
   constexpr uint32_t Lead = sizeof(H) % 8;
   uint32_t Words[sizeof(H) / 4];
   __builtin_memcpy(Words, &Header, sizeof(H));
   if constexpr (Lead != 0)
-    __asm__ volatile("s_store_dword %0, %1, 0 glc" ::"s"(uniform(Words[0])),
-                     "s"(At)
+    __asm__ volatile("s_store_dword %0, %1, %2 glc" ::"s"(uniform(Words[0])),
+                     "s"(At), "i"(Offset)
                      : "memory");
 #pragma unroll
   for (uint32_t B = Lead; B < sizeof(H); B += 8) {
     uint64_t V = uint64_t(uniform(Words[B / 4])) |
                  uint64_t(uniform(Words[B / 4 + 1])) << 32;
     __asm__ volatile("s_store_dwordx2 %0, %1, %2 glc" ::"s"(V), "s"(At),
-                     "i"(B)
+                     "i"(Offset + B)
                      : "memory");
   }
 }
@@ -501,10 +486,13 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
   uint64_t Index = scalarClaim(R, K);
   uint64_t Slot = Index & (K.Capacity - 1);
   uint64_t Base = K.Records + Slot * ChunkBytes;
-  LoomWaveChunk Chunk = {0, 0, Index + 1, K.Sequence + Slot * 8, 0};
-  scalarStoreHeader(reinterpret_cast<void *>(Base), Chunk);
-  scalarStoreWords<sizeof(LoomWaveChunk)>(reinterpret_cast<void *>(Base),
-                                          ChunkHeader);
+  // How to publish it (End is written then; the reserved words never).
+  Doubles2 How = {Index + 1, K.Sequence + Slot * 8};
+  __asm__ volatile("s_store_dwordx4 %0, %1, %2 glc" ::"s"(How),
+                   "s"(Base), "i"(__builtin_offsetof(LoomWaveChunk, Publish))
+                   : "memory");
+  scalarStoreRecordHeader<sizeof(LoomWaveChunk)>(
+      reinterpret_cast<void *>(Base), ChunkHeader);
   return Base + sizeof(LoomWaveChunk) + sizeof(C);
 }
 } // namespace detail
