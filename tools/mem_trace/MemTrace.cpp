@@ -107,6 +107,12 @@ StringRef untraceable(const InstrProperties &P, StringRef Name) {
 /// a lane (LDS and scratch offsets), or the one scalar address after the
 /// header.
 enum class Width : uint8_t { Wide, Narrow, Scalar };
+Width widthOf(MemoryKind K) {
+  if (K == MemoryKind::Scalar)
+    return Width::Scalar;
+  return K == MemoryKind::Lds || K == MemoryKind::Scratch ? Width::Narrow
+                                                          : Width::Wide;
+}
 
 struct Site {
   TraceSite Info;
@@ -278,7 +284,17 @@ public:
   }
 
 private:
-  static constexpr size_t MaxGroup = MEM_TRACE_GROUP;
+  /// Whether a group may take one more instruction of width \p W.
+  template <typename G> bool hasRoom(const G &Group, Width W) const {
+    if (Group.size() < MEM_TRACE_GROUP)
+      return true;
+    if (Group.size() >= MEM_TRACE_GROUP_SAME || W == Width::Scalar)
+      return false;
+    for (const BinaryInstruction *I : Group)
+      if (widthOf(I->Props.Memory) != W)
+        return false;
+    return true;
+  }
 
   /// The points of block \p B: traced instructions wait for a point, and
   /// one point, before the last of them, reports them all, as long as
@@ -328,7 +344,7 @@ private:
           if (I.Props.AccessBytes)
             ++Untraced[Op + " (" + Why.str() + ")"];
         } else {
-          if (Group.size() == MaxGroup)
+          if (!hasRoom(Group, widthOf(I.Props.Memory)))
             if (Error E = Flush())
               return E;
           Group.push_back(&I);

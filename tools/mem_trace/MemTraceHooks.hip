@@ -119,3 +119,27 @@ MT_DEF4(v, v, l, l) MT_DEF4(v, v, l, s) MT_DEF4(v, v, s, s)
 MT_DEF4(v, l, l, l) MT_DEF4(v, l, l, s) MT_DEF4(v, l, s, s)
 MT_DEF4(v, s, s, s) MT_DEF4(l, l, l, l) MT_DEF4(l, l, l, s)
 MT_DEF4(l, l, s, s) MT_DEF4(l, s, s, s) MT_DEF4(s, s, s, s)
+
+// Five to eight vector accesses of one kind (MEM_TRACE_GROUP_SAME).
+#define MT_SAME(Name, Narrow, N, ...)                                          \
+  LOOM_HOOK uint64_t Name(uint64_t Cursor, uint32_t Site, __VA_ARGS__) {       \
+    uint64_t A[N] = {MT_ARGS##N};                                              \
+    return push<0, Narrow>(Cursor, Site, A);                                   \
+  }
+#define MT_ARGS5 A0, A1, A2, A3, A4
+#define MT_ARGS6 MT_ARGS5, A5
+#define MT_ARGS7 MT_ARGS6, A6
+#define MT_ARGS8 MT_ARGS7, A7
+#define MT_PARAMS5                                                             \
+  uint64_t A0, uint64_t A1, uint64_t A2, uint64_t A3, uint64_t A4
+#define MT_PARAMS6 MT_PARAMS5, uint64_t A5
+#define MT_PARAMS7 MT_PARAMS6, uint64_t A6
+#define MT_PARAMS8 MT_PARAMS7, uint64_t A7
+MT_SAME(mem_trace_vvvvv, 0, 5, MT_PARAMS5)
+MT_SAME(mem_trace_vvvvvv, 0, 6, MT_PARAMS6)
+MT_SAME(mem_trace_vvvvvvv, 0, 7, MT_PARAMS7)
+MT_SAME(mem_trace_vvvvvvvv, 0, 8, MT_PARAMS8)
+MT_SAME(mem_trace_lllll, 0x1f, 5, MT_PARAMS5)
+MT_SAME(mem_trace_llllll, 0x3f, 6, MT_PARAMS6)
+MT_SAME(mem_trace_lllllll, 0x7f, 7, MT_PARAMS7)
+MT_SAME(mem_trace_llllllll, 0xff, 8, MT_PARAMS8)

@@ -14,8 +14,10 @@
 
 #include <stdint.h>
 
-/// Memory instructions one point reports, at most.
+/// Memory instructions one point reports, at most: of mixed kinds, and
+/// of one kind (vector accesses of one address width).
 #define MEM_TRACE_GROUP 4
+#define MEM_TRACE_GROUP_SAME 8
 /// Bytes of a wave's chunk (the channel's records): room for 31 records of
 /// four vector instructions, hundreds of smaller ones.
 #define MEM_TRACE_CHUNK 16384u
