@@ -163,23 +163,37 @@ TEST(MemTrace, CompareByTheLaunchesBuffers) {
 
 //===-- The reader --------------------------------------------------------===//
 
+/// A trace writer at \p Path that has written site 0 (kernel k, 4 bytes
+/// a lane, \p Kind, \p Opcode) and dispatch 0.
+std::unique_ptr<TraceWriter> writerWithASite(const std::string &Path,
+                                             InstrKind Kind, StringRef Opcode) {
+  auto W = cantFail(TraceWriter::create(Path));
+  TraceSite S;
+  S.Pc = 0x1000;
+  S.Offset = 0x40;
+  S.Kind = Kind;
+  S.Bytes = 4;
+  S.Kernel = S.Function = "k";
+  S.Opcode = Opcode.str();
+  W->site(S);
+  TraceDispatch D;
+  D.Kernel = "k";
+  W->dispatch(D);
+  return W;
+}
+
+/// The bytes \p W wrote to \p Path, once closed; the file removed.
+std::string closeAndRead(TraceWriter &W, const std::string &Path) {
+  cantFail(W.close());
+  auto Buf = MemoryBuffer::getFile(Path);
+  sys::fs::remove(Path);
+  return (*Buf)->getBuffer().str();
+}
+
 /// A small trace written by TraceWriter.
 std::string sampleTrace() {
   std::string Path = tempPath("mem-sample");
-  auto W = cantFail(TraceWriter::create(Path));
-  TraceSite S;
-  S.Id = 0;
-  S.Pc = 0x1000;
-  S.Offset = 0x40;
-  S.Kind = InstrKind::Flat;
-  S.Bytes = 4;
-  S.Kernel = S.Function = "k";
-  S.Opcode = "FLAT_LOAD_DWORD";
-  W->site(S);
-  TraceDispatch D;
-  D.Index = 0;
-  D.Kernel = "k";
-  W->dispatch(D);
+  auto W = writerWithASite(Path, InstrKind::Flat, "FLAT_LOAD_DWORD");
   TraceAccess A;
   A.Where = Space::Lds;
   A.Exec = 0x5;
@@ -188,10 +202,7 @@ std::string sampleTrace() {
   A.Exec = 0x7;
   A.Addresses = {8, 100, 4}; // lane by lane
   W->access(A);
-  cantFail(W->close());
-  auto Buf = MemoryBuffer::getFile(Path);
-  sys::fs::remove(Path);
-  return (*Buf)->getBuffer().str();
+  return closeAndRead(*W, Path);
 }
 
 struct Collect : TraceVisitor {
@@ -248,16 +259,7 @@ TEST(TraceFile, LaneAccessesReadBackInEveryShape) {
     Cases.push_back({Rng() | 1, Lanes([&](unsigned) { return Rng(); })});
 
   std::string Path = tempPath("mem-lanes");
-  auto W = cantFail(TraceWriter::create(Path));
-  TraceSite S;
-  S.Kind = InstrKind::Lds;
-  S.Bytes = 4;
-  S.Kernel = S.Function = "k";
-  S.Opcode = "DS_READ_B32";
-  W->site(S);
-  TraceDispatch D;
-  D.Kernel = "k";
-  W->dispatch(D);
+  auto W = writerWithASite(Path, InstrKind::Lds, "DS_READ_B32");
   std::vector<std::vector<uint64_t>> Expected;
   for (auto &[Exec, ByLane] : Cases)
     for (uint64_t Mask : {~0ull, 0xffffffffull}) {
@@ -269,11 +271,9 @@ TEST(TraceFile, LaneAccessesReadBackInEveryShape) {
           E.push_back((ByLane[L] + Add) & Mask);
       Expected.push_back(std::move(E));
     }
-  cantFail(W->close());
-  auto Buf = MemoryBuffer::getFile(Path);
-  sys::fs::remove(Path);
+  std::string Bytes = closeAndRead(*W, Path);
   Collect C;
-  ASSERT_FALSE(bool(readTrace("lanes", (*Buf)->getBuffer(), C)));
+  ASSERT_FALSE(bool(readTrace("lanes", Bytes, C)));
   ASSERT_EQ(C.Accesses.size(), Expected.size());
   for (size_t I = 0; I < Expected.size(); ++I) {
     EXPECT_EQ(C.Accesses[I].Addresses, Expected[I]) << I;
