@@ -127,13 +127,7 @@ struct Site {
   /// names its first site); 0 if none starts here.
   unsigned Group = 0;
   /// How a record holds its addresses.
-  Width width() const {
-    if (Info.Kind == InstrKind::Scalar)
-      return Width::Scalar;
-    return Info.Kind == InstrKind::Lds || Info.Kind == InstrKind::Scratch
-               ? Width::Narrow
-               : Width::Wide;
-  }
+  Width W = Width::Wide;
 };
 
 struct DispatchInfo {
@@ -169,9 +163,10 @@ public:
       return O.takeError();
     Options = std::move(*O);
     // Chunks of MEM_TRACE_CHUNK bytes: 128 MiB of address space, touched as
-    // used. Waves at barriers publish part-filled chunks, and with 256 of
-    // them lds_scan's waves spun waiting for room (105x the instructions
-    // against 11x).
+    // used. Waves at barriers publish part-filled chunks, and with fewer
+    // of them barrier-heavy kernels spin waiting for room (lds_scan with
+    // 256 64 KiB chunks: 105x the instructions against 11x; blockScan of
+    // the realistic set with 2048: 735 M against 415 M with these).
     uint32_t Capacity = 8192;
     if (auto C = Ctx.option("capacity"))
       if (!to_integer(*C, Capacity))
@@ -325,7 +320,7 @@ private:
       std::string Hook = "mem_trace_";
       for (Width W : {Width::Wide, Width::Narrow, Width::Scalar})
         for (size_t M = 0; M < Group.size(); ++M)
-          if (Sites[First + M].width() == W) {
+          if (Sites[First + M].W == W) {
             Args.push_back(HookArg::memoryBaseOf(*Group[M]));
             Hook += "vls"[unsigned(W)];
           }
@@ -376,6 +371,7 @@ private:
     S.Info.Kernel = Kernel.str();
     S.Info.Function = F.name().str();
     S.Info.Opcode = operationName(MC, I.Inst.getOpcode());
+    S.W = widthOf(I.Props.Memory);
     if (I.Props.AccessesPerLane == 2)
       S.Second = ds2Delta(I, S.Info.Opcode);
     Writer->site(S.Info);
@@ -434,7 +430,7 @@ private:
       // of 32-bit lanes, each in program order.
       unsigned Of[3] = {0, 0, 0};
       for (uint32_t M = 0; M < Count; ++M)
-        ++Of[unsigned(Sites[H.Site + M].width())];
+        ++Of[unsigned(Sites[H.Site + M].W)];
       size_t ScalarBytes = Of[2] * sizeof(uint64_t);
       size_t WideBytes = Of[0] * 64 * sizeof(uint64_t);
       if (size_t(End - At) <
@@ -446,7 +442,7 @@ private:
         const Site &S = Sites[H.Site + M];
         uint64_t Scalar = 0, Low[64];
         const uint64_t *Lanes = Low;
-        switch (S.width()) {
+        switch (S.W) {
         case Width::Scalar:
           std::memcpy(&Scalar, Scalars, sizeof(Scalar));
           Scalars += sizeof(Scalar);

@@ -64,8 +64,7 @@ push(uint64_t Cursor, uint32_t Site, const uint64_t (&Address)[N]) {
 } // namespace
 
 LOOM_HOOK uint64_t mem_trace_flush(uint64_t Cursor) {
-  return loom::channelFlushWave<MEM_TRACE_CHUNK, MemTraceWave>(Cursor,
-                                                              MemTraceSink);
+  return loom::channelFlushWave<MEM_TRACE_CHUNK>(Cursor, MemTraceSink);
 }
 
 // A hook per mix of instruction kinds, named by them in a fixed order: a

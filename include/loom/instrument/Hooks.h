@@ -467,7 +467,7 @@ LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
 
 /// Publishes the wave's chunk unless it has none (\p Cursor 0) or it is
 /// the sink's.
-template <uint32_t ChunkBytes, typename C>
+template <uint32_t ChunkBytes>
 LOOM_DEVICE_FN void publishUnlessSink(uint64_t Cursor, uint8_t *Sink) {
   if (Cursor && chunkBase<ChunkBytes>(Cursor) != sinkChunk<ChunkBytes>(Sink))
     publishChunk<ChunkBytes>(Cursor);
@@ -501,8 +501,9 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
 /// the scalar unit), then each of the \p N arrays of 64 values whose bit
 /// in \p Skip is clear (each active lane's at its lane index; skipped
 /// arrays take no room; arrays whose bit is set in \p Narrow hold each
-/// value's low 32 bits only, 64 words). \p Cursor is the wave counter's value (0 before
-/// the wave's first record); the result goes back into it. \p ChunkHeader
+/// value's low 32 bits only, 64 words). \p Cursor is the wave counter's
+/// value (0 before the wave's first record); the result goes back into
+/// it. \p ChunkHeader
 /// is written at the start of each new chunk (the wave's identity, say).
 /// ChunkBytes, a power of two, must be the channel's RecordBytes (the tool
 /// runtime then aligns the ring's records to it); with another size, or no
@@ -535,7 +536,7 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
   // the hook with EXEC empty would see as false; a cursor tested where it
   // is compared branches on SCC.
   if (((uint32_t(Cursor) - 1) & (ChunkBytes - 1)) + Bytes >= ChunkBytes - 1) {
-    detail::publishUnlessSink<ChunkBytes, C>(Cursor, Sink);
+    detail::publishUnlessSink<ChunkBytes>(Cursor, Sink);
     Cursor = detail::claimChunk<ChunkBytes>(detail::channelRing(), ChunkHeader);
     // A select, not a branch (LLVM would make a lane mask of it).
     uint64_t SinkCursor = detail::sinkChunk<ChunkBytes>(Sink) +
@@ -569,9 +570,9 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
 }
 
 /// Publishes the wave's chunk, if it has one; the cursor to keep (0).
-template <uint32_t ChunkBytes, typename C>
+template <uint32_t ChunkBytes>
 LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor, uint8_t *Sink) {
-  detail::publishUnlessSink<ChunkBytes, C>(Cursor, Sink);
+  detail::publishUnlessSink<ChunkBytes>(Cursor, Sink);
   return 0;
 }
 
