@@ -12,6 +12,7 @@
 #include "loom/emu/Device.h"
 #include "loom/emu/Module.h"
 #include "loom/instrument/BinaryContext.h"
+#include "loom/instrument/ControlEquivalence.h"
 #include "loom/instrument/Instrumenter.h"
 #include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/WaitStates.h"
@@ -601,6 +602,101 @@ TEST_F(InstrumenterTest, WaveCountersCountExactly) {
   EXPECT_GT(Truth.WaveInstructions, 300u); // the loop and the recursion ran
 }
 
+/// Once-per-wave counters in \p Kernel (of the fixture loaded): at the entry
+/// of each block outside loops, its waves (word 2i of loom_test_waves)
+/// and, before its first vector instruction with no EXEC write before it in
+/// the block, that instruction's lanes (word 2i + 1). The plan, and per
+/// counted word the instruction whose ground truth it must equal (its
+/// offset in the kernel; lanes if odd).
+struct OnceCounters {
+  std::vector<std::pair<uint64_t, bool>> Expect; ///< per word: offset, lanes
+};
+OnceCounters askOnceCounters(InstrumentationPlan &Plan, const BinaryFunction &K) {
+  OnceCounters O;
+  auto Ok = [](Error E) {
+    if (E)
+      ADD_FAILURE() << llvm::toString(std::move(E));
+  };
+  ControlEquivalence Classes(K);
+  for (unsigned BI = 0; BI < K.blocks().size(); ++BI) {
+    const BinaryBasicBlock &B = K.blocks()[BI];
+    if (Classes.inLoop(BI))
+      continue;
+    const BinaryInstruction *Vector = nullptr;
+    for (const BinaryInstruction &I : B.Instructions) {
+      if (I.Props.IsVector) {
+        Vector = &I;
+        break;
+      }
+      if (I.Props.writesExec())
+        break;
+    }
+    uint64_t Word = O.Expect.size();
+    unsigned W = Plan.waveCounter("loom_test_waves", 8 * Word, true);
+    Error Two = Plan.countAtBlockEntry(K, B, {W, 2, false});
+    EXPECT_TRUE(bool(Two)) << "once-per-wave counters take adds of 1";
+    llvm::consumeError(std::move(Two));
+    Ok(Plan.countAtBlockEntry(K, B, {W, 1, false}));
+    O.Expect.push_back({B.Address - K.address(), false});
+    if (!Vector)
+      continue;
+    unsigned L = Plan.waveCounter("loom_test_waves", 8 * (Word + 1), true);
+    Ok(Plan.countBefore(K, *Vector, {L, 1, true}));
+    O.Expect.push_back({Vector->address() - K.address(), true});
+  }
+  return O;
+}
+
+/// Each word of \p O against \p Truth's counts of \p Kernel.
+void expectOnceCounts(const OnceCounters &O, const uint64_t *Words,
+                      const emu::DispatchCounters &Truth,
+                      llvm::StringRef Kernel) {
+  std::map<uint64_t, const emu::InstructionCount *> At;
+  for (const emu::InstructionCount &I : Truth.Instructions)
+    if (I.Function == Kernel)
+      At[I.Offset] = &I;
+  for (size_t W = 0; W < O.Expect.size(); ++W) {
+    auto [Offset, Lanes] = O.Expect[W];
+    auto It = At.find(Offset);
+    uint64_t Want = It == At.end() ? 0
+                    : Lanes        ? It->second->ActiveLanes
+                                   : It->second->WaveExecutions;
+    EXPECT_EQ(Words[W], Want) << Kernel.str() << " +0x"
+                              << llvm::utohexstr(Offset)
+                              << (Lanes ? " lanes" : " waves");
+  }
+}
+
+// Once-per-wave counters (lanes of a VGPR pair, one vector atomic at
+// s_endpgm) at every block of call_chain outside its loops: each equals
+// what the virtual GPU ran there, on three waves the last of which is
+// partial, and no result changes. A counter a hook would read is refused.
+TEST_F(InstrumenterTest, OncePerWaveCountersCountExactly) {
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("call_chain");
+  const BinaryFunction *K = Lifted->function("call_chain");
+  ASSERT_NE(K, nullptr);
+  OnceCounters O = askOnceCounters(Plan, *K);
+  ASSERT_GE(O.Expect.size(), 2u);
+  Error Read = Plan.atKernelEntry(
+      *K, "bump", {HookArg::waveCounter(0), HookArg::constant(1)});
+  EXPECT_TRUE(bool(Read)) << "a hook reading a once-per-wave counter";
+  llvm::consumeError(std::move(Read));
+  std::string Assembly;
+  auto M = instrumentAndLoad(Plan, &Assembly);
+  ASSERT_TRUE(M);
+  EXPECT_NE(Assembly.find("global_atomic_add_x2 v0, v["), std::string::npos);
+  EXPECT_NE(Assembly.find("exec_hi"), std::string::npos);
+
+  constexpr unsigned N = 150; // three waves, the last one partial
+  emu::DispatchCounters Truth;
+  std::vector<int> Want = runCallChain(*Dev, *Orig, "call_chain", N, 13, 6,
+                                       &Truth);
+  resetCounts();
+  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", N, 13, 6), Want);
+  expectOnceCounts(O, global("loom_test_waves"), Truth, "call_chain");
+}
+
 // Hooks keep per-wave state in a wave counter: bump(counter, 1) and then
 // bump(counter, 2), returning into it, before every instruction of
 // call_chain and its callees (the second call sees what the first
@@ -822,6 +918,43 @@ TEST_F(InstrumenterTest, StateAndCountersLiveInLanesWhenSgprsRunOut) {
   auto Seen = testutil::recordedWaves(*Hooks, 5, 0x600dcafe, Bad);
   EXPECT_EQ(Seen, testutil::expectedWaves(Grid, Group));
   EXPECT_EQ(Bad, 0u);
+}
+
+// all_sgprs writes s101 and all_vgprs keeps v0..v255: once-per-wave
+// counters need no SGPR, so the first counts exactly; the second has no
+// VGPR pair left for them, and is left uninstrumented with the reason.
+TEST_F(InstrumenterTest, OncePerWaveCountersNeedTwoFreeVgprs) {
+  ASSERT_NO_FATAL_FAILURE(useFixture("exhausted_kernels.elf"));
+  {
+    InstrumentationPlan Plan(*Lifted);
+    Plan.addKernel("all_sgprs");
+    const BinaryFunction *K = Lifted->function("all_sgprs");
+    ASSERT_NE(K, nullptr);
+    OnceCounters O = askOnceCounters(Plan, *K);
+    auto M = instrumentAndLoad(Plan);
+    ASSERT_TRUE(M);
+    constexpr unsigned N = 150;
+    emu::DispatchCounters Truth;
+    std::vector<int> Want = runExhausted(*Dev, *Orig, "all_sgprs", N, &Truth);
+    resetCounts();
+    EXPECT_EQ(runExhausted(*Dev, *M, "all_sgprs.loom", N), Want);
+    expectOnceCounts(O, global("loom_test_waves"), Truth, "all_sgprs");
+  }
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("all_vgprs");
+  const BinaryFunction *K = Lifted->function("all_vgprs");
+  ASSERT_NE(K, nullptr);
+  askOnceCounters(Plan, *K);
+  InstrumentOptions Options;
+  Options.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, Options);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(R->kernel("all_vgprs"), nullptr);
+  ASSERT_FALSE(R->Warnings.empty());
+  EXPECT_NE(R->Warnings[0].find("no free vector registers for 2 "
+                                "once-per-wave counters' lanes"),
+            std::string::npos)
+      << R->Warnings[0];
 }
 
 } // namespace

@@ -102,8 +102,7 @@ public:
   llvm::Error instrument(instrument::KernelInstrumentation &K, CountMode M) {
     using namespace instrument;
     Kernel Plan;
-    std::vector<std::pair<const BinaryFunction *, const BinaryInstruction *>>
-        Points;
+    PointList Points;
     const isa::McContext &MC = K.context().mc();
     // Block modes ask only for what the host cannot work out: a class of
     // blocks that run equally often (ControlEquivalence) is counted at one
@@ -176,11 +175,6 @@ public:
           Plan.LanesOf[S] = LanesCounted.try_emplace({C, *Exec}, S).first->second;
       }
     }
-    llvm::Expected<uint64_t> Base =
-        Slots.allocate(K.kernel().name(), Plan.Slots.size());
-    if (!Base)
-      return Base.takeError();
-    Plan.Base = *Base;
     // What each slot counts.
     std::vector<bool> Waves(Points.size()), Lanes(Points.size());
     for (size_t S = 0; S < Points.size(); ++S) {
@@ -205,17 +199,42 @@ public:
         }
       }
     }
+    // The kernel's runs outside loops, which a wave passes at most once,
+    // in once-per-wave counters (lanes of VGPRs, one vector atomic a wave
+    // for all) where that beats their hooks (onceInLanes).
+    std::vector<bool> InLanes = onceInLanes(K, M, Points, InLoop, InRegisters,
+                                            Waves, Lanes);
+    // Words: two per slot (waves, lanes), then the once-per-wave counters',
+    // one each, in a run.
+    size_t Records = 0;
+    Plan.WaveWord.resize(Points.size());
+    Plan.LaneWord.resize(Points.size());
+    for (size_t S = 0; S < Points.size(); ++S) {
+      Plan.WaveWord[S] = InLanes[S] && Waves[S] ? 2 * Points.size() + Records++
+                                                : 2 * S;
+      Plan.LaneWord[S] = InLanes[S] && Lanes[S] ? 2 * Points.size() + Records++
+                                                : 2 * S + 1;
+    }
+    Plan.SlotCount = Points.size() + (Records + 1) / 2;
+    llvm::Expected<uint64_t> Base =
+        Slots.allocate(K.kernel().name(), Plan.SlotCount);
+    if (!Base)
+      return Base.takeError();
+    Plan.Base = *Base;
     for (size_t S = 0; S < Points.size(); ++S) {
       auto [F, Inst] = Points[S];
       const BinaryBasicBlock &B = F->blocks()[*F->blockContaining(
           Inst->address())];
       bool AtEntry = Inst->address() == B.Address && M != CountMode::Instruction;
       uint32_t Offset = uint32_t((Plan.Base + S) * 16);
-      if (InRegisters[S]) {
+      if (InRegisters[S] || InLanes[S]) {
         for (bool PerLane : {false, true}) {
           if (!(PerLane ? Lanes[S] : Waves[S]))
             continue;
-          CounterAdd A{K.plan().waveCounter("LoomCounts", Offset + 8 * PerLane),
+          size_t Word = PerLane ? Plan.LaneWord[S] : Plan.WaveWord[S];
+          CounterAdd A{K.plan().waveCounter("LoomCounts",
+                                            Plan.Base * 16 + Word * 8,
+                                            InLanes[S]),
                        1, PerLane};
           if (llvm::Error E = AtEntry ? K.plan().countAtBlockEntry(*F, B, A)
                                       : K.plan().countBefore(*F, *Inst, A))
@@ -263,7 +282,7 @@ public:
     }
     const Kernel &Plan = *Found;
     std::vector<uint64_t> Raw;
-    llvm::Error E = Slots.take(Ctx, D.Agent, Plan.Base, Plan.Slots.size(), Raw);
+    llvm::Error E = Slots.take(Ctx, D.Agent, Plan.Base, Plan.SlotCount, Raw);
     release(D);
     if (E)
       return std::move(E);
@@ -271,14 +290,14 @@ public:
     const uint64_t Waves = D.waves(), WorkItems = D.workItems();
     constexpr uint64_t WaveSize = 64; // gfx9
     auto wavesOf = [&](size_t Slot) {
-      return Slot == Kernel::DispatchWaves ? Waves : Raw[2 * Slot];
+      return Slot == Kernel::DispatchWaves ? Waves : Raw[Plan.WaveWord[Slot]];
     };
     for (size_t S = 0; S < Plan.Slots.size(); ++S) {
       uint64_t W = wavesOf(Plan.WavesOf[S]);
       size_t L = Plan.LanesOf[S];
       uint64_t Lanes = L == Kernel::WorkItemLanes ? WorkItems
                        : L == Kernel::EveryLane   ? W * WaveSize
-                                                  : Raw[2 * L + 1];
+                                                  : Raw[Plan.LaneWord[L]];
       if (!W) // as the counters, only what ran
         continue;
       for (uint32_t I : Plan.Slots[S]) {
@@ -298,6 +317,79 @@ public:
   }
 
 private:
+  /// How often each block of \p F runs per call, roughly, for choosing
+  /// between ways of counting: 1 at the entry, split evenly between a
+  /// conditional branch's ways, except that the skip of an s_cbranch_execz
+  /// (taken only by a wave whose lanes all left) is taken as never.
+  /// Forward edges only (blocks in address order); after a loop, what
+  /// leaves it.
+  static std::vector<double> blockRuns(const isa::McContext &MC,
+                                       const instrument::BinaryFunction &F) {
+    llvm::ArrayRef<instrument::BinaryBasicBlock> Blocks = F.blocks();
+    std::vector<double> Runs(Blocks.size());
+    if (Blocks.empty())
+      return Runs;
+    Runs[0] = 1;
+    for (unsigned B = 0; B < Blocks.size(); ++B) {
+      const instrument::BinaryBasicBlock &Block = Blocks[B];
+      unsigned Forward = 0;
+      for (unsigned S : Block.Successors)
+        Forward += S > B;
+      if (!Forward)
+        continue;
+      bool SkipsEmpty = !Block.Instructions.empty() &&
+                        MC.opcodeBaseName(Block.last().Inst.getOpcode()) ==
+                            "S_CBRANCH_EXECZ";
+      for (unsigned S : Block.Successors) {
+        if (S <= B)
+          continue;
+        bool Skip = SkipsEmpty && Block.last().Info.Target &&
+                    Blocks[S].Address == *Block.last().Info.Target;
+        Runs[S] += SkipsEmpty ? (Skip ? 0 : Runs[B]) : Runs[B] / Forward;
+      }
+    }
+    return Runs;
+  }
+
+  /// Per slot: whether it counts in a once-per-wave counter. A kernel's
+  /// slot outside loops runs at most once per wave; its hook costs a wave
+  /// that runs it 6 to 8 instructions, a once-per-wave counter 1 to 3 (1
+  /// for waves, 2 for lanes): 5 saved a run. The kernel then pays a fixed
+  /// price every wave (zeroing the lanes, one vector atomic: about 14).
+  /// Taken where the savings, weighed by how often the slots run
+  /// (blockRuns), are twice that (the estimate is rough: on ROCclr's
+  /// fillBufferAligned, whose uniform branches pick one of four paths, it
+  /// finds 5 runs where waves take 2), and VGPRs allow.
+  using PointList = std::vector<std::pair<const instrument::BinaryFunction *,
+                                          const instrument::BinaryInstruction *>>;
+  static std::vector<bool>
+  onceInLanes(instrument::KernelInstrumentation &K, CountMode M,
+              const PointList &Points, const std::vector<bool> &InLoop,
+              const std::vector<bool> &InRegisters,
+              const std::vector<bool> &Waves, const std::vector<bool> &Lanes) {
+    constexpr unsigned SavedPerRun = 5, FixedCost = 14, PerVgprs = 64;
+    std::vector<bool> InLanes(Points.size());
+    if (M == CountMode::Instruction)
+      return InLanes;
+    const instrument::BinaryFunction &F = K.kernel();
+    std::vector<double> Runs = blockRuns(K.context().mc(), F);
+    double Saved = 0;
+    unsigned Records = 0;
+    for (size_t S = 0; S < Points.size(); ++S) {
+      unsigned Need = Waves[S] + Lanes[S];
+      if (!Need || InLoop[S] || InRegisters[S] || Points[S].first != &F)
+        continue;
+      InLanes[S] = true;
+      Records += Need;
+      Saved += Runs[*F.blockContaining(Points[S].second->address())] *
+               SavedPerRun;
+    }
+    unsigned Vgprs = 2 * ((Records + PerVgprs - 1) / PerVgprs);
+    if (Saved <= 2 * FixedCost || Vgprs > K.spareVgprs())
+      InLanes.assign(Points.size(), false);
+    return InLanes;
+  }
+
   struct Kernel {
     static constexpr size_t None = ~size_t(0);
     /// WavesOf: a run of the kernel's once per wave.
@@ -306,6 +398,12 @@ private:
     /// under the EXEC its waves start with), or every lane of each wave.
     static constexpr size_t WorkItemLanes = None - 2, EveryLane = None - 3;
     uint64_t Base = 0;
+    /// Slots taken in LoomCounts: one per counting point, then the
+    /// once-per-wave counters' words, two a slot.
+    uint64_t SlotCount = 0;
+    /// Per slot: the words (from Base's first) its waves and its lanes are
+    /// counted in, if it counts them.
+    std::vector<size_t> WaveWord, LaneWord;
     /// Per slot: the instructions it counts (indices into Instructions).
     std::vector<std::vector<uint32_t>> Slots;
     /// Per slot: the slot that counts its waves (its class's
