@@ -111,6 +111,15 @@ Error InstrumentationPlan::before(const BinaryFunction &F,
   return add(HookRequest::call(F.name().str(), HookPoint::Before, I.address(),
                                 Hook.str(), std::move(Args)));
 }
+Error InstrumentationPlan::beforeUnlessExecIs(const BinaryFunction &F,
+                                              const BinaryInstruction &I,
+                                              unsigned Pair, StringRef Hook,
+                                              std::vector<HookArg> Args) {
+  HookRequest R = HookRequest::call(F.name().str(), HookPoint::Before,
+                                    I.address(), Hook.str(), std::move(Args));
+  R.UnlessExecIs = Pair;
+  return add(std::move(R));
+}
 Error InstrumentationPlan::after(const BinaryFunction &F,
                                  const BinaryInstruction &I, StringRef Hook,
                                  std::vector<HookArg> Args) {
@@ -171,6 +180,10 @@ Error InstrumentationPlan::add(HookRequest R) {
   } else if (R.Call.Hook.empty()) {
     return fail(W + ": no hook named");
   } else {
+    if (R.UnlessExecIs && (R.Point != HookPoint::Before ||
+                           *R.UnlessExecIs % 2 || *R.UnlessExecIs + 1 >= MaxSgprs))
+      return fail(W + ": a call unless EXEC is an SGPR pair goes before an "
+                      "instruction, and names an even pair");
     for (const HookArg &A : R.Call.Args)
       if (A.kind() == HookArg::Kind::WaveCounter &&
           (A.value() >= Counters.size() || Counters[A.value()].OncePerWave))
@@ -267,6 +280,9 @@ std::string vreg(unsigned N) { return "v" + std::to_string(N); }
 struct FunctionPoints {
   std::vector<unsigned> KernelEntry;
   std::map<uint64_t, unsigned> BlockEntry, Before, After, KernelExit;
+  /// Calls before an instruction unless EXEC is an SGPR pair: the point,
+  /// the pair.
+  std::map<uint64_t, std::pair<unsigned, unsigned>> BeforeUnlessExec;
   /// Adds to wave counters, by where they go.
   std::map<uint64_t, std::vector<CounterAdd>> AddsBlockEntry, AddsBefore,
       AddsAfter;
@@ -596,7 +612,7 @@ private:
   int HighestSgpr = -1, HighestVgpr = -1;
   int BaseSgpr = -1, BaseVgpr = -1; // of the original code alone
   int HighestAgpr = -1, BaseAgpr = -1;
-  unsigned PcLabels = 0;
+  unsigned PcLabels = 0, GuardLabels = 0;
   /// Original address of the instruction at each .Lloom_oN label.
   std::vector<uint64_t> AddressMapLabels;
 
@@ -744,8 +760,15 @@ void Emitter::collectPoints() {
           }
       break;
     }
-    case HookPoint::BlockEntry:
     case HookPoint::Before:
+      if (R.UnlessExecIs) {
+        auto [It, Fresh] = FP.BeforeUnlessExec.try_emplace(
+            R.Address, 0, *R.UnlessExecIs);
+        Spec(It->second.first, Fresh, *F, R);
+        break;
+      }
+      [[fallthrough]];
+    case HookPoint::BlockEntry:
     case HookPoint::After: {
       auto &Map = R.Point == HookPoint::BlockEntry ? FP.BlockEntry
                   : R.Point == HookPoint::Before   ? FP.Before
@@ -2312,6 +2335,21 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
       Count(FP.AddsBefore, Addr, FL->liveBefore(B, I), B, I);
+      if (auto G = FP.BeforeUnlessExec.find(Addr);
+          G != FP.BeforeUnlessExec.end()) {
+        // Waves whose EXEC is the pair skip the calls.
+        if (Indexing || FL->liveBefore(B, I).has(SpecialReg::Scc))
+          return fail(where(F, HookPoint::Before, Addr) +
+                      ": a call unless EXEC is s" + Twine(G->second.second) +
+                      " needs SCC dead and no VGPR indexing there");
+        std::string Skip = ".Lloom_u" + std::to_string(GuardLabels++);
+        OS << "\ts_cmp_eq_u64 " << spair(G->second.second) << ", exec\n"
+           << "\ts_cbranch_scc1 " << Skip << "\n";
+        if (Error E = emitPoint(G->second.first, FL->liveBefore(B, I), Pending,
+                                seamAt(F, B, I)))
+          return E;
+        OS << Skip << ":\n";
+      }
       if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I), I))
         return E;
       if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I), I))
@@ -2567,6 +2605,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     AddressMapLabels.clear();
     Result.HazardWaitStates = Result.HazardNops = 0;
     PcLabels = 0;
+    GuardLabels = 0;
     LongLabels = 0;
     BranchLines.clear();
     const BinaryFunction *Failed = nullptr;

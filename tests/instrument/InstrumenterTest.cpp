@@ -697,6 +697,73 @@ TEST_F(InstrumenterTest, OncePerWaveCountersCountExactly) {
   expectOnceCounts(O, global("loom_test_waves"), Truth, "call_chain");
 }
 
+// A call before scale_add's s_cbranch_execz unless EXEC is the mask its
+// s_and_saveexec_b64 saved (HookRequest::UnlessExecIs) runs on the waves
+// that lost lanes to `i < n` only: with n = 200 on five waves, the fourth
+// (8 lanes left) and the fifth (none left: EXEC = 0, it skips the block).
+// bump is scalar code, into a wave counter: it runs under EXEC = 0 too.
+// Once-per-wave counters at the same branch count every wave, the fifth
+// under EXEC = 0 included, and the 200 lanes left.
+TEST_F(InstrumenterTest, ACallUnlessExecIsRunsWhereLanesWereLost) {
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("scale_add");
+  const BinaryFunction *K = Lifted->function("scale_add");
+  ASSERT_NE(K, nullptr);
+  const BinaryInstruction *Branch = nullptr;
+  unsigned Saved = 0;
+  for (const BinaryBasicBlock &B : K->blocks()) {
+    size_t N = B.Instructions.size();
+    if (N >= 2 && B.last().Info.Text.find("s_cbranch_execz") == 0 &&
+        B.Instructions[N - 2].Info.Text.find("s_and_saveexec_b64 s[") == 0) {
+      Branch = &B.last();
+      llvm::StringRef Text = B.Instructions[N - 2].Info.Text;
+      ASSERT_FALSE(Text.drop_front(strlen("s_and_saveexec_b64 s["))
+                       .consumeInteger(10, Saved));
+    }
+  }
+  ASSERT_NE(Branch, nullptr);
+  unsigned C = Plan.waveCounter("loom_test_events", 0);
+  Error Odd = Plan.beforeUnlessExecIs(*K, *Branch, Saved + 1, "bump",
+                                      {HookArg::constant(1)});
+  EXPECT_TRUE(bool(Odd)) << "an odd pair";
+  llvm::consumeError(std::move(Odd));
+  HookRequest R = HookRequest::call(
+      "scale_add", HookPoint::Before, Branch->address(), "bump",
+      {HookArg::waveCounter(C), HookArg::constant(1)}, C);
+  R.UnlessExecIs = Saved;
+  ASSERT_OK(Plan.add(R));
+  unsigned Waves = Plan.waveCounter("loom_test_waves", 0, true);
+  unsigned Lanes = Plan.waveCounter("loom_test_waves", 8, true);
+  ASSERT_OK(Plan.countBefore(*K, *Branch, {Waves, 1, false}));
+  ASSERT_OK(Plan.countBefore(*K, *Branch, {Lanes, 1, true}));
+  std::string Assembly;
+  auto M = instrumentAndLoad(Plan, &Assembly);
+  ASSERT_TRUE(M);
+  EXPECT_NE(Assembly.find("s_cmp_eq_u64 s[" + std::to_string(Saved)),
+            std::string::npos);
+  auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel) {
+    constexpr int N = 200;
+    emu::DeviceBuffer In(*Dev, 320 * 4), Out(*Dev, 320 * 4);
+    for (int I = 0; I < 320; ++I) {
+      static_cast<float *>(In.data())[I] = float(I);
+      static_cast<float *>(Out.data())[I] = -1;
+    }
+    emu::KernelArgs Args;
+    Args.add(Out.data()).add(In.data()).add(int32_t(N));
+    auto Res = Mod.launch(Kernel, emu::LaunchConfig::linear(320, 64), Args);
+    EXPECT_TRUE(Res && Res->ok());
+    if (!Res)
+      ADD_FAILURE() << llvm::toString(Res.takeError());
+    return std::vector<float>(Out.data<float>(), Out.data<float>() + 320);
+  };
+  std::vector<float> Want = Run(*Orig, "scale_add");
+  resetCounts();
+  EXPECT_EQ(Run(*M, "scale_add.loom"), Want);
+  EXPECT_EQ(global("loom_test_events")[0], 2u);
+  EXPECT_EQ(global("loom_test_waves")[0], 5u);
+  EXPECT_EQ(global("loom_test_waves")[1], 200u);
+}
+
 // Hooks keep per-wave state in a wave counter: bump(counter, 1) and then
 // bump(counter, 2), returning into it, before every instruction of
 // call_chain and its callees (the second call sees what the first

@@ -27,6 +27,8 @@
 #include "ToolOptions.h"
 
 #include "loom/instrument/ControlEquivalence.h"
+#include "loom/instrument/Liveness.h"
+#include "loom/instrument/RegisterBudget.h"
 #include "loom/instrument/Tool.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -103,6 +105,7 @@ public:
     using namespace instrument;
     Kernel Plan;
     PointList Points;
+    std::vector<Loss> Losses;
     const isa::McContext &MC = K.context().mc();
     // Block modes ask only for what the host cannot work out: a class of
     // blocks that run equally often (ControlEquivalence) is counted at one
@@ -174,14 +177,21 @@ public:
         else if (Exec && CountsVector[S])
           Plan.LanesOf[S] = LanesCounted.try_emplace({C, *Exec}, S).first->second;
       }
+      if (IsKernel && Live)
+        findLosses(MC, *F, *Live, Points, FirstSlot, Plan, Losses);
     }
     // What each slot counts.
     std::vector<bool> Waves(Points.size()), Lanes(Points.size());
+    Plan.Lost.assign(Points.size(), Kernel::None);
+    for (size_t L = 0; L < Losses.size(); ++L)
+      Plan.Lost[Losses[L].Slot] = L;
     for (size_t S = 0; S < Points.size(); ++S) {
-      Waves[S] = M == CountMode::Instruction || Plan.WavesOf[S] == S;
+      bool Derived = Plan.Lost[S] != Kernel::None;
+      Waves[S] = M == CountMode::Instruction ||
+                 (Plan.WavesOf[S] == S && !Derived);
       Lanes[S] = M == CountMode::Instruction ||
                  (M != CountMode::BlockEntry && CountsVector[S] &&
-                  Plan.LanesOf[S] == S);
+                  Plan.LanesOf[S] == S && !Derived);
     }
     // Block modes count slots in loops in wave counters (SGPRs: two or
     // three scalar instructions a count, no memory), as many as fit; the
@@ -215,7 +225,14 @@ public:
       Plan.LaneWord[S] = InLanes[S] && Lanes[S] ? 2 * Points.size() + Records++
                                                 : 2 * S + 1;
     }
-    Plan.SlotCount = Points.size() + (Records + 1) / 2;
+    // Then each loss's pair: its waves that skipped, its lanes lost.
+    size_t LossWords = 2 * Points.size() + Records;
+    if (M == CountMode::Instruction)
+      Losses.clear(), Plan.Lost.assign(Points.size(), Kernel::None);
+    Plan.LostWord.clear();
+    for (size_t L = 0; L < Losses.size(); ++L)
+      Plan.LostWord.push_back(LossWords + 2 * L);
+    Plan.SlotCount = Points.size() + (Records + 2 * Losses.size() + 1) / 2;
     llvm::Expected<uint64_t> Base =
         Slots.allocate(K.kernel().name(), Plan.SlotCount);
     if (!Base)
@@ -251,6 +268,15 @@ public:
       std::vector<HookArg> Args{HookArg::constant(Offset)};
       if (llvm::Error E = AtEntry ? K.plan().atBlockEntry(*F, B, Hook, Args)
                                   : K.plan().before(*F, *Inst, Hook, Args))
+        return E;
+    }
+    for (size_t L = 0; L < Losses.size(); ++L) {
+      const Loss &X = Losses[L];
+      uint32_t Offset = uint32_t((Plan.Base * 2 + Plan.LostWord[L]) * 8);
+      if (llvm::Error E = K.plan().beforeUnlessExecIs(
+              K.kernel(), *X.Branch, X.Saved, "loom_count_lost",
+              {HookArg::constant(Offset), HookArg::sgpr(X.Saved),
+               HookArg::sgpr(X.Saved + 1)}))
         return E;
     }
     // By kernel object (the corpus has a kernel of one name in a code
@@ -290,14 +316,21 @@ public:
     const uint64_t Waves = D.waves(), WorkItems = D.workItems();
     constexpr uint64_t WaveSize = 64; // gfx9
     auto wavesOf = [&](size_t Slot) {
-      return Slot == Kernel::DispatchWaves ? Waves : Raw[Plan.WaveWord[Slot]];
+      if (Slot == Kernel::DispatchWaves)
+        return Waves;
+      if (size_t L = Plan.Lost[Slot]; L != Kernel::None)
+        return Waves - Raw[Plan.LostWord[L]];
+      return Raw[Plan.WaveWord[Slot]];
     };
     for (size_t S = 0; S < Plan.Slots.size(); ++S) {
       uint64_t W = wavesOf(Plan.WavesOf[S]);
       size_t L = Plan.LanesOf[S];
-      uint64_t Lanes = L == Kernel::WorkItemLanes ? WorkItems
-                       : L == Kernel::EveryLane   ? W * WaveSize
-                                                  : Raw[Plan.LaneWord[L]];
+      uint64_t Lanes =
+          L == Kernel::WorkItemLanes ? WorkItems
+          : L == Kernel::EveryLane   ? W * WaveSize
+          : Plan.Lost[L] != Kernel::None
+              ? WorkItems - Raw[Plan.LostWord[Plan.Lost[L]] + 1]
+              : Raw[Plan.LaneWord[L]];
       if (!W) // as the counters, only what ran
         continue;
       for (uint32_t I : Plan.Slots[S]) {
@@ -362,6 +395,111 @@ private:
   /// finds 5 runs where waves take 2), and VGPRs allow.
   using PointList = std::vector<std::pair<const instrument::BinaryFunction *,
                                           const instrument::BinaryInstruction *>>;
+  struct Kernel;
+
+  /// A block B entered only from P, where P runs once per wave under the
+  /// EXEC the wave started with and ends `s_and_saveexec_b64 sX, ...;
+  /// s_cbranch_execz` skipping B: the `if (i < n)` at a kernel's top. The
+  /// wave enters B unless no lane is left, with the lanes left. So B's
+  /// waves are the dispatch's less the waves that skipped, and its lanes
+  /// the work-items less the lanes lost (sX & ~EXEC): counted by a call
+  /// before the branch on waves that lost lanes only, two scalar
+  /// instructions (s_cmp_eq_u64 sX, exec; s_cbranch_scc1) on the others.
+  struct Loss {
+    size_t Slot;                                ///< B's first run
+    const instrument::BinaryInstruction *Branch; ///< P's s_cbranch_execz
+    unsigned Saved;                             ///< sX
+  };
+  /// Whether the s_and_saveexec_b64 at \p At of \p B takes VCC from a
+  /// v_cmp of a VGPR with an SGPR: a bound (`i < n`), which few waves fall
+  /// across, so the losses' call rarely runs. Against a constant (`tid ==
+  /// 0`, `lane & 1`) most waves lose lanes, and the call (some 15
+  /// instructions) would cost more than the block's own hook.
+  static bool comparesWithScalar(const isa::McContext &MC,
+                                 const instrument::BinaryBasicBlock &B,
+                                 unsigned At) {
+    const llvm::MCInst &Save = B.Instructions[At].Inst;
+    if (Save.getNumOperands() < 2 || !Save.getOperand(1).isReg() ||
+        MC.scalarCodes(Save.getOperand(1).getReg().id()) !=
+            llvm::SmallVector<unsigned, 4>{isa::McContext::VccLoCode,
+                                           isa::McContext::VccHiCode})
+      return false;
+    for (unsigned I = At; I-- > 0;) {
+      const instrument::BinaryInstruction &Cmp = B.Instructions[I];
+      if (!Cmp.Props.Writes.has(instrument::SpecialReg::VccLo))
+        continue;
+      if (!MC.opcodeBaseName(Cmp.Inst.getOpcode()).starts_with("V_CMP"))
+        return false;
+      // An SGPR the block sets to a constant (s_movk_i32 s2, 0x80) is a
+      // constant.
+      auto Constant = [&](unsigned Sgpr) {
+        for (unsigned J = I; J-- > 0;) {
+          const instrument::BinaryInstruction &Def = B.Instructions[J];
+          if (!Def.Props.Writes.hasSgpr(Sgpr))
+            continue;
+          llvm::StringRef Op = MC.opcodeBaseName(Def.Inst.getOpcode());
+          return (Op.starts_with("S_MOV") || Op.starts_with("S_MOVK")) &&
+                 Def.Inst.getNumOperands() > 1 && Def.Inst.getOperand(1).isImm();
+        }
+        return false;
+      };
+      for (unsigned K = 0; K < Cmp.Inst.getNumOperands(); ++K) {
+        const llvm::MCOperand &O = Cmp.Inst.getOperand(K);
+        if (O.isReg())
+          if (std::optional<unsigned> C = MC.scalarCode(O.getReg().id());
+              C && *C < instrument::MaxSgprs && !Constant(*C))
+            return true;
+      }
+      return false;
+    }
+    return false;
+  }
+
+  static void findLosses(const isa::McContext &MC,
+                         const instrument::BinaryFunction &F,
+                         const instrument::FunctionLiveness &Live,
+                         const PointList &Points, size_t FirstSlot,
+                         const Kernel &Plan, std::vector<Loss> &Out) {
+    llvm::ArrayRef<instrument::BinaryBasicBlock> Blocks = F.blocks();
+    for (size_t S = FirstSlot; S < Points.size(); ++S) {
+      const instrument::BinaryInstruction *Entry = Points[S].second;
+      std::optional<unsigned> BI = F.blockContaining(Entry->address());
+      if (!BI || Blocks[*BI].Address != Entry->address() ||
+          Plan.WavesOf[S] != S || Blocks[*BI].Predecessors.size() != 1)
+        continue;
+      unsigned P = Blocks[*BI].Predecessors[0];
+      const instrument::BinaryBasicBlock &Pred = Blocks[P];
+      size_t N = Pred.Instructions.size();
+      if (N < 2 || P + 1 != *BI)
+        continue;
+      const instrument::BinaryInstruction &Branch = Pred.Instructions[N - 1];
+      const instrument::BinaryInstruction &Save = Pred.Instructions[N - 2];
+      if (MC.opcodeBaseName(Branch.Inst.getOpcode()) != "S_CBRANCH_EXECZ" ||
+          MC.opcodeBaseName(Save.Inst.getOpcode()) != "S_AND_SAVEEXEC_B64" ||
+          (Branch.Info.Target && *Branch.Info.Target == Blocks[*BI].Address))
+        continue;
+      if (!comparesWithScalar(MC, Pred, N - 2))
+        continue;
+      llvm::SmallVector<unsigned, 4> Pair =
+          MC.scalarCodes(Save.Inst.getOperand(0).getReg().id());
+      if (Pair.size() != 2 || Pair[0] % 2 || Pair[1] != Pair[0] + 1 ||
+          Pair[0] >= instrument::MaxSgprs)
+        continue;
+      // P once per wave (its waves the dispatch's), under the wave's first
+      // EXEC (never empty) before the s_and_saveexec; SCC free for the test.
+      size_t PS = S;
+      while (PS > FirstSlot &&
+             *F.blockContaining(Points[PS].second->address()) != P)
+        --PS;
+      if (*F.blockContaining(Points[PS].second->address()) != P ||
+          Plan.WavesOf[PS] != Kernel::DispatchWaves ||
+          Live.execName(P, N - 2) != instrument::FunctionLiveness::ExecAtEntry ||
+          Live.liveBefore(P, N - 1).has(instrument::SpecialReg::Scc))
+        continue;
+      Out.push_back({S, &Branch, Pair[0]});
+    }
+  }
+
   static std::vector<bool>
   onceInLanes(instrument::KernelInstrumentation &K, CountMode M,
               const PointList &Points, const std::vector<bool> &InLoop,
@@ -404,6 +542,9 @@ private:
     /// Per slot: the words (from Base's first) its waves and its lanes are
     /// counted in, if it counts them.
     std::vector<size_t> WaveWord, LaneWord;
+    /// Per slot: the loss (findLosses) its waves and lanes are worked out
+    /// from, or None; per loss, its pair of words.
+    std::vector<size_t> Lost, LostWord;
     /// Per slot: the instructions it counts (indices into Instructions).
     std::vector<std::vector<uint32_t>> Slots;
     /// Per slot: the slot that counts its waves (its class's

@@ -190,6 +190,13 @@ struct HookRequest {
   /// Set for an add to a counter instead of a hook call (Before, After,
   /// BlockEntry). A point's adds run before its hook calls.
   std::optional<CounterAdd> Add;
+  /// Before only, hook calls only: the call runs only on waves whose EXEC
+  /// differs from the SGPR pair s[N:N+1] there (where the pair holds what
+  /// an s_and_saveexec saved, the waves that lost lanes to it: a rare path,
+  /// two scalar instructions on the common one). The test clobbers SCC,
+  /// which must be dead there, or the copy fails. Such calls at one
+  /// instruction form a point of their own, with one pair.
+  std::optional<unsigned> UnlessExecIs;
 
   /// A call of \p Hook with \p Args at \p Point of \p Function (at
   /// \p Address), its result stored into wave counter \p Result if set.
@@ -235,6 +242,12 @@ public:
                             std::vector<HookArg> Args = {});
   llvm::Error atKernelExit(const BinaryFunction &Kernel, llvm::StringRef Hook,
                            std::vector<HookArg> Args = {});
+  /// before(), the call running only where EXEC differs from s[Pair:Pair+1]
+  /// (HookRequest::UnlessExecIs).
+  llvm::Error beforeUnlessExecIs(const BinaryFunction &F,
+                                 const BinaryInstruction &I, unsigned Pair,
+                                 llvm::StringRef Hook,
+                                 std::vector<HookArg> Args = {});
   /// The general form of the five above.
   llvm::Error add(HookRequest R);
 
