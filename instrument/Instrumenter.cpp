@@ -180,8 +180,10 @@ Error InstrumentationPlan::add(HookRequest R) {
   } else if (R.Call.Hook.empty()) {
     return fail(W + ": no hook named");
   } else {
-    if (R.UnlessExecIs && (R.Point != HookPoint::Before ||
-                           *R.UnlessExecIs % 2 || *R.UnlessExecIs + 1 >= MaxSgprs))
+    if (R.UnlessExecIs &&
+        (R.Point != HookPoint::Before ||
+         (*R.UnlessExecIs != HookRequest::ExecNonZero &&
+          (*R.UnlessExecIs % 2 || *R.UnlessExecIs + 1 >= MaxSgprs))))
       return fail(W + ": a call unless EXEC is an SGPR pair goes before an "
                       "instruction, and names an even pair");
     for (const HookArg &A : R.Call.Args)
@@ -2337,14 +2339,19 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       Count(FP.AddsBefore, Addr, FL->liveBefore(B, I), B, I);
       if (auto G = FP.BeforeUnlessExec.find(Addr);
           G != FP.BeforeUnlessExec.end()) {
-        // Waves whose EXEC is the pair skip the calls.
-        if (Indexing || FL->liveBefore(B, I).has(SpecialReg::Scc))
+        // Waves whose EXEC is the pair (or not empty) skip the calls.
+        bool NonZero = G->second.second == HookRequest::ExecNonZero;
+        if (Indexing ||
+            (!NonZero && FL->liveBefore(B, I).has(SpecialReg::Scc)))
           return fail(where(F, HookPoint::Before, Addr) +
-                      ": a call unless EXEC is s" + Twine(G->second.second) +
-                      " needs SCC dead and no VGPR indexing there");
+                      ": a call unless EXEC is an SGPR pair needs SCC dead "
+                      "and no VGPR indexing there");
         std::string Skip = ".Lloom_u" + std::to_string(GuardLabels++);
-        OS << "\ts_cmp_eq_u64 " << spair(G->second.second) << ", exec\n"
-           << "\ts_cbranch_scc1 " << Skip << "\n";
+        if (NonZero)
+          OS << "\ts_cbranch_execnz " << Skip << "\n";
+        else
+          OS << "\ts_cmp_eq_u64 " << spair(G->second.second) << ", exec\n"
+             << "\ts_cbranch_scc1 " << Skip << "\n";
         if (Error E = emitPoint(G->second.first, FL->liveBefore(B, I), Pending,
                                 seamAt(F, B, I)))
           return E;

@@ -702,6 +702,7 @@ TEST_F(InstrumenterTest, OncePerWaveCountersCountExactly) {
 // that lost lanes to `i < n` only: with n = 200 on five waves, the fourth
 // (8 lanes left) and the fifth (none left: EXEC = 0, it skips the block).
 // bump is scalar code, into a wave counter: it runs under EXEC = 0 too.
+// Unless EXEC is not empty (HookRequest::ExecNonZero), on the fifth alone.
 // Once-per-wave counters at the same branch count every wave, the fifth
 // under EXEC = 0 included, and the 200 lanes left.
 TEST_F(InstrumenterTest, ACallUnlessExecIsRunsWhereLanesWereLost) {
@@ -732,6 +733,15 @@ TEST_F(InstrumenterTest, ACallUnlessExecIsRunsWhereLanesWereLost) {
       {HookArg::waveCounter(C), HookArg::constant(1)}, C);
   R.UnlessExecIs = Saved;
   ASSERT_OK(Plan.add(R));
+  // Unless EXEC is not empty, at the join the branch skips to (where
+  // EXEC is the block's, or empty): the fifth wave alone.
+  ASSERT_TRUE(Branch->Info.Target.has_value());
+  unsigned Empty = Plan.waveCounter("loom_test_events", 8);
+  HookRequest Z = HookRequest::call(
+      "scale_add", HookPoint::Before, *Branch->Info.Target, "bump",
+      {HookArg::waveCounter(Empty), HookArg::constant(1)}, Empty);
+  Z.UnlessExecIs = HookRequest::ExecNonZero;
+  ASSERT_OK(Plan.add(Z));
   unsigned Waves = Plan.waveCounter("loom_test_waves", 0, true);
   unsigned Lanes = Plan.waveCounter("loom_test_waves", 8, true);
   ASSERT_OK(Plan.countBefore(*K, *Branch, {Waves, 1, false}));
@@ -760,6 +770,7 @@ TEST_F(InstrumenterTest, ACallUnlessExecIsRunsWhereLanesWereLost) {
   resetCounts();
   EXPECT_EQ(Run(*M, "scale_add.loom"), Want);
   EXPECT_EQ(global("loom_test_events")[0], 2u);
+  EXPECT_EQ(global("loom_test_events")[1], 1u);
   EXPECT_EQ(global("loom_test_waves")[0], 5u);
   EXPECT_EQ(global("loom_test_waves")[1], 200u);
 }

@@ -273,10 +273,18 @@ public:
     for (size_t L = 0; L < Losses.size(); ++L) {
       const Loss &X = Losses[L];
       uint32_t Offset = uint32_t((Plan.Base * 2 + Plan.LostWord[L]) * 8);
+      // Block entries need the waves that skipped only: those whose EXEC
+      // is empty (one s_cbranch_execnz on the others), as if none was
+      // saved.
+      bool WavesOnly = M == CountMode::BlockEntry;
+      std::vector<HookArg> Args{HookArg::constant(Offset)};
+      for (unsigned Half : {0, 1})
+        Args.push_back(WavesOnly ? HookArg::constant(0)
+                                 : HookArg::sgpr(X.Saved + Half));
       if (llvm::Error E = K.plan().beforeUnlessExecIs(
-              K.kernel(), *X.Branch, X.Saved, "loom_count_lost",
-              {HookArg::constant(Offset), HookArg::sgpr(X.Saved),
-               HookArg::sgpr(X.Saved + 1)}))
+              K.kernel(), *X.Branch,
+              WavesOnly ? HookRequest::ExecNonZero : X.Saved,
+              "loom_count_lost", std::move(Args)))
         return E;
     }
     // By kernel object (the corpus has a kernel of one name in a code
@@ -404,7 +412,9 @@ private:
   /// waves are the dispatch's less the waves that skipped, and its lanes
   /// the work-items less the lanes lost (sX & ~EXEC): counted by a call
   /// before the branch on waves that lost lanes only, two scalar
-  /// instructions (s_cmp_eq_u64 sX, exec; s_cbranch_scc1) on the others.
+  /// instructions (s_cmp_eq_u64 sX, exec; s_cbranch_scc1) on the others;
+  /// for block entries alone, on waves left with no lane only, one
+  /// (s_cbranch_execnz).
   struct Loss {
     size_t Slot;                                ///< B's first run
     const instrument::BinaryInstruction *Branch; ///< P's s_cbranch_execz

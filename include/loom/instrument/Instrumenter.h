@@ -195,8 +195,11 @@ struct HookRequest {
   /// an s_and_saveexec saved, the waves that lost lanes to it: a rare path,
   /// two scalar instructions on the common one). The test clobbers SCC,
   /// which must be dead there, or the copy fails. Such calls at one
-  /// instruction form a point of their own, with one pair.
+  /// instruction form a point of their own, with one pair. ExecNonZero
+  /// instead of a pair: only on waves whose EXEC is empty there (one
+  /// s_cbranch_execnz on the others; SCC untouched).
   std::optional<unsigned> UnlessExecIs;
+  static constexpr unsigned ExecNonZero = ~0u;
 
   /// A call of \p Hook with \p Args at \p Point of \p Function (at
   /// \p Address), its result stored into wave counter \p Result if set.
