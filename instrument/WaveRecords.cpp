@@ -106,7 +106,16 @@ void WaveRecords::emitFlush(raw_ostream &OS, unsigned Offsets,
                             unsigned Base) const {
   if (empty())
     return;
-  OS << "\ts_mov_b64 exec, -1\n";
+  // The lanes in use (from 0: runs fill them in order), then each run's.
+  auto SetExec = [&](unsigned Count, unsigned FirstLane) {
+    if (Count == WaveLanes)
+      OS << "\ts_mov_b64 exec, -1\n";
+    else
+      OS << "\ts_bfm_b64 exec, " << Count << ", " << FirstLane << "\n";
+  };
+  unsigned Used = Pairs > 1 ? WaveLanes
+                            : Runs.back().FirstLane + Runs.back().Count;
+  SetExec(Used, 0);
   // Each lane: the bits of its EXEC halves (a record of 1 stays 1), and a
   // high word of 0.
   for (unsigned P = 0; P < Pairs; ++P) {
@@ -122,10 +131,8 @@ void WaveRecords::emitFlush(raw_ostream &OS, unsigned Offsets,
     OS << "\tv_mbcnt_hi_u32_b32 " << O << ", -1, " << O << "\n";
   OS << "\tv_lshlrev_b32 " << O << ", 3, " << O << "\n";
   for (const Run &R : Runs) {
-    if (R.Count == WaveLanes)
-      OS << "\ts_mov_b64 exec, -1\n";
-    else
-      OS << "\ts_bfm_b64 exec, " << R.Count << ", " << R.FirstLane << "\n";
+    if (R.FirstLane != 0 || R.Count != Used)
+      SetExec(R.Count, R.FirstLane);
     uint64_t At = R.Address - 8 * uint64_t(R.FirstLane);
     OS << "\ts_mov_b32 " << sreg(Base) << ", 0x" << utohexstr(uint32_t(At))
        << "\n\ts_mov_b32 " << sreg(Base + 1) << ", 0x"
