@@ -15,6 +15,12 @@
 //                (waves, lanes) count each of its instructions exactly as a
 //                hook before it would.
 //
+// Block modes count only what the host cannot work out, and not all of it
+// with hooks: runs in loops in wave counters (SGPRs), the kernel's runs
+// outside loops in once-per-wave counters (VGPR lanes) where that is
+// cheaper, and an `if (i < n)` block not at all where it can be worked out
+// from the lanes its waves lost (Loss). Counter::instrument says which.
+//
 // After a dispatch, the kernel's slots are read and zeroed, and turned into
 // counts per instruction, per opcode (the names `loom exec --counters`
 // uses) and per block entry.
