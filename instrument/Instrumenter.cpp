@@ -2266,17 +2266,25 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   };
   // A point's counter adds come before its hooks; scalar code, they need
   // no VGPR indexing switched off.
+  // Adds to once-per-wave counters write VGPR lanes: inside an
+  // s_set_gpr_idx_on region (\p IndexMask set) indexing goes off around
+  // them, as around a point.
   auto Count = [&](std::map<uint64_t, std::vector<CounterAdd>> &Adds,
                    uint64_t Addr, const RegisterSet &L, unsigned B,
-                   unsigned Pos) {
+                   unsigned Pos, std::optional<unsigned> IndexMask) {
     auto It = Adds.find(Addr);
     if (It == Adds.end())
       return;
     SmallVector<CounterAdd, 4> InLanes, Rest;
     for (const CounterAdd &A : It->second)
       (isRecord(A.Counter) ? InLanes : Rest).push_back(A);
-    if (!InLanes.empty())
+    if (!InLanes.empty()) {
+      if (IndexMask)
+        OS << "\ts_set_gpr_idx_off\n";
       emitRecordAdds(InLanes, seamAt(F, B, Pos));
+      if (IndexMask)
+        OS << "\ts_set_gpr_idx_on m0, " << *IndexMask << "\n\ts_nop 0\n";
+    }
     if (Rest.empty())
       return;
     if (CountersInLanes)
@@ -2312,7 +2320,8 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     }
     OS << blockLabel(F, Block.Address) << ":\n";
     Pending = Waits.blockIn(B);
-    Count(FP.AddsBlockEntry, Block.Address, FL->liveIn(B), B, 0);
+    Count(FP.AddsBlockEntry, Block.Address, FL->liveIn(B), B, 0,
+          std::nullopt);
     if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B), B, 0))
       return E;
     // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
@@ -2336,7 +2345,8 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
       const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
-      Count(FP.AddsBefore, Addr, FL->liveBefore(B, I), B, I);
+      Count(FP.AddsBefore, Addr, FL->liveBefore(B, I), B, I,
+            Indexing ? std::optional<unsigned>(IndexMask) : std::nullopt);
       if (auto G = FP.BeforeUnlessExec.find(Addr);
           G != FP.BeforeUnlessExec.end()) {
         // Waves whose EXEC is the pair (or not empty) skip the calls.
@@ -2382,7 +2392,8 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         Indexing = false;
       }
       Pending.step(Block.Instructions[I]);
-      Count(FP.AddsAfter, Addr, FL->liveAfter(B, I), B, I + 1);
+      Count(FP.AddsAfter, Addr, FL->liveAfter(B, I), B, I + 1,
+            Indexing ? std::optional<unsigned>(IndexMask) : std::nullopt);
       if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I), I + 1))
         return E;
     }
