@@ -15,6 +15,7 @@
 #include "IndirectCalls.h"
 #include "PointCompiler.h"
 #include "SeamHazards.h"
+#include "WaveRecords.h"
 
 #include "loom/instrument/DispatchAbi.h"
 #include "loom/instrument/LaunchHeader.h"
@@ -115,6 +116,15 @@ Error InstrumentationPlan::before(const BinaryFunction &F,
   return add(HookRequest::call(F.name().str(), HookPoint::Before, I.address(),
                                 Hook.str(), std::move(Args)));
 }
+Error InstrumentationPlan::beforeUnlessExecIs(const BinaryFunction &F,
+                                              const BinaryInstruction &I,
+                                              unsigned Pair, StringRef Hook,
+                                              std::vector<HookArg> Args) {
+  HookRequest R = HookRequest::call(F.name().str(), HookPoint::Before,
+                                    I.address(), Hook.str(), std::move(Args));
+  R.UnlessExecIs = Pair;
+  return add(std::move(R));
+}
 Error InstrumentationPlan::after(const BinaryFunction &F,
                                  const BinaryInstruction &I, StringRef Hook,
                                  std::vector<HookArg> Args) {
@@ -168,16 +178,30 @@ Error InstrumentationPlan::add(HookRequest R) {
     if (R.Point == HookPoint::KernelEntry || R.Point == HookPoint::KernelExit)
       return fail(W + ": counters are added to before, after an "
                       "instruction or at a block's entry");
+    const WaveCounter &C = Counters[R.Add->Counter];
+    if (C.OncePerWave && (R.Add->Amount != 1 || C.Global.empty()))
+      return fail(W + ": once-per-wave counter " + Twine(R.Add->Counter) +
+                  " takes adds of 1 (or of the lanes) into a global's word");
   } else if (R.Call.Hook.empty()) {
     return fail(W + ": no hook named");
   } else {
+    if (R.UnlessExecIs &&
+        (R.Point != HookPoint::Before ||
+         (*R.UnlessExecIs != HookRequest::ExecNonZero &&
+          (*R.UnlessExecIs % 2 || *R.UnlessExecIs + 1 >= MaxSgprs))))
+      return fail(W + ": a call unless EXEC is an SGPR pair goes before an "
+                      "instruction, and names an even pair");
     for (const HookArg &A : R.Call.Args)
       if (A.kind() == HookArg::Kind::WaveCounter &&
-          A.value() >= Counters.size())
-        return fail(W + ": hook '" + R.Call.Hook + "': no " + A.str());
-    if (R.Call.Result && *R.Call.Result >= Counters.size())
+          (A.value() >= Counters.size() || Counters[A.value()].OncePerWave))
+        return fail(W + ": hook '" + R.Call.Hook + "': no " + A.str() +
+                    " a hook can read (once-per-wave counters live in "
+                    "lanes)");
+    if (R.Call.Result && (*R.Call.Result >= Counters.size() ||
+                          Counters[*R.Call.Result].OncePerWave))
       return fail(W + ": hook '" + R.Call.Hook + "' returns into wave counter " +
-                  Twine(*R.Call.Result) + ", which does not exist");
+                  Twine(*R.Call.Result) +
+                  ", which does not exist or is once per wave");
   }
   switch (R.Point) {
   case HookPoint::KernelEntry:
@@ -263,6 +287,9 @@ std::string vreg(unsigned N) { return "v" + std::to_string(N); }
 struct FunctionPoints {
   std::vector<unsigned> KernelEntry;
   std::map<uint64_t, unsigned> BlockEntry, Before, After, KernelExit;
+  /// Calls before an instruction unless EXEC is an SGPR pair: the point,
+  /// the pair.
+  std::map<uint64_t, std::pair<unsigned, unsigned>> BeforeUnlessExec;
   /// Adds to wave counters, by where they go.
   std::map<uint64_t, std::vector<CounterAdd>> AddsBlockEntry, AddsBefore,
       AddsAfter;
@@ -357,8 +384,10 @@ private:
   /// One add to the counter in SGPRs \p Lo, \p Hi (EXEC's lane count in
   /// \p Temp if per lane).
   void emitAdd(const CounterAdd &A, unsigned Lo, unsigned Hi, unsigned Temp);
-  /// Every counter added to its word, before an s_endpgm.
+  /// Every counter added to its word, before an s_endpgm (the records
+  /// after the rest).
   void emitCounterFlush();
+  void emitRecordFlush();
   bool usesState(LaunchState S) const {
     return StatesUsed & 1u << unsigned(S);
   }
@@ -368,7 +397,8 @@ private:
   struct KernelLaunch;
   static unsigned preambleTemp(const KernelLaunch &L, LaunchState S);
   bool hasPreamble() const {
-    return StatesUsed || StackBytes || !CounterReg.empty() || CountersInLanes;
+    return StatesUsed || StackBytes || !CounterReg.empty() || CountersInLanes ||
+           (Records && !Records->empty());
   }
   /// Where RawInput::State \p N (a launch state, or a half of a wave
   /// counter) lives for the whole kernel: an SGPR of its own, or lane N of
@@ -436,6 +466,8 @@ private:
                               const RegisterSet &Live,
                               const PendingMemory &Pending,
                               const Seam &Around);
+  /// \p Adds to records, the seams padded as a point's are.
+  void emitRecordAdds(ArrayRef<CounterAdd> Adds, const Seam &Around);
   const HazardInst &hazardOf(const BinaryInstruction &I);
   /// By instruction; a node map, as seams point into it.
   std::unordered_map<const BinaryInstruction *, HazardInst> Hazards;
@@ -536,6 +568,14 @@ private:
   /// count), AddScc (SCC kept), FlushBase (a pair: the words' base).
   std::vector<unsigned> CounterReg;
   std::vector<uint64_t> CounterAddress;
+  /// The OncePerWave counters, in lanes of VGPR pairs of their own.
+  std::optional<detail::WaveRecords> Records;
+  bool isRecord(unsigned Counter) const {
+    return Records && Records->isRecord(Counter);
+  }
+  /// VGPR pairs for Records, above every register the code and the points
+  /// use.
+  Error takeRecordVgprs();
   unsigned AddTemp = 0, AddScc = 0, FlushBase = 0;
   /// Where no SGPRs are left for them (-O0 code calling functions uses
   /// s0..s101), the launch state and the counters live in lanes of
@@ -579,7 +619,7 @@ private:
   int HighestSgpr = -1, HighestVgpr = -1;
   int BaseSgpr = -1, BaseVgpr = -1; // of the original code alone
   int HighestAgpr = -1, BaseAgpr = -1;
-  unsigned PcLabels = 0;
+  unsigned PcLabels = 0, GuardLabels = 0;
   /// Original address of the instruction at each .Lloom_oN label.
   std::vector<uint64_t> AddressMapLabels;
 
@@ -727,8 +767,15 @@ void Emitter::collectPoints() {
           }
       break;
     }
-    case HookPoint::BlockEntry:
     case HookPoint::Before:
+      if (R.UnlessExecIs) {
+        auto [It, Fresh] = FP.BeforeUnlessExec.try_emplace(
+            R.Address, 0, *R.UnlessExecIs);
+        Spec(It->second.first, Fresh, *F, R);
+        break;
+      }
+      [[fallthrough]];
+    case HookPoint::BlockEntry:
     case HookPoint::After: {
       auto &Map = R.Point == HookPoint::BlockEntry ? FP.BlockEntry
                   : R.Point == HookPoint::Before   ? FP.Before
@@ -971,12 +1018,26 @@ unsigned Emitter::preambleTemp(const KernelLaunch &L, LaunchState S) {
 }
 
 Error Emitter::emitPreamble(const BinaryFunction &K) {
+  if (Records && !Records->empty()) {
+    // EXEC saved meanwhile above the initial SGPRs, which nothing reads
+    // yet (the launch state is written after).
+    const codeobj::Kernel *CK = BC.codeObject().findKernel(K.name());
+    auto L = Launch.find(&K);
+    unsigned Save = alignTo(L != Launch.end() ? L->second.New.Total
+                                              : SgprLayout::of(CK->KD).Total,
+                            2);
+    noteHighest(RegisterSet().addSgprs(Save, 2), HighestSgpr, HighestVgpr);
+    Records->emitInit(OS, Save,
+                      !Live->of(K)->entryLiveIn().has(SpecialReg::Scc));
+  }
   for (unsigned R : CounterReg)
-    OS << "\ts_mov_b64 " << spair(R) << ", 0\n";
+    if (R != ~0u)
+      OS << "\ts_mov_b64 " << spair(R) << ", 0\n";
   if (CountersInLanes)
     for (size_t C = 0; C < Plan.counters().size(); ++C)
       for (bool High : {false, true})
-        emitStateWrite(waveCounterState(C, High), "0");
+        if (!isRecord(C))
+          emitStateWrite(waveCounterState(C, High), "0");
   if (!StatesUsed && !StackBytes)
     return Error::success();
   const KernelLaunch &L = Launch.find(&K)->second;
@@ -1082,6 +1143,11 @@ Error Emitter::planCounters() {
                   "': no tool has a global of that name (LOOM_DEVICE)");
     CounterAddress.push_back(*Address + C.Offset);
   }
+  Records.emplace(Counters, CounterAddress);
+  if (Error E = takeRecordVgprs())
+    return E;
+  if (all_of(seq(Counters.size()), [&](size_t C) { return isRecord(C); }))
+    return Error::success();
   if (LaunchInLanes)
     return takeCounterLanes();
   // Above the launch state, where no point writes, as the state.
@@ -1104,6 +1170,10 @@ Error Emitter::planCounters() {
     return N - Count;
   };
   for (size_t C = 0; C < Counters.size(); ++C) {
+    if (isRecord(C)) {
+      CounterReg.push_back(~0u); // none
+      continue;
+    }
     Expected<unsigned> R = Take(2);
     if (!R) {
       // None left: lanes of a VGPR of its own, as the launch state can.
@@ -1258,7 +1328,7 @@ void Emitter::emitCounterFlush() {
     // (s[0:1], s[2:3], ...) and the base after them.
     unsigned Pair = 0;
     for (size_t C = 0; C < Plan.counters().size(); ++C) {
-      if (Plan.counters()[C].Global.empty())
+      if (Plan.counters()[C].Global.empty() || isRecord(C))
         continue;
       for (bool High : {false, true})
         emitStateRead(sreg(Pair + High), waveCounterState(C, High));
@@ -1272,7 +1342,7 @@ void Emitter::emitCounterFlush() {
     noteHighest(RegisterSet().addSgprs(0, Pair + 2), HighestSgpr, HighestVgpr);
   } else {
     for (size_t C = 0; C < CounterReg.size(); ++C)
-      if (!Plan.counters()[C].Global.empty())
+      if (!Plan.counters()[C].Global.empty() && !isRecord(C))
         Words.emplace_back(CounterReg[C], CounterAddress[C]);
   }
   if (Words.empty())
@@ -1290,6 +1360,61 @@ void Emitter::emitCounterFlush() {
        << utohexstr(Address - *At) << "\n";
   }
   OS << "\ts_waitcnt lgkmcnt(0)\n";
+}
+
+void Emitter::emitRecordFlush() {
+  if (!Records || Records->empty())
+    return;
+  // Nothing is live before s_endpgm: v0 takes the lanes' offsets, s[0:1]
+  // a run's base.
+  padSeam(hazardSteps(PreviousTail, /*Reversed=*/true),
+          hazardSteps(Records->flushHeadHazards(), /*Reversed=*/false));
+  PreviousTail.clear();
+  Records->emitFlush(OS, 0, 0);
+  noteHighest(RegisterSet().addSgprs(0, 2).addVgprs(0), HighestSgpr,
+              HighestVgpr);
+}
+
+Error Emitter::takeRecordVgprs() {
+  if (Records->empty())
+    return Error::success();
+  // Pairs above everything the code uses that no point writes, as the
+  // state's VGPR.
+  RegisterSet Clobbered;
+  for (const CompiledPoint &P : Compiled)
+    Clobbered |= P.Clobbers;
+  unsigned V = alignTo(Budget.FirstFreeVgpr, 2);
+  auto Free = [&](unsigned V) {
+    for (unsigned K = 0; K < 2 * Records->pairs(); ++K)
+      if (Clobbered.hasVgpr(V + K))
+        return false;
+    return true;
+  };
+  while (V + 2 * Records->pairs() <= MaxVgprs && !Free(V))
+    V += 2;
+  if (V + 2 * Records->pairs() > MaxVgprs)
+    return fail("no free vector registers for " +
+                Twine(2 * Records->pairs()) +
+                " once-per-wave counters' lanes (the kernels use v0..v" +
+                Twine(Budget.FirstFreeVgpr - 1) + ")");
+  Records->place(V);
+  Budget.FirstFreeVgpr = V + 2 * Records->pairs();
+  HighestVgpr = std::max<int>(HighestVgpr, Budget.FirstFreeVgpr - 1);
+  return Error::success();
+}
+
+void Emitter::emitRecordAdds(ArrayRef<CounterAdd> Adds, const Seam &Around) {
+  std::vector<HazardInst> Insts;
+  for (const CounterAdd &A : Adds)
+    for (HazardInst &I : Records->addHazards(A))
+      Insts.push_back(std::move(I));
+  HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
+  Before.insert(Before.end(), Around.Before.begin(), Around.Before.end());
+  padSeam(Before, hazardSteps(Insts, /*Reversed=*/false));
+  for (const CounterAdd &A : Adds)
+    Records->emitAdd(OS, A);
+  PreviousTail = std::move(Insts);
+  padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
 }
 
 std::pair<unsigned, unsigned>
@@ -2146,16 +2271,31 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   };
   // A point's counter adds come before its hooks; scalar code, they need
   // no VGPR indexing switched off.
+  // Adds to once-per-wave counters write VGPR lanes: inside an
+  // s_set_gpr_idx_on region (\p IndexMask set) indexing goes off around
+  // them, as around a point.
   auto Count = [&](std::map<uint64_t, std::vector<CounterAdd>> &Adds,
                    uint64_t Addr, const RegisterSet &L, unsigned B,
-                   unsigned Pos) {
+                   unsigned Pos, std::optional<unsigned> IndexMask) {
     auto It = Adds.find(Addr);
     if (It == Adds.end())
       return;
+    SmallVector<CounterAdd, 4> InLanes, Rest;
+    for (const CounterAdd &A : It->second)
+      (isRecord(A.Counter) ? InLanes : Rest).push_back(A);
+    if (!InLanes.empty()) {
+      if (IndexMask)
+        OS << "\ts_set_gpr_idx_off\n";
+      emitRecordAdds(InLanes, seamAt(F, B, Pos));
+      if (IndexMask)
+        OS << "\ts_set_gpr_idx_on m0, " << *IndexMask << "\n\ts_nop 0\n";
+    }
+    if (Rest.empty())
+      return;
     if (CountersInLanes)
-      emitCounterAddsInLanes(It->second, L, Pending, seamAt(F, B, Pos));
+      emitCounterAddsInLanes(Rest, L, Pending, seamAt(F, B, Pos));
     else
-      emitCounterAdds(It->second, L);
+      emitCounterAdds(Rest, L);
   };
   for (unsigned B = 0; B < F.blocks().size(); ++B) {
     const BinaryBasicBlock &Block = F.blocks()[B];
@@ -2185,7 +2325,8 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     }
     OS << blockLabel(F, Block.Address) << ":\n";
     Pending = Waits.blockIn(B);
-    Count(FP.AddsBlockEntry, Block.Address, FL->liveIn(B), B, 0);
+    Count(FP.AddsBlockEntry, Block.Address, FL->liveIn(B), B, 0,
+          std::nullopt);
     if (Error E = At(FP.BlockEntry, Block.Address, FL->liveIn(B), B, 0))
       return E;
     // Between s_set_gpr_idx_on and s_set_gpr_idx_off the hardware offsets
@@ -2209,15 +2350,38 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
       const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
-      Count(FP.AddsBefore, Addr, FL->liveBefore(B, I), B, I);
+      Count(FP.AddsBefore, Addr, FL->liveBefore(B, I), B, I,
+            Indexing ? std::optional<unsigned>(IndexMask) : std::nullopt);
+      if (auto G = FP.BeforeUnlessExec.find(Addr);
+          G != FP.BeforeUnlessExec.end()) {
+        // Waves whose EXEC is the pair (or not empty) skip the calls.
+        bool NonZero = G->second.second == HookRequest::ExecNonZero;
+        if (Indexing ||
+            (!NonZero && FL->liveBefore(B, I).has(SpecialReg::Scc)))
+          return fail(where(F, HookPoint::Before, Addr) +
+                      ": a call unless EXEC is an SGPR pair needs SCC dead "
+                      "and no VGPR indexing there");
+        std::string Skip = ".Lloom_u" + std::to_string(GuardLabels++);
+        if (NonZero)
+          OS << "\ts_cbranch_execnz " << Skip << "\n";
+        else
+          OS << "\ts_cmp_eq_u64 " << spair(G->second.second) << ", exec\n"
+             << "\ts_cbranch_scc1 " << Skip << "\n";
+        if (Error E = emitPoint(G->second.first, FL->liveBefore(B, I), Pending,
+                                seamAt(F, B, I)))
+          return E;
+        OS << Skip << ":\n";
+      }
       if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I), I))
         return E;
       if (Error E = AtIndexed(FP.KernelExit, Addr, FL->liveBefore(B, I), I))
         return E;
       if (Error E = emitCallTranslation(F, B, I))
         return E;
-      if (F.isKernel() && Block.Instructions[I].Props.isEndProgram())
+      if (F.isKernel() && Block.Instructions[I].Props.isEndProgram()) {
         emitCounterFlush();
+        emitRecordFlush();
+      }
       OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
       AddressMapLabels.push_back(Addr);
       PreviousTail.clear();
@@ -2233,7 +2397,8 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         Indexing = false;
       }
       Pending.step(Block.Instructions[I]);
-      Count(FP.AddsAfter, Addr, FL->liveAfter(B, I), B, I + 1);
+      Count(FP.AddsAfter, Addr, FL->liveAfter(B, I), B, I + 1,
+            Indexing ? std::optional<unsigned>(IndexMask) : std::nullopt);
       if (Error E = AtIndexed(FP.After, Addr, FL->liveAfter(B, I), I + 1))
         return E;
     }
@@ -2463,6 +2628,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
     AddressMapLabels.clear();
     Result.HazardWaitStates = Result.HazardNops = 0;
     PcLabels = 0;
+    GuardLabels = 0;
     LongLabels = 0;
     BranchLines.clear();
     const BinaryFunction *Failed = nullptr;

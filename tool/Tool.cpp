@@ -21,13 +21,25 @@ std::vector<BinaryFunction *> KernelInstrumentation::functions() const {
   return Order;
 }
 
-unsigned KernelInstrumentation::spareSgprs() const {
-  std::vector<BinaryFunction *> Functions = functions();
+namespace {
+RegistersInUse inUse(const KernelInstrumentation &K) {
+  std::vector<BinaryFunction *> Functions = K.functions();
   std::vector<const BinaryFunction *> Copied(Functions.begin(),
                                              Functions.end());
-  RegistersInUse R = registersInUse(BC, {&Kernel}, Copied);
-  unsigned Taken = unsigned(R.HighestSgpr + 1) + LoomOwnSgprs;
+  return registersInUse(K.context(), {&K.kernel()}, Copied);
+}
+} // namespace
+
+unsigned KernelInstrumentation::spareSgprs() const {
+  unsigned Taken = unsigned(inUse(*this).HighestSgpr + 1) + LoomOwnSgprs;
   return Taken >= MaxSgprs ? 0 : MaxSgprs - Taken;
+}
+
+unsigned KernelInstrumentation::spareVgprs() const {
+  // One for the launch state's lanes or a long branch's, and one to align
+  // a pair.
+  unsigned Taken = unsigned(inUse(*this).HighestVgpr + 1) + 2;
+  return Taken >= MaxVgprs ? 0 : MaxVgprs - Taken;
 }
 
 void registerTool(const char *Name, ToolFactory Factory,

@@ -12,6 +12,7 @@
 #include "loom/emu/Device.h"
 #include "loom/emu/Module.h"
 #include "loom/instrument/BinaryContext.h"
+#include "loom/instrument/ControlEquivalence.h"
 #include "loom/instrument/Instrumenter.h"
 #include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/WaitStates.h"
@@ -601,6 +602,179 @@ TEST_F(InstrumenterTest, WaveCountersCountExactly) {
   EXPECT_GT(Truth.WaveInstructions, 300u); // the loop and the recursion ran
 }
 
+/// Once-per-wave counters in \p Kernel (of the fixture loaded): at the entry
+/// of each block outside loops, its waves (word 2i of loom_test_waves)
+/// and, before its first vector instruction with no EXEC write before it in
+/// the block, that instruction's lanes (word 2i + 1). The plan, and per
+/// counted word the instruction whose ground truth it must equal (its
+/// offset in the kernel; lanes if odd).
+struct OnceCounters {
+  std::vector<std::pair<uint64_t, bool>> Expect; ///< per word: offset, lanes
+};
+OnceCounters askOnceCounters(InstrumentationPlan &Plan, const BinaryFunction &K) {
+  OnceCounters O;
+  auto Ok = [](Error E) {
+    if (E)
+      ADD_FAILURE() << llvm::toString(std::move(E));
+  };
+  ControlEquivalence Classes(K);
+  for (unsigned BI = 0; BI < K.blocks().size(); ++BI) {
+    const BinaryBasicBlock &B = K.blocks()[BI];
+    if (Classes.inLoop(BI))
+      continue;
+    const BinaryInstruction *Vector = nullptr;
+    for (const BinaryInstruction &I : B.Instructions) {
+      if (I.Props.IsVector) {
+        Vector = &I;
+        break;
+      }
+      if (I.Props.writesExec())
+        break;
+    }
+    uint64_t Word = O.Expect.size();
+    unsigned W = Plan.waveCounter("loom_test_waves", 8 * Word, true);
+    Error Two = Plan.countAtBlockEntry(K, B, {W, 2, false});
+    EXPECT_TRUE(bool(Two)) << "once-per-wave counters take adds of 1";
+    llvm::consumeError(std::move(Two));
+    Ok(Plan.countAtBlockEntry(K, B, {W, 1, false}));
+    O.Expect.push_back({B.Address - K.address(), false});
+    if (!Vector)
+      continue;
+    unsigned L = Plan.waveCounter("loom_test_waves", 8 * (Word + 1), true);
+    Ok(Plan.countBefore(K, *Vector, {L, 1, true}));
+    O.Expect.push_back({Vector->address() - K.address(), true});
+  }
+  return O;
+}
+
+/// Each word of \p O against \p Truth's counts of \p Kernel.
+void expectOnceCounts(const OnceCounters &O, const uint64_t *Words,
+                      const emu::DispatchCounters &Truth,
+                      llvm::StringRef Kernel) {
+  std::map<uint64_t, const emu::InstructionCount *> At;
+  for (const emu::InstructionCount &I : Truth.Instructions)
+    if (I.Function == Kernel)
+      At[I.Offset] = &I;
+  for (size_t W = 0; W < O.Expect.size(); ++W) {
+    auto [Offset, Lanes] = O.Expect[W];
+    auto It = At.find(Offset);
+    uint64_t Want = It == At.end() ? 0
+                    : Lanes        ? It->second->ActiveLanes
+                                   : It->second->WaveExecutions;
+    EXPECT_EQ(Words[W], Want) << Kernel.str() << " +0x"
+                              << llvm::utohexstr(Offset)
+                              << (Lanes ? " lanes" : " waves");
+  }
+}
+
+// Once-per-wave counters (lanes of a VGPR pair, one vector atomic at
+// s_endpgm) at every block of call_chain outside its loops: each equals
+// what the virtual GPU ran there, on three waves the last of which is
+// partial, and no result changes. A counter a hook would read is refused.
+TEST_F(InstrumenterTest, OncePerWaveCountersCountExactly) {
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("call_chain");
+  const BinaryFunction *K = Lifted->function("call_chain");
+  ASSERT_NE(K, nullptr);
+  OnceCounters O = askOnceCounters(Plan, *K);
+  ASSERT_GE(O.Expect.size(), 2u);
+  Error Read = Plan.atKernelEntry(
+      *K, "bump", {HookArg::waveCounter(0), HookArg::constant(1)});
+  EXPECT_TRUE(bool(Read)) << "a hook reading a once-per-wave counter";
+  llvm::consumeError(std::move(Read));
+  std::string Assembly;
+  auto M = instrumentAndLoad(Plan, &Assembly);
+  ASSERT_TRUE(M);
+  EXPECT_NE(Assembly.find("global_atomic_add_x2 v0, v["), std::string::npos);
+  EXPECT_NE(Assembly.find("exec_hi"), std::string::npos);
+
+  constexpr unsigned N = 150; // three waves, the last one partial
+  emu::DispatchCounters Truth;
+  std::vector<int> Want = runCallChain(*Dev, *Orig, "call_chain", N, 13, 6,
+                                       &Truth);
+  resetCounts();
+  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", N, 13, 6), Want);
+  expectOnceCounts(O, global("loom_test_waves"), Truth, "call_chain");
+}
+
+// A call before scale_add's s_cbranch_execz unless EXEC is the mask its
+// s_and_saveexec_b64 saved (HookRequest::UnlessExecIs) runs on the waves
+// that lost lanes to `i < n` only: with n = 200 on five waves, the fourth
+// (8 lanes left) and the fifth (none left: EXEC = 0, it skips the block).
+// bump is scalar code, into a wave counter: it runs under EXEC = 0 too.
+// Unless EXEC is not empty (HookRequest::ExecNonZero), on the fifth alone.
+// Once-per-wave counters at the same branch count every wave, the fifth
+// under EXEC = 0 included, and the 200 lanes left.
+TEST_F(InstrumenterTest, ACallUnlessExecIsRunsWhereLanesWereLost) {
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("scale_add");
+  const BinaryFunction *K = Lifted->function("scale_add");
+  ASSERT_NE(K, nullptr);
+  const BinaryInstruction *Branch = nullptr;
+  unsigned Saved = 0;
+  for (const BinaryBasicBlock &B : K->blocks()) {
+    size_t N = B.Instructions.size();
+    if (N >= 2 && B.last().Info.Text.find("s_cbranch_execz") == 0 &&
+        B.Instructions[N - 2].Info.Text.find("s_and_saveexec_b64 s[") == 0) {
+      Branch = &B.last();
+      llvm::StringRef Text = B.Instructions[N - 2].Info.Text;
+      ASSERT_FALSE(Text.drop_front(strlen("s_and_saveexec_b64 s["))
+                       .consumeInteger(10, Saved));
+    }
+  }
+  ASSERT_NE(Branch, nullptr);
+  unsigned C = Plan.waveCounter("loom_test_events", 0);
+  Error Odd = Plan.beforeUnlessExecIs(*K, *Branch, Saved + 1, "bump",
+                                      {HookArg::constant(1)});
+  EXPECT_TRUE(bool(Odd)) << "an odd pair";
+  llvm::consumeError(std::move(Odd));
+  HookRequest R = HookRequest::call(
+      "scale_add", HookPoint::Before, Branch->address(), "bump",
+      {HookArg::waveCounter(C), HookArg::constant(1)}, C);
+  R.UnlessExecIs = Saved;
+  ASSERT_OK(Plan.add(R));
+  // Unless EXEC is not empty, at the join the branch skips to (where
+  // EXEC is the block's, or empty): the fifth wave alone.
+  ASSERT_TRUE(Branch->Info.Target.has_value());
+  unsigned Empty = Plan.waveCounter("loom_test_events", 8);
+  HookRequest Z = HookRequest::call(
+      "scale_add", HookPoint::Before, *Branch->Info.Target, "bump",
+      {HookArg::waveCounter(Empty), HookArg::constant(1)}, Empty);
+  Z.UnlessExecIs = HookRequest::ExecNonZero;
+  ASSERT_OK(Plan.add(Z));
+  unsigned Waves = Plan.waveCounter("loom_test_waves", 0, true);
+  unsigned Lanes = Plan.waveCounter("loom_test_waves", 8, true);
+  ASSERT_OK(Plan.countBefore(*K, *Branch, {Waves, 1, false}));
+  ASSERT_OK(Plan.countBefore(*K, *Branch, {Lanes, 1, true}));
+  std::string Assembly;
+  auto M = instrumentAndLoad(Plan, &Assembly);
+  ASSERT_TRUE(M);
+  EXPECT_NE(Assembly.find("s_cmp_eq_u64 s[" + std::to_string(Saved)),
+            std::string::npos);
+  auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel) {
+    constexpr int N = 200;
+    emu::DeviceBuffer In(*Dev, 320 * 4), Out(*Dev, 320 * 4);
+    for (int I = 0; I < 320; ++I) {
+      static_cast<float *>(In.data())[I] = float(I);
+      static_cast<float *>(Out.data())[I] = -1;
+    }
+    emu::KernelArgs Args;
+    Args.add(Out.data()).add(In.data()).add(int32_t(N));
+    auto Res = Mod.launch(Kernel, emu::LaunchConfig::linear(320, 64), Args);
+    EXPECT_TRUE(Res && Res->ok());
+    if (!Res)
+      ADD_FAILURE() << llvm::toString(Res.takeError());
+    return std::vector<float>(Out.data<float>(), Out.data<float>() + 320);
+  };
+  std::vector<float> Want = Run(*Orig, "scale_add");
+  resetCounts();
+  EXPECT_EQ(Run(*M, "scale_add.loom"), Want);
+  EXPECT_EQ(global("loom_test_events")[0], 2u);
+  EXPECT_EQ(global("loom_test_events")[1], 1u);
+  EXPECT_EQ(global("loom_test_waves")[0], 5u);
+  EXPECT_EQ(global("loom_test_waves")[1], 200u);
+}
+
 // Hooks keep per-wave state in a wave counter: bump(counter, 1) and then
 // bump(counter, 2), returning into it, before every instruction of
 // call_chain and its callees (the second call sees what the first
@@ -822,6 +996,43 @@ TEST_F(InstrumenterTest, StateAndCountersLiveInLanesWhenSgprsRunOut) {
   auto Seen = testutil::recordedWaves(*Hooks, 5, 0x600dcafe, Bad);
   EXPECT_EQ(Seen, testutil::expectedWaves(Grid, Group));
   EXPECT_EQ(Bad, 0u);
+}
+
+// all_sgprs writes s101 and all_vgprs keeps v0..v255: once-per-wave
+// counters need no SGPR, so the first counts exactly; the second has no
+// VGPR pair left for them, and is left uninstrumented with the reason.
+TEST_F(InstrumenterTest, OncePerWaveCountersNeedTwoFreeVgprs) {
+  ASSERT_NO_FATAL_FAILURE(useFixture("exhausted_kernels.elf"));
+  {
+    InstrumentationPlan Plan(*Lifted);
+    Plan.addKernel("all_sgprs");
+    const BinaryFunction *K = Lifted->function("all_sgprs");
+    ASSERT_NE(K, nullptr);
+    OnceCounters O = askOnceCounters(Plan, *K);
+    auto M = instrumentAndLoad(Plan);
+    ASSERT_TRUE(M);
+    constexpr unsigned N = 150;
+    emu::DispatchCounters Truth;
+    std::vector<int> Want = runExhausted(*Dev, *Orig, "all_sgprs", N, &Truth);
+    resetCounts();
+    EXPECT_EQ(runExhausted(*Dev, *M, "all_sgprs.loom", N), Want);
+    expectOnceCounts(O, global("loom_test_waves"), Truth, "all_sgprs");
+  }
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("all_vgprs");
+  const BinaryFunction *K = Lifted->function("all_vgprs");
+  ASSERT_NE(K, nullptr);
+  askOnceCounters(Plan, *K);
+  InstrumentOptions Options;
+  Options.LoadDelta = Orig->base();
+  auto R = instrumentCodeObject(Plan, {Hooks->Library}, Options);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(R->kernel("all_vgprs"), nullptr);
+  ASSERT_FALSE(R->Warnings.empty());
+  EXPECT_NE(R->Warnings[0].find("no free vector registers for 2 "
+                                "once-per-wave counters' lanes"),
+            std::string::npos)
+      << R->Warnings[0];
 }
 
 } // namespace

@@ -59,3 +59,31 @@ LOOM_HOOK void loom_count_lanes(uint32_t Offset) {
   unsigned long long Lanes = loom::activeLanes();
   LOOM_SCALAR_ADD(Lanes, slot(Offset), 0x8);
 }
+
+// A wave that lost lanes to an s_and_saveexec_b64 (Saved: the mask it
+// saved; EXEC: what is left), called before the s_cbranch_execz after it
+// only on such waves (HookRequest::UnlessExecIs): the lanes lost, and the
+// wave if none is left (it skips the block the branch guards). The host
+// works the block's waves and lanes out from them (Counting.h, Loss).
+LOOM_HOOK void loom_count_lost(uint32_t Offset, uint32_t SavedLo,
+                               uint32_t SavedHi) {
+  unsigned long long Saved =
+      (static_cast<unsigned long long>(SavedHi) << 32) | SavedLo;
+  // EXEC as it is: the compiler takes a function's EXEC for non-empty.
+  unsigned long long Exec;
+  __asm__ volatile("s_mov_b64 %0, exec" : "=s"(Exec));
+  unsigned long long Lost = __builtin_popcountll(Saved & ~Exec);
+  uint32_t None; // scalar: the compiler would compare in a VGPR
+  __asm__ volatile("s_cmp_eq_u64 %1, 0\n\ts_cselect_b32 %0, 1, 0"
+                   : "=s"(None)
+                   : "s"(Exec)
+                   : "scc");
+  unsigned long long Skipped = None;
+  unsigned long long *Counts = slot(Offset);
+  __asm__ volatile("s_atomic_add_x2 %0, %2, 0x0\n\t"
+                   "s_atomic_add_x2 %1, %2, 0x8\n\t"
+                   "s_waitcnt lgkmcnt(0)"
+                   :
+                   : "s"(Skipped), "s"(Lost), "s"(Counts)
+                   : "memory");
+}

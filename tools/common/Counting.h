@@ -15,6 +15,12 @@
 //                (waves, lanes) count each of its instructions exactly as a
 //                hook before it would.
 //
+// Block modes count only what the host cannot work out, and not all of it
+// with hooks: runs in loops in wave counters (SGPRs), the kernel's runs
+// outside loops in once-per-wave counters (VGPR lanes) where that is
+// cheaper, and an `if (i < n)` block not at all where it can be worked out
+// from the lanes its waves lost (Loss). Counter::instrument says which.
+//
 // After a dispatch, the kernel's slots are read and zeroed, and turned into
 // counts per instruction, per opcode (the names `loom exec --counters`
 // uses) and per block entry.
@@ -27,6 +33,8 @@
 #include "ToolOptions.h"
 
 #include "loom/instrument/ControlEquivalence.h"
+#include "loom/instrument/Liveness.h"
+#include "loom/instrument/RegisterBudget.h"
 #include "loom/instrument/Tool.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -102,8 +110,8 @@ public:
   llvm::Error instrument(instrument::KernelInstrumentation &K, CountMode M) {
     using namespace instrument;
     Kernel Plan;
-    std::vector<std::pair<const BinaryFunction *, const BinaryInstruction *>>
-        Points;
+    PointList Points;
+    std::vector<Loss> Losses;
     const isa::McContext &MC = K.context().mc();
     // Block modes ask only for what the host cannot work out: a class of
     // blocks that run equally often (ControlEquivalence) is counted at one
@@ -175,19 +183,21 @@ public:
         else if (Exec && CountsVector[S])
           Plan.LanesOf[S] = LanesCounted.try_emplace({C, *Exec}, S).first->second;
       }
+      if (IsKernel && Live)
+        findLosses(MC, *F, *Live, Points, FirstSlot, Plan, Losses);
     }
-    llvm::Expected<uint64_t> Base =
-        Slots.allocate(K.kernel().name(), Plan.Slots.size());
-    if (!Base)
-      return Base.takeError();
-    Plan.Base = *Base;
     // What each slot counts.
     std::vector<bool> Waves(Points.size()), Lanes(Points.size());
+    Plan.Lost.assign(Points.size(), Kernel::None);
+    for (size_t L = 0; L < Losses.size(); ++L)
+      Plan.Lost[Losses[L].Slot] = L;
     for (size_t S = 0; S < Points.size(); ++S) {
-      Waves[S] = M == CountMode::Instruction || Plan.WavesOf[S] == S;
+      bool Derived = Plan.Lost[S] != Kernel::None;
+      Waves[S] = M == CountMode::Instruction ||
+                 (Plan.WavesOf[S] == S && !Derived);
       Lanes[S] = M == CountMode::Instruction ||
                  (M != CountMode::BlockEntry && CountsVector[S] &&
-                  Plan.LanesOf[S] == S);
+                  Plan.LanesOf[S] == S && !Derived);
     }
     // Block modes count slots in loops in wave counters (SGPRs: two or
     // three scalar instructions a count, no memory), as many as fit; the
@@ -205,17 +215,49 @@ public:
         }
       }
     }
+    // The kernel's runs outside loops, which a wave passes at most once,
+    // in once-per-wave counters (lanes of VGPRs, one vector atomic a wave
+    // for all) where that beats their hooks (onceInLanes).
+    std::vector<bool> InLanes = onceInLanes(K, M, Points, InLoop, InRegisters,
+                                            Waves, Lanes);
+    // Words: two per slot (waves, lanes), then the once-per-wave counters',
+    // one each, in a run.
+    size_t Records = 0;
+    Plan.WaveWord.resize(Points.size());
+    Plan.LaneWord.resize(Points.size());
+    for (size_t S = 0; S < Points.size(); ++S) {
+      Plan.WaveWord[S] = InLanes[S] && Waves[S] ? 2 * Points.size() + Records++
+                                                : 2 * S;
+      Plan.LaneWord[S] = InLanes[S] && Lanes[S] ? 2 * Points.size() + Records++
+                                                : 2 * S + 1;
+    }
+    // Then each loss's pair: its waves that skipped, its lanes lost.
+    size_t LossWords = 2 * Points.size() + Records;
+    if (M == CountMode::Instruction)
+      Losses.clear(), Plan.Lost.assign(Points.size(), Kernel::None);
+    Plan.LostWord.clear();
+    for (size_t L = 0; L < Losses.size(); ++L)
+      Plan.LostWord.push_back(LossWords + 2 * L);
+    Plan.SlotCount = Points.size() + (Records + 2 * Losses.size() + 1) / 2;
+    llvm::Expected<uint64_t> Base =
+        Slots.allocate(K.kernel().name(), Plan.SlotCount);
+    if (!Base)
+      return Base.takeError();
+    Plan.Base = *Base;
     for (size_t S = 0; S < Points.size(); ++S) {
       auto [F, Inst] = Points[S];
       const BinaryBasicBlock &B = F->blocks()[*F->blockContaining(
           Inst->address())];
       bool AtEntry = Inst->address() == B.Address && M != CountMode::Instruction;
       uint32_t Offset = uint32_t((Plan.Base + S) * 16);
-      if (InRegisters[S]) {
+      if (InRegisters[S] || InLanes[S]) {
         for (bool PerLane : {false, true}) {
           if (!(PerLane ? Lanes[S] : Waves[S]))
             continue;
-          CounterAdd A{K.plan().waveCounter("LoomCounts", Offset + 8 * PerLane),
+          size_t Word = PerLane ? Plan.LaneWord[S] : Plan.WaveWord[S];
+          CounterAdd A{K.plan().waveCounter("LoomCounts",
+                                            Plan.Base * 16 + Word * 8,
+                                            InLanes[S]),
                        1, PerLane};
           if (llvm::Error E = AtEntry ? K.plan().countAtBlockEntry(*F, B, A)
                                       : K.plan().countBefore(*F, *Inst, A))
@@ -232,6 +274,23 @@ public:
       std::vector<HookArg> Args{HookArg::constant(Offset)};
       if (llvm::Error E = AtEntry ? K.plan().atBlockEntry(*F, B, Hook, Args)
                                   : K.plan().before(*F, *Inst, Hook, Args))
+        return E;
+    }
+    for (size_t L = 0; L < Losses.size(); ++L) {
+      const Loss &X = Losses[L];
+      uint32_t Offset = uint32_t((Plan.Base * 2 + Plan.LostWord[L]) * 8);
+      // Block entries need the waves that skipped only: those whose EXEC
+      // is empty (one s_cbranch_execnz on the others), as if none was
+      // saved.
+      bool WavesOnly = M == CountMode::BlockEntry;
+      std::vector<HookArg> Args{HookArg::constant(Offset)};
+      for (unsigned Half : {0, 1})
+        Args.push_back(WavesOnly ? HookArg::constant(0)
+                                 : HookArg::sgpr(X.Saved + Half));
+      if (llvm::Error E = K.plan().beforeUnlessExecIs(
+              K.kernel(), *X.Branch,
+              WavesOnly ? HookRequest::ExecNonZero : X.Saved,
+              "loom_count_lost", std::move(Args)))
         return E;
     }
     // By kernel object (the corpus has a kernel of one name in a code
@@ -263,7 +322,7 @@ public:
     }
     const Kernel &Plan = *Found;
     std::vector<uint64_t> Raw;
-    llvm::Error E = Slots.take(Ctx, D.Agent, Plan.Base, Plan.Slots.size(), Raw);
+    llvm::Error E = Slots.take(Ctx, D.Agent, Plan.Base, Plan.SlotCount, Raw);
     release(D);
     if (E)
       return std::move(E);
@@ -271,14 +330,21 @@ public:
     const uint64_t Waves = D.waves(), WorkItems = D.workItems();
     constexpr uint64_t WaveSize = 64; // gfx9
     auto wavesOf = [&](size_t Slot) {
-      return Slot == Kernel::DispatchWaves ? Waves : Raw[2 * Slot];
+      if (Slot == Kernel::DispatchWaves)
+        return Waves;
+      if (size_t L = Plan.Lost[Slot]; L != Kernel::None)
+        return Waves - Raw[Plan.LostWord[L]];
+      return Raw[Plan.WaveWord[Slot]];
     };
     for (size_t S = 0; S < Plan.Slots.size(); ++S) {
       uint64_t W = wavesOf(Plan.WavesOf[S]);
       size_t L = Plan.LanesOf[S];
-      uint64_t Lanes = L == Kernel::WorkItemLanes ? WorkItems
-                       : L == Kernel::EveryLane   ? W * WaveSize
-                                                  : Raw[2 * L + 1];
+      uint64_t Lanes =
+          L == Kernel::WorkItemLanes ? WorkItems
+          : L == Kernel::EveryLane   ? W * WaveSize
+          : Plan.Lost[L] != Kernel::None
+              ? WorkItems - Raw[Plan.LostWord[Plan.Lost[L]] + 1]
+              : Raw[Plan.LaneWord[L]];
       if (!W) // as the counters, only what ran
         continue;
       for (uint32_t I : Plan.Slots[S]) {
@@ -298,6 +364,186 @@ public:
   }
 
 private:
+  /// How often each block of \p F runs per call, roughly, for choosing
+  /// between ways of counting: 1 at the entry, split evenly between a
+  /// conditional branch's ways, except that the skip of an s_cbranch_execz
+  /// (taken only by a wave whose lanes all left) is taken as never.
+  /// Forward edges only (blocks in address order); after a loop, what
+  /// leaves it.
+  static std::vector<double> blockRuns(const isa::McContext &MC,
+                                       const instrument::BinaryFunction &F) {
+    llvm::ArrayRef<instrument::BinaryBasicBlock> Blocks = F.blocks();
+    std::vector<double> Runs(Blocks.size());
+    if (Blocks.empty())
+      return Runs;
+    Runs[0] = 1;
+    for (unsigned B = 0; B < Blocks.size(); ++B) {
+      const instrument::BinaryBasicBlock &Block = Blocks[B];
+      unsigned Forward = 0;
+      for (unsigned S : Block.Successors)
+        Forward += S > B;
+      if (!Forward)
+        continue;
+      bool SkipsEmpty = !Block.Instructions.empty() &&
+                        MC.opcodeBaseName(Block.last().Inst.getOpcode()) ==
+                            "S_CBRANCH_EXECZ";
+      for (unsigned S : Block.Successors) {
+        if (S <= B)
+          continue;
+        bool Skip = SkipsEmpty && Block.last().Info.Target &&
+                    Blocks[S].Address == *Block.last().Info.Target;
+        Runs[S] += SkipsEmpty ? (Skip ? 0 : Runs[B]) : Runs[B] / Forward;
+      }
+    }
+    return Runs;
+  }
+
+  /// Per slot: whether it counts in a once-per-wave counter. A kernel's
+  /// slot outside loops runs at most once per wave; its hook costs a wave
+  /// that runs it 6 to 8 instructions, a once-per-wave counter 1 to 3 (1
+  /// for waves, 2 for lanes): 5 saved a run. The kernel then pays a fixed
+  /// price every wave (zeroing the lanes, one vector atomic: about 14).
+  /// Taken where the savings, weighed by how often the slots run
+  /// (blockRuns), are twice that (the estimate is rough: on ROCclr's
+  /// fillBufferAligned, whose uniform branches pick one of four paths, it
+  /// finds 5 runs where waves take 2), and VGPRs allow.
+  using PointList = std::vector<std::pair<const instrument::BinaryFunction *,
+                                          const instrument::BinaryInstruction *>>;
+  struct Kernel;
+
+  /// A block B entered only from P, where P runs once per wave under the
+  /// EXEC the wave started with and ends `s_and_saveexec_b64 sX, ...;
+  /// s_cbranch_execz` skipping B: the `if (i < n)` at a kernel's top. The
+  /// wave enters B unless no lane is left, with the lanes left. So B's
+  /// waves are the dispatch's less the waves that skipped, and its lanes
+  /// the work-items less the lanes lost (sX & ~EXEC): counted by a call
+  /// before the branch on waves that lost lanes only, two scalar
+  /// instructions (s_cmp_eq_u64 sX, exec; s_cbranch_scc1) on the others;
+  /// for block entries alone, on waves left with no lane only, one
+  /// (s_cbranch_execnz).
+  struct Loss {
+    size_t Slot;                                ///< B's first run
+    const instrument::BinaryInstruction *Branch; ///< P's s_cbranch_execz
+    unsigned Saved;                             ///< sX
+  };
+  /// Whether the s_and_saveexec_b64 at \p At of \p B takes VCC from a
+  /// v_cmp of a VGPR with an SGPR: a bound (`i < n`), which few waves fall
+  /// across, so the losses' call rarely runs. Against a constant (`tid ==
+  /// 0`, `lane & 1`) most waves lose lanes, and the call (some 15
+  /// instructions) would cost more than the block's own hook.
+  static bool comparesWithScalar(const isa::McContext &MC,
+                                 const instrument::BinaryBasicBlock &B,
+                                 unsigned At) {
+    const llvm::MCInst &Save = B.Instructions[At].Inst;
+    if (Save.getNumOperands() < 2 || !Save.getOperand(1).isReg() ||
+        MC.scalarCodes(Save.getOperand(1).getReg().id()) !=
+            llvm::SmallVector<unsigned, 4>{isa::McContext::VccLoCode,
+                                           isa::McContext::VccHiCode})
+      return false;
+    for (unsigned I = At; I-- > 0;) {
+      const instrument::BinaryInstruction &Cmp = B.Instructions[I];
+      if (!Cmp.Props.Writes.has(instrument::SpecialReg::VccLo))
+        continue;
+      if (!MC.opcodeBaseName(Cmp.Inst.getOpcode()).starts_with("V_CMP"))
+        return false;
+      // An SGPR the block sets to a constant (s_movk_i32 s2, 0x80) is a
+      // constant.
+      auto Constant = [&](unsigned Sgpr) {
+        for (unsigned J = I; J-- > 0;) {
+          const instrument::BinaryInstruction &Def = B.Instructions[J];
+          if (!Def.Props.Writes.hasSgpr(Sgpr))
+            continue;
+          llvm::StringRef Op = MC.opcodeBaseName(Def.Inst.getOpcode());
+          return (Op.starts_with("S_MOV") || Op.starts_with("S_MOVK")) &&
+                 Def.Inst.getNumOperands() > 1 && Def.Inst.getOperand(1).isImm();
+        }
+        return false;
+      };
+      for (unsigned K = 0; K < Cmp.Inst.getNumOperands(); ++K) {
+        const llvm::MCOperand &O = Cmp.Inst.getOperand(K);
+        if (O.isReg())
+          if (std::optional<unsigned> C = MC.scalarCode(O.getReg().id());
+              C && *C < instrument::MaxSgprs && !Constant(*C))
+            return true;
+      }
+      return false;
+    }
+    return false;
+  }
+
+  static void findLosses(const isa::McContext &MC,
+                         const instrument::BinaryFunction &F,
+                         const instrument::FunctionLiveness &Live,
+                         const PointList &Points, size_t FirstSlot,
+                         const Kernel &Plan, std::vector<Loss> &Out) {
+    llvm::ArrayRef<instrument::BinaryBasicBlock> Blocks = F.blocks();
+    for (size_t S = FirstSlot; S < Points.size(); ++S) {
+      const instrument::BinaryInstruction *Entry = Points[S].second;
+      std::optional<unsigned> BI = F.blockContaining(Entry->address());
+      if (!BI || Blocks[*BI].Address != Entry->address() ||
+          Plan.WavesOf[S] != S || Blocks[*BI].Predecessors.size() != 1)
+        continue;
+      unsigned P = Blocks[*BI].Predecessors[0];
+      const instrument::BinaryBasicBlock &Pred = Blocks[P];
+      size_t N = Pred.Instructions.size();
+      if (N < 2 || P + 1 != *BI)
+        continue;
+      const instrument::BinaryInstruction &Branch = Pred.Instructions[N - 1];
+      const instrument::BinaryInstruction &Save = Pred.Instructions[N - 2];
+      if (MC.opcodeBaseName(Branch.Inst.getOpcode()) != "S_CBRANCH_EXECZ" ||
+          MC.opcodeBaseName(Save.Inst.getOpcode()) != "S_AND_SAVEEXEC_B64" ||
+          (Branch.Info.Target && *Branch.Info.Target == Blocks[*BI].Address))
+        continue;
+      if (!comparesWithScalar(MC, Pred, N - 2))
+        continue;
+      llvm::SmallVector<unsigned, 4> Pair =
+          MC.scalarCodes(Save.Inst.getOperand(0).getReg().id());
+      if (Pair.size() != 2 || Pair[0] % 2 || Pair[1] != Pair[0] + 1 ||
+          Pair[0] >= instrument::MaxSgprs)
+        continue;
+      // P once per wave (its waves the dispatch's), under the wave's first
+      // EXEC (never empty) before the s_and_saveexec; SCC free for the test.
+      size_t PS = S;
+      while (PS > FirstSlot &&
+             *F.blockContaining(Points[PS].second->address()) != P)
+        --PS;
+      if (*F.blockContaining(Points[PS].second->address()) != P ||
+          Plan.WavesOf[PS] != Kernel::DispatchWaves ||
+          Live.execName(P, N - 2) != instrument::FunctionLiveness::ExecAtEntry ||
+          Live.liveBefore(P, N - 1).has(instrument::SpecialReg::Scc))
+        continue;
+      Out.push_back({S, &Branch, Pair[0]});
+    }
+  }
+
+  static std::vector<bool>
+  onceInLanes(instrument::KernelInstrumentation &K, CountMode M,
+              const PointList &Points, const std::vector<bool> &InLoop,
+              const std::vector<bool> &InRegisters,
+              const std::vector<bool> &Waves, const std::vector<bool> &Lanes) {
+    constexpr unsigned SavedPerRun = 5, FixedCost = 14, PerVgprs = 64;
+    std::vector<bool> InLanes(Points.size());
+    if (M == CountMode::Instruction)
+      return InLanes;
+    const instrument::BinaryFunction &F = K.kernel();
+    std::vector<double> Runs = blockRuns(K.context().mc(), F);
+    double Saved = 0;
+    unsigned Records = 0;
+    for (size_t S = 0; S < Points.size(); ++S) {
+      unsigned Need = Waves[S] + Lanes[S];
+      if (!Need || InLoop[S] || InRegisters[S] || Points[S].first != &F)
+        continue;
+      InLanes[S] = true;
+      Records += Need;
+      Saved += Runs[*F.blockContaining(Points[S].second->address())] *
+               SavedPerRun;
+    }
+    unsigned Vgprs = 2 * ((Records + PerVgprs - 1) / PerVgprs);
+    if (Saved <= 2 * FixedCost || Vgprs > K.spareVgprs())
+      InLanes.assign(Points.size(), false);
+    return InLanes;
+  }
+
   struct Kernel {
     static constexpr size_t None = ~size_t(0);
     /// WavesOf: a run of the kernel's once per wave.
@@ -306,6 +552,15 @@ private:
     /// under the EXEC its waves start with), or every lane of each wave.
     static constexpr size_t WorkItemLanes = None - 2, EveryLane = None - 3;
     uint64_t Base = 0;
+    /// Slots taken in LoomCounts: one per counting point, then the
+    /// once-per-wave counters' words, two a slot.
+    uint64_t SlotCount = 0;
+    /// Per slot: the words (from Base's first) its waves and its lanes are
+    /// counted in, if it counts them.
+    std::vector<size_t> WaveWord, LaneWord;
+    /// Per slot: the loss (findLosses) its waves and lanes are worked out
+    /// from, or None; per loss, its pair of words.
+    std::vector<size_t> Lost, LostWord;
     /// Per slot: the instructions it counts (indices into Instructions).
     std::vector<std::vector<uint32_t>> Slots;
     /// Per slot: the slot that counts its waves (its class's

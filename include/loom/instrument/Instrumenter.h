@@ -173,9 +173,21 @@ struct HookCall {
 /// Global (LOOM_DEVICE in the tool's hooks), one scalar atomic per counter,
 /// unless Global is empty. Hooks read it (HookArg::waveCounter) and may set
 /// it (HookCall::Result).
+///
+/// A counter marked OncePerWave is the tool's promise that a wave adds to it
+/// at most once (its adds sit where a wave passes at most once, such as a
+/// kernel's blocks outside loops), each add with Amount 1: the copy then
+/// keeps it in a lane of a pair of VGPRs reserved for the wave's life (one
+/// v_writelane an add, two with lanes, whatever EXEC is; no SGPR, SCC
+/// untouched) and, before each s_endpgm, adds every such counter to its
+/// word with one global_atomic_add_x2 per run of consecutive 8-byte words
+/// (instrument/WaveRecords.h). It needs a Global, is never read by hooks,
+/// and needs two VGPRs per 64 the original code leaves
+/// (KernelInstrumentation::spareVgprs), or the copy fails to build.
 struct WaveCounter {
   std::string Global;
   uint64_t Offset = 0;
+  bool OncePerWave = false;
 };
 
 /// Adds Amount, times EXEC's active lanes if PerLane, to a WaveCounter.
@@ -196,6 +208,16 @@ struct HookRequest {
   /// Set for an add to a counter instead of a hook call (Before, After,
   /// BlockEntry). A point's adds run before its hook calls.
   std::optional<CounterAdd> Add;
+  /// Before only, hook calls only: the call runs only on waves whose EXEC
+  /// differs from the SGPR pair s[N:N+1] there (where the pair holds what
+  /// an s_and_saveexec saved, the waves that lost lanes to it: a rare path,
+  /// two scalar instructions on the common one). The test clobbers SCC,
+  /// which must be dead there, or the copy fails. Such calls at one
+  /// instruction form a point of their own, with one pair. ExecNonZero
+  /// instead of a pair: only on waves whose EXEC is empty there (one
+  /// s_cbranch_execnz on the others; SCC untouched).
+  std::optional<unsigned> UnlessExecIs;
+  static constexpr unsigned ExecNonZero = ~0u;
 
   /// A call of \p Hook with \p Args at \p Point of \p Function (at
   /// \p Address), its result stored into wave counter \p Result if set.
@@ -241,14 +263,21 @@ public:
                             std::vector<HookArg> Args = {});
   llvm::Error atKernelExit(const BinaryFunction &Kernel, llvm::StringRef Hook,
                            std::vector<HookArg> Args = {});
+  /// before(), the call running only where EXEC differs from s[Pair:Pair+1]
+  /// (HookRequest::UnlessExecIs).
+  llvm::Error beforeUnlessExecIs(const BinaryFunction &F,
+                                 const BinaryInstruction &I, unsigned Pair,
+                                 llvm::StringRef Hook,
+                                 std::vector<HookArg> Args = {});
   /// The general form of the five above.
   llvm::Error add(HookRequest R);
 
   /// A new WaveCounter, its number. SGPRs are scarce: a kernel gets the
   /// counters that fit above its own registers (KernelInstrumentation::
   /// spareSgprs says how many), or its copy fails to build.
-  unsigned waveCounter(llvm::StringRef Global, uint64_t Offset) {
-    Counters.push_back({Global.str(), Offset});
+  unsigned waveCounter(llvm::StringRef Global, uint64_t Offset,
+                       bool OncePerWave = false) {
+    Counters.push_back({Global.str(), Offset, OncePerWave});
     return Counters.size() - 1;
   }
   /// Adds to a counter at a point: before \p I or at \p B's entry.

@@ -153,6 +153,10 @@ public:
   /// the registers the kernel and its callees use (registersInUse, as the
   /// code generator counts them), less LoomOwnSgprs.
   unsigned spareSgprs() const;
+  /// VGPRs the copy can give once-per-wave counters (two per 64): what is
+  /// left above the registers the kernel and its callees use, less one for
+  /// Loom's own state.
+  unsigned spareVgprs() const;
 
 private:
   BinaryContext &BC;
