@@ -56,6 +56,10 @@ StringRef hookPointName(HookPoint P) {
   return "?";
 }
 
+int64_t memoryBaseOffset(const BinaryInstruction &I, const InstrAnalyzer &A) {
+  return detail::memoryBaseOffsetOf(I, A);
+}
+
 std::string HookArg::str() const {
   switch (K) {
   case Kind::Constant: return "constant " + utohexstr(V, false, true);
@@ -69,7 +73,8 @@ std::string HookArg::str() const {
   case Kind::Pc: return "pc";
   case Kind::InstrOffset: return "instruction offset";
   case Kind::InstrIndex: return "instruction index";
-  case Kind::MemoryAddress: return "memory address";
+  case Kind::MemoryAddress:
+    return WithoutOffset ? "memory address less its offset" : "memory address";
   case Kind::MemoryBytes: return "memory bytes";
   case Kind::LaneId: return "lane id";
   case Kind::WaveId: return "wave id";

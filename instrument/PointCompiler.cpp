@@ -138,6 +138,13 @@ Error bufferParts(const MCInst &Inst, const InstrAnalyzer &A, StringRef Name,
   return fail("cannot find the address operands of " + Name);
 }
 
+/// Whether memoryBaseOf leaves \p P's offset out: not a scalar or buffer
+/// access's (their offsets take part in masks and range checks).
+bool baseLeavesOffset(const AddressParts &P) {
+  return P.Form == AddressParts::Vector || P.Form == AddressParts::Lds ||
+         P.Form == AddressParts::Scratch;
+}
+
 Expected<AddressParts> addressParts(const BinaryInstruction &I,
                                     const InstrAnalyzer &A) {
   const MCInst &Inst = I.Inst;
@@ -231,6 +238,17 @@ Expected<AddressParts> addressParts(const BinaryInstruction &I,
       return fail("cannot find the address operands of " + Name);
     break;
   }
+  return P;
+}
+
+/// The parts of the address \p Arg (a MemoryAddress) passes for \p I: less
+/// the offset for HookArg::memoryBaseOf, where the host can add it.
+Expected<AddressParts> argAddressParts(const HookArg &Arg,
+                                       const BinaryInstruction &I,
+                                       const InstrAnalyzer &A) {
+  Expected<AddressParts> P = addressParts(I, A);
+  if (P && Arg.withoutOffset() && baseLeavesOffset(*P))
+    P->Offset = 0;
   return P;
 }
 
@@ -649,7 +667,7 @@ private:
       if (!Of || !Of->Props.isMemory())
         return fail(P.Where + ": " + Arg.str() +
                     " of an instruction that accesses no memory");
-      Expected<AddressParts> Parts = addressParts(*Of, A);
+      Expected<AddressParts> Parts = argAddressParts(Arg, *Of, A);
       if (!Parts)
         return fail(P.Where + ": " + toString(Parts.takeError()));
       for (unsigned I = 0; I < Parts->Vaddr.Count; ++I)
@@ -756,9 +774,9 @@ private:
       return pair(B, {R::State, waveCounterState(Arg.value(), false)},
                   {R::State, waveCounterState(Arg.value(), true)});
     case K::MemoryAddress:
-      return memoryAddress(B, cantFail(addressParts(
-                                  Arg.instruction() ? *Arg.instruction()
-                                                    : *P.Instr,
+      return memoryAddress(B, cantFail(argAddressParts(
+                                  Arg, Arg.instruction() ? *Arg.instruction()
+                                                         : *P.Instr,
                                   A)));
     }
     return B.getInt32(0);
@@ -1503,6 +1521,16 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     SetShape(Out[I], First);
   }
   return Out;
+}
+
+int64_t memoryBaseOffsetOf(const BinaryInstruction &I,
+                           const InstrAnalyzer &A) {
+  Expected<AddressParts> P = addressParts(I, A);
+  if (!P) {
+    consumeError(P.takeError());
+    return 0;
+  }
+  return baseLeavesOffset(*P) ? P->Offset : 0;
 }
 
 } // namespace loom::instrument::detail

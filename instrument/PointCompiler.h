@@ -129,6 +129,10 @@ inline bool hasScratchRsrc(llvm::StringRef Processor) {
 inline constexpr unsigned MaxSgprParams = 26;
 inline constexpr unsigned MaxVgprParams = 32; // v0..v31
 
+/// HookArg::memoryBaseOf's left-out offset (loom::instrument::
+/// memoryBaseOffset).
+int64_t memoryBaseOffsetOf(const BinaryInstruction &I, const InstrAnalyzer &A);
+
 /// Compiles every point of \p Points with the hooks of \p Hooks, for
 /// \p Target; CompiledPoint i belongs to Points[i]. \p LabelPrefix makes
 /// the bodies' labels unique in the file they are spliced into.

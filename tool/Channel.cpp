@@ -41,18 +41,24 @@ void spinAWhile() {
   }
 }
 
-/// Where the Sequence words and the records lie in a ring's memory: the
-/// header, then Capacity words, then the records (each part 64-byte
-/// aligned, as Capacity >= 64).
+/// Where the Sequence and Free words and the records lie in a ring's
+/// memory: the header, then Capacity words of each, then the records (each
+/// part 64-byte aligned, as Capacity >= 64).
 constexpr size_t SequenceOffset = 64;
-size_t recordsOffset(uint32_t Capacity) {
+size_t freeOffset(uint32_t Capacity) {
   return SequenceOffset + sizeof(uint64_t) * size_t(Capacity);
+}
+size_t recordsOffset(uint32_t Capacity) {
+  return freeOffset(Capacity) + sizeof(uint64_t) * size_t(Capacity);
 }
 
 // The device writes these while the host reads them: atomics (the host is
 // the only writer of Consumed).
 uint64_t loadAcquire(uint64_t &Word) {
   return std::atomic_ref<uint64_t>(Word).load(std::memory_order_acquire);
+}
+uint64_t loadRelaxed(uint64_t &Word) {
+  return std::atomic_ref<uint64_t>(Word).load(std::memory_order_relaxed);
 }
 void storeRelease(uint64_t &Word, uint64_t V) {
   std::atomic_ref<uint64_t>(Word).store(V, std::memory_order_release);
@@ -83,6 +89,10 @@ ChannelDrain::open(ToolHost &Tool, const ChannelOptions &Options,
   // records need not: only published ones are read.
   auto *Base = static_cast<char *>(B->Ptr);
   std::memset(Base, 0, Records);
+  // Each slot takes its own index first.
+  auto *Free = reinterpret_cast<uint64_t *>(Base + freeOffset(Options.Capacity));
+  for (uint32_t I = 0; I < Options.Capacity; ++I)
+    Free[I] = I;
   R->Ring = reinterpret_cast<LoomChannelRing *>(Base);
   R->Ring->Capacity = Options.Capacity;
   R->Ring->RecordBytes = Options.RecordBytes;
@@ -90,6 +100,7 @@ ChannelDrain::open(ToolHost &Tool, const ChannelOptions &Options,
   R->Ring->Sequence = reinterpret_cast<uint64_t>(Base + SequenceOffset);
   R->Ring->Records =
       alignTo(reinterpret_cast<uint64_t>(Base + Records), uint64_t(Align));
+  R->Ring->Free = reinterpret_cast<uint64_t>(Free);
   return R;
 }
 
@@ -105,30 +116,49 @@ void ChannelDrain::start(std::shared_ptr<ChannelRing> R) {
 
 uint64_t ChannelDrain::drain(ChannelRing &R) {
   LoomChannelRing &H = *R.Ring;
-  uint64_t Mask = H.Capacity - 1;
+  uint64_t Capacity = H.Capacity, Mask = Capacity - 1;
   auto *Sequence = reinterpret_cast<uint64_t *>(H.Sequence);
+  auto *Free = reinterpret_cast<uint64_t *>(H.Free);
   auto *Records = reinterpret_cast<const char *>(H.Records);
   uint64_t Consumed = H.Consumed; // written by the host only
-  uint64_t Start = Consumed;
-  for (;;) {
-    // The published run from Consumed, up to the ring's end at most: a
-    // record is published once its slot's Sequence word is its index + 1.
-    uint64_t Slot = Consumed & Mask;
-    uint64_t End = Consumed;
-    while (End - Consumed < H.Capacity - Slot &&
-           loadAcquire(Sequence[End & Mask]) == End + 1)
+  uint64_t Claimed = loadAcquire(H.Claimed);
+  uint64_t Limit = std::min(Claimed, Consumed + Capacity);
+  // The records after Consumed that are published (Sequence: claim + 1)
+  // and not yet handed over (Free: claim + Capacity once they are), read
+  // from the last back: a producer publishes its records in claim order,
+  // so one seen published means every earlier one of it is seen too, and
+  // each producer's records go to the tool in its order, though a record
+  // still being written no longer holds up the ones claimed after it.
+  std::vector<uint8_t> &Ready = R.Ready;
+  Ready.assign(size_t(Limit - Consumed), 0);
+  for (uint64_t I = Limit; I-- > Consumed;)
+    Ready[I - Consumed] = loadRelaxed(Free[I & Mask]) != I + Capacity &&
+                          loadAcquire(Sequence[I & Mask]) == I + 1;
+  uint64_t Got = 0;
+  for (uint64_t I = Consumed; I < Limit;) {
+    if (!Ready[I - Consumed]) {
+      ++I;
+      continue;
+    }
+    // A run of them, up to the ring's end at most.
+    uint64_t End = I + 1;
+    while (End < Limit && (End & Mask) && Ready[End - Consumed])
       ++End;
-    if (End == Consumed)
-      break;
     R.Tool->call([&](Tool &T, ToolContext &Ctx) {
-      T.channelRecords(Ctx, R.D, Records + Slot * H.RecordBytes,
-                       size_t(End - Consumed));
+      T.channelRecords(Ctx, R.D, Records + (I & Mask) * H.RecordBytes,
+                       size_t(End - I));
     });
-    Consumed = End;
-    // The tool is done with the slots: producers may reuse them.
-    storeRelease(H.Consumed, Consumed);
+    // The tool is done with the slots: their producers' next claims may
+    // take them.
+    for (uint64_t C = I; C < End; ++C)
+      storeRelease(Free[C & Mask], C + Capacity);
+    Got += End - I;
+    I = End;
   }
-  return Consumed - Start;
+  while (Consumed < Limit && loadRelaxed(Free[Consumed & Mask]) == Consumed + Capacity)
+    ++Consumed;
+  storeRelease(H.Consumed, Consumed);
+  return Got;
 }
 
 void ChannelDrain::run() {
@@ -170,7 +200,8 @@ uint64_t ChannelDrain::finish(ChannelRing &R) {
     std::lock_guard<std::mutex> RL(R.Lock);
     if (R.Finished)
       return 0;
-    drain(R);
+    while (drain(R)) // a pass reaches at most Capacity records ahead
+      ;
     Claimed = loadAcquire(R.Ring->Claimed);
     Consumed = R.Ring->Consumed;
     Dropped = loadAcquire(R.Ring->Dropped);

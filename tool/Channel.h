@@ -5,9 +5,11 @@
 // LoomChannelRing, its Sequence words and its records, in fine-grained
 // system memory (loom/instrument/LaunchHeader.h describes the protocol).
 // One drain thread polls the rings of the dispatches running, hands the
-// records published so far to Tool::channelRecords, in claim order and
-// straight from the ring, and releases them by advancing Consumed, which
-// lets producers waiting on a full lossless ring go on. When the dispatch
+// records published so far to Tool::channelRecords, straight from the
+// ring, each producer's in the order it claimed them (a record still being
+// written does not hold up those claimed after it), and releases each
+// one's slot (Free) and every record up to the first still held
+// (Consumed), which lets producers waiting on a full lossless ring go on. When the dispatch
 // completes, its completion handler drains what is left (finish), before
 // the tools' dispatchComplete.
 //
@@ -40,6 +42,7 @@ struct ChannelRing {
   LoomChannelRing *Ring = nullptr; ///< at Memory.Ptr
   std::mutex Lock;       ///< the drain thread and the final drain
   bool Finished = false; ///< drained for the last time; Memory given back
+  std::vector<uint8_t> Ready; ///< drain's: which records it may hand over
 };
 
 class ChannelDrain {
@@ -67,8 +70,8 @@ public:
 
 private:
   void run();
-  /// Hands the records published after Consumed to the tool and releases
-  /// them; R.Lock held. Returns how many.
+  /// Hands the records published after Consumed (up to Capacity ahead) to
+  /// the tool and releases them; R.Lock held. Returns how many.
   uint64_t drain(ChannelRing &R);
   /// No longer drained by the thread.
   void forget(ChannelRing &R);

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "LiftTestUtil.h"
 
+#include "loom/instrument/Instrumenter.h"
+
 using namespace loom::instrument;
 using namespace loom::instrument::test;
 
@@ -198,6 +200,23 @@ TEST(InstrPropertiesNames, AccessBytes) {
   EXPECT_EQ(accessBytesFromName("BUFFER_LOAD_FORMAT_XYZW"), 16u);
   EXPECT_EQ(accessBytesFromName("S_LOAD_DWORDX16"), 64u);
   EXPECT_EQ(accessBytesFromName("BUFFER_WBINVL1"), 0u);
+}
+
+// The offset HookArg::memoryBaseOf leaves out, for the host to add: a
+// vector, LDS or scratch access's immediate offset as the address takes
+// it (scaled for ds_read2, 64 times more for its ST64 form); none for
+// scalar and buffer accesses, which keep theirs.
+TEST(MemoryBaseOffset, VectorLdsAndScratchOffsetsLeftOut) {
+  std::optional<LiftedFile> L = liftFile(LOOM_LIFT_CASES);
+  ASSERT_TRUE(L);
+  const InstrAnalyzer &A = L->BC->analyzer();
+  std::vector<int64_t> Offsets;
+  for (const BinaryBasicBlock &B : L->fn("base_offsets").blocks())
+    for (const BinaryInstruction &I : B.Instructions)
+      if (I.Props.isMemory())
+        Offsets.push_back(memoryBaseOffset(I, A));
+  EXPECT_EQ(Offsets, (std::vector<int64_t>{256, -4, 16, -8, 12, 12, 256, 0,
+                                           0, 0}));
 }
 
 } // namespace

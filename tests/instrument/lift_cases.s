@@ -111,6 +111,26 @@ indirect_branch:
 .Lindirect_branch_end:
   .size indirect_branch, .Lindirect_branch_end-indirect_branch
 
+// Memory instructions with immediate offsets: what HookArg::memoryBaseOf
+// leaves out of their addresses (InstrPropertiesTest.cpp).
+  .globl base_offsets
+  .p2align 2
+  .type base_offsets,@function
+base_offsets:
+  global_load_dword v1, v[2:3], off offset:256
+  global_load_dword v1, v2, s[4:5] offset:-4
+  flat_load_dword v1, v[2:3] offset:16
+  scratch_load_dword v1, v2, off offset:-8
+  ds_read_b32 v1, v2 offset:12
+  ds_read2_b32 v[4:5], v2 offset0:3 offset1:5
+  ds_read2st64_b32 v[4:5], v2 offset0:1 offset1:2
+  global_load_dword v1, v[2:3], off
+  s_load_dword s4, s[6:7], 0x10
+  buffer_load_dword v1, off, s[0:3], 0 offset:8
+  s_setpc_b64 s[30:31]
+.Lbase_offsets_end:
+  .size base_offsets, .Lbase_offsets_end-base_offsets
+
 // One instruction of each family, for their properties.
   .globl props
   .p2align 2

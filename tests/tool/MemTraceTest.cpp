@@ -163,32 +163,46 @@ TEST(MemTrace, CompareByTheLaunchesBuffers) {
 
 //===-- The reader --------------------------------------------------------===//
 
-/// A small trace written by TraceWriter.
-std::string sampleTrace() {
-  std::string Path = tempPath("mem-sample");
+/// A trace writer at \p Path that has written site 0 (kernel k, 4 bytes
+/// a lane, \p Kind, \p Opcode) and dispatch 0.
+std::unique_ptr<TraceWriter> writerWithASite(const std::string &Path,
+                                             InstrKind Kind, StringRef Opcode) {
   auto W = cantFail(TraceWriter::create(Path));
   TraceSite S;
-  S.Id = 0;
   S.Pc = 0x1000;
   S.Offset = 0x40;
-  S.Kind = InstrKind::Flat;
+  S.Kind = Kind;
   S.Bytes = 4;
   S.Kernel = S.Function = "k";
-  S.Opcode = "FLAT_LOAD_DWORD";
+  S.Opcode = Opcode.str();
   W->site(S);
   TraceDispatch D;
-  D.Index = 0;
   D.Kernel = "k";
   W->dispatch(D);
-  TraceAccess A;
-  A.Where = Space::Lds;
-  A.Exec = 0x5;
-  A.Addresses = {8, 16};
-  W->access(A);
-  cantFail(W->close());
+  return W;
+}
+
+/// The bytes \p W wrote to \p Path, once closed; the file removed.
+std::string closeAndRead(TraceWriter &W, const std::string &Path) {
+  cantFail(W.close());
   auto Buf = MemoryBuffer::getFile(Path);
   sys::fs::remove(Path);
   return (*Buf)->getBuffer().str();
+}
+
+/// A small trace written by TraceWriter.
+std::string sampleTrace() {
+  std::string Path = tempPath("mem-sample");
+  auto W = writerWithASite(Path, InstrKind::Flat, "FLAT_LOAD_DWORD");
+  TraceAccess A;
+  A.Where = Space::Lds;
+  A.Exec = 0x5;
+  A.Addresses = {8, 16}; // in rows (one stride)
+  W->access(A);
+  A.Exec = 0x7;
+  A.Addresses = {8, 100, 4}; // lane by lane
+  W->access(A);
+  return closeAndRead(*W, Path);
 }
 
 struct Collect : TraceVisitor {
@@ -202,9 +216,69 @@ TEST(TraceFile, ReadsWhatWasWritten) {
   std::string Bytes = sampleTrace();
   Collect C;
   ASSERT_FALSE(bool(readTrace("t", Bytes, C)));
-  ASSERT_EQ(C.Accesses.size(), 1u);
+  ASSERT_EQ(C.Accesses.size(), 2u);
   EXPECT_EQ(C.Accesses[0].Exec, 0x5u);
   EXPECT_EQ(C.Accesses[0].Addresses, (std::vector<uint64_t>{8, 16}));
+  EXPECT_EQ(C.Accesses[1].Exec, 0x7u);
+  EXPECT_EQ(C.Accesses[1].Addresses, (std::vector<uint64_t>{8, 100, 4}));
+}
+
+// Lanes' addresses as the hooks give them (by lane index, a mask and an
+// offset applied), in the shapes the writer stores as rows and in shapes
+// it stores lane by lane: what is read back is each active lane's address.
+TEST(TraceFile, LaneAccessesReadBackInEveryShape) {
+  std::mt19937_64 Rng(7);
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> Cases;
+  auto Lanes = [](auto F) {
+    std::vector<uint64_t> V(64);
+    for (unsigned L = 0; L < 64; ++L)
+      V[L] = F(L);
+    return V;
+  };
+  uint64_t Base = 0x7f0012345000;
+  Cases.push_back({~0ull, Lanes([&](unsigned L) { return Base + 4 * L; })});
+  Cases.push_back({~0ull, Lanes([&](unsigned L) { return Base - 8 * L; })});
+  Cases.push_back({~0ull, Lanes([&](unsigned L) { return Base; })});
+  // A 16-wide tile with rows 17 floats apart; a row reading one address.
+  Cases.push_back({~0ull, Lanes([&](unsigned L) {
+                     return Base + 68 * (L / 16) + 4 * (L % 16);
+                   })});
+  Cases.push_back({~0ull, Lanes([&](unsigned L) { return Base + 12 * (L / 16); })});
+  Cases.push_back({0x00ff00ff00ff00ffull, Lanes([&](unsigned L) {
+                     return Base + 4 * L;
+                   })});
+  Cases.push_back({0x8000000000000001ull, Lanes([&](unsigned L) {
+                     return Base + 4 * L;
+                   })});
+  Cases.push_back({1ull << 17, Lanes([&](unsigned L) { return Base + L; })});
+  // Almost rows: one lane off breaks them.
+  Cases.push_back({~0ull, Lanes([&](unsigned L) {
+                     return Base + 4 * L + (L == 40 ? 4 : 0);
+                   })});
+  for (int R = 0; R < 20; ++R)
+    Cases.push_back({Rng() | 1, Lanes([&](unsigned) { return Rng(); })});
+
+  std::string Path = tempPath("mem-lanes");
+  auto W = writerWithASite(Path, InstrKind::Lds, "DS_READ_B32");
+  std::vector<std::vector<uint64_t>> Expected;
+  for (auto &[Exec, ByLane] : Cases)
+    for (uint64_t Mask : {~0ull, 0xffffffffull}) {
+      uint64_t Add = Mask == ~0ull ? 0 : 0x40;
+      W->laneAccess(Space::Lds, 0, 0, 3, Exec, ByLane.data(), Add, Mask);
+      std::vector<uint64_t> E;
+      for (unsigned L = 0; L < 64; ++L)
+        if ((Exec >> L) & 1)
+          E.push_back((ByLane[L] + Add) & Mask);
+      Expected.push_back(std::move(E));
+    }
+  std::string Bytes = closeAndRead(*W, Path);
+  Collect C;
+  ASSERT_FALSE(bool(readTrace("lanes", Bytes, C)));
+  ASSERT_EQ(C.Accesses.size(), Expected.size());
+  for (size_t I = 0; I < Expected.size(); ++I) {
+    EXPECT_EQ(C.Accesses[I].Addresses, Expected[I]) << I;
+    EXPECT_EQ(C.Accesses[I].Wave, 3u);
+  }
 }
 
 TEST(TraceFile, EveryTruncationIsAnErrorNamingTheOffset) {

@@ -103,12 +103,31 @@ StringRef untraceable(const InstrProperties &P, StringRef Name) {
   }
 }
 
+/// How a record holds an instruction's addresses: 64 bits a lane, 32 bits
+/// a lane (LDS and scratch offsets), or the one scalar address after the
+/// header.
+enum class Width : uint8_t { Wide, Narrow, Scalar };
+Width widthOf(MemoryKind K) {
+  if (K == MemoryKind::Scalar)
+    return Width::Scalar;
+  return K == MemoryKind::Lds || K == MemoryKind::Scratch ? Width::Narrow
+                                                          : Width::Wide;
+}
+
 struct Site {
   TraceSite Info;
   /// ds_read2/ds_write2: the second access's offset from the first.
   std::optional<int64_t> Second;
+  /// What the record's addresses lack: the instruction's immediate offset
+  /// (HookArg::memoryBaseOf, the host adds it).
+  int64_t Offset = 0;
   /// A buffer access of the stack: its addresses are private offsets.
   bool Stack = false;
+  /// The instructions of a record that starts here (a record's header
+  /// names its first site); 0 if none starts here.
+  unsigned Group = 0;
+  /// How a record holds its addresses.
+  Width W = Width::Wide;
 };
 
 struct DispatchInfo {
@@ -117,6 +136,7 @@ struct DispatchInfo {
   uint32_t WorkGroup[3] = {1, 1, 1};
   uint64_t NumGroups[2] = {1, 1};
   uint32_t WavesPerGroup = 1;
+  uint32_t Index = 0; ///< the dispatch's, as the trace numbers it
   uint64_t Accesses = 0;
 
   /// The wave's index in the dispatch, as the virtual GPU numbers it (work-
@@ -143,10 +163,11 @@ public:
       return O.takeError();
     Options = std::move(*O);
     // Chunks of MEM_TRACE_CHUNK bytes: 128 MiB of address space, touched as
-    // used. Waves at barriers publish part-filled chunks, and with 256 of
-    // them lds_scan's waves spun waiting for room (105x the instructions
-    // against 11x).
-    uint32_t Capacity = 2048;
+    // used. Waves at barriers publish part-filled chunks, and with fewer
+    // of them barrier-heavy kernels spin waiting for room (lds_scan with
+    // 256 64 KiB chunks: 105x the instructions against 11x; blockScan of
+    // the realistic set with 2048: 735 M against 415 M with these).
+    uint32_t Capacity = 8192;
     if (auto C = Ctx.option("capacity"))
       if (!to_integer(*C, Capacity))
         return createStringError(inconvertibleErrorCode(),
@@ -166,6 +187,7 @@ public:
       return DispatchChoice::original();
     KernelObjects[D.Kernel] = D.KernelObject;
     DispatchInfo &I = Dispatches[D.Index];
+    I.Index = uint32_t(D.Index);
     // The apertures a flat address is routed by, as the queue gives them
     // to the code (amd_queue_t starts with the hsa_queue_t).
     const auto *Q = reinterpret_cast<const amd_queue_t *>(D.Queue);
@@ -232,7 +254,7 @@ public:
     DispatchInfo &Info = Dispatches[D.Index];
     const char *Chunk = static_cast<const char *>(Records);
     for (size_t N = 0; N < Count; ++N, Chunk += MEM_TRACE_CHUNK)
-      chunk(D.Index, Info, Chunk);
+      chunk(Info, Chunk);
   }
 
   void dispatchComplete(ToolContext &, const Dispatch &D) override {
@@ -257,7 +279,17 @@ public:
   }
 
 private:
-  static constexpr size_t MaxGroup = MEM_TRACE_GROUP;
+  /// Whether a group may take one more instruction of width \p W.
+  template <typename G> bool hasRoom(const G &Group, Width W) const {
+    if (Group.size() < MEM_TRACE_GROUP)
+      return true;
+    if (Group.size() >= MEM_TRACE_GROUP_SAME || W == Width::Scalar)
+      return false;
+    for (const BinaryInstruction *I : Group)
+      if (widthOf(I->Props.Memory) != W)
+        return false;
+    return true;
+  }
 
   /// The points of block \p B: traced instructions wait for a point, and
   /// one point, before the last of them, reports them all, as long as
@@ -275,17 +307,23 @@ private:
         return Error::success();
       std::vector<HookArg> Args{HookArg::waveCounter(Cursor),
                                 HookArg::constant(Sites.size())};
-      unsigned Scalar = 0; // members whose one address is the header's
-      for (size_t M = 0; M < Group.size(); ++M) {
-        const BinaryInstruction *I = Group[M];
-        Args.push_back(HookArg::memoryAddressOf(*I));
-        Scalar |= unsigned(I->Props.Memory == MemoryKind::Scalar) << M;
+      size_t First = Sites.size();
+      for (const BinaryInstruction *I : Group) {
         addSite(F, *I, K.kernel().name(), Delta, MC);
-        Sites.back().Stack = isStackBuffer(*I, K.context().analyzer(),
-                                           Sites.back().Info.Opcode);
+        Site &S = Sites.back();
+        S.Stack = isStackBuffer(*I, K.context().analyzer(), S.Info.Opcode);
+        S.Offset = memoryBaseOffset(*I, K.context().analyzer());
       }
-      std::string Hook = "mem_trace_" + std::to_string(Group.size()) + "_" +
-                         std::to_string(Scalar);
+      Sites[First].Group = Group.size();
+      // The hook of the group's mix of kinds (MemTraceHooks.hip), its
+      // addresses in that order: 64-bit lanes, 32-bit lanes, scalar.
+      std::string Hook = "mem_trace_";
+      for (Width W : {Width::Wide, Width::Narrow, Width::Scalar})
+        for (size_t M = 0; M < Group.size(); ++M)
+          if (Sites[First + M].W == W) {
+            Args.push_back(HookArg::memoryBaseOf(*Group[M]));
+            Hook += "vls"[unsigned(W)];
+          }
       Error E = K.plan().add(HookRequest::call(F.name().str(), HookPoint::Before,
                                                Group.back()->address(), Hook,
                                                std::move(Args), Cursor));
@@ -301,7 +339,7 @@ private:
           if (I.Props.AccessBytes)
             ++Untraced[Op + " (" + Why.str() + ")"];
         } else {
-          if (Group.size() == MaxGroup)
+          if (!hasRoom(Group, widthOf(I.Props.Memory)))
             if (Error E = Flush())
               return E;
           Group.push_back(&I);
@@ -333,6 +371,7 @@ private:
     S.Info.Kernel = Kernel.str();
     S.Info.Function = F.name().str();
     S.Info.Opcode = operationName(MC, I.Inst.getOpcode());
+    S.W = widthOf(I.Props.Memory);
     if (I.Props.AccessesPerLane == 2)
       S.Second = ds2Delta(I, S.Info.Opcode);
     Writer->site(S.Info);
@@ -352,110 +391,120 @@ private:
     return (Offsets[1] - Offsets[0]) * Scale;
   }
 
-  void emit(TraceAccess &A, const Site &S, DispatchInfo &Info) {
+  /// Lanes \p Mask's access of \p S, lane L's address (ByLane[L] + Add) &
+  /// AddressMask.
+  void emit(Space Where, const Site &S, DispatchInfo &Info, uint32_t Wave,
+            uint64_t Mask, const uint64_t *ByLane, uint64_t Add = 0,
+            uint64_t AddressMask = ~0ull) {
+    if (!Mask)
+      return;
     ++Info.Accesses;
-    Lanes += A.Addresses.size();
-    Bytes += A.Addresses.size() * S.Info.Bytes;
-    Writer->access(A);
+    unsigned N = std::popcount(Mask);
+    Lanes += N;
+    Bytes += N * S.Info.Bytes;
+    Writer->laneAccess(Where, S.Info.Id, Info.Index, Wave, Mask, ByLane,
+                       Add, AddressMask);
   }
 
   /// A wave's chunk: its identity, then its records, each a header and
   /// the lanes of its vector instructions. What a record holds follows
   /// from its sites; a chunk that does not parse is dropped whole.
-  void chunk(uint64_t Dispatch, DispatchInfo &Info, const char *Chunk) {
+  void chunk(DispatchInfo &Info, const char *Chunk) {
     LoomWaveChunk C;
     MemTraceWave W;
     std::memcpy(&C, Chunk, sizeof(C));
     std::memcpy(&W, Chunk + sizeof(C), sizeof(W));
     const char *At = Chunk + sizeof(C) + sizeof(W);
-    const char *End = At + std::min<size_t>(C.Bytes, MEM_TRACE_CHUNK - (At - Chunk));
-    TraceAccess A;
-    A.Dispatch = uint32_t(Dispatch);
-    A.Wave = Info.wave(W);
+    // The cursor's offset in its chunk (it never reaches the chunk's end).
+    const char *End = Chunk + std::max<size_t>(C.End & (MEM_TRACE_CHUNK - 1),
+                                               At - Chunk);
+    uint32_t Wave = Info.wave(W);
     while (End - At >= ptrdiff_t(sizeof(MemTraceHeader))) {
       MemTraceHeader H;
       std::memcpy(&H, At, sizeof(H));
       At += sizeof(H);
-      if (H.Count > MEM_TRACE_GROUP || H.Site + uint64_t(H.Count) > Sites.size())
+      if (H.Site >= Sites.size() || !Sites[H.Site].Group)
         return;
-      unsigned Scalars = 0;
-      for (uint32_t M = 0; M < H.Count; ++M)
-        Scalars += Sites[H.Site + M].Info.Kind == InstrKind::Scalar;
-      const char *First = At;
-      At += (Scalars + 1) / 2 * 2 * sizeof(uint64_t);
-      for (uint32_t M = 0; M < H.Count; ++M) {
-        A.Site = H.Site + M;
-        const Site &S = Sites[A.Site];
-        const uint64_t *Lanes = nullptr;
-        uint64_t Scalar = 0;
-        if (S.Info.Kind == InstrKind::Scalar) {
-          std::memcpy(&Scalar, First, sizeof(Scalar));
-          First += sizeof(Scalar);
-        } else {
-          if (End - At < ptrdiff_t(64 * sizeof(uint64_t)))
-            return;
-          Lanes = reinterpret_cast<const uint64_t *>(At);
-          At += 64 * sizeof(uint64_t);
+      unsigned Count = Sites[H.Site].Group;
+      // The scalar addresses, then the arrays of 64-bit lanes, then those
+      // of 32-bit lanes, each in program order.
+      unsigned Of[3] = {0, 0, 0};
+      for (uint32_t M = 0; M < Count; ++M)
+        ++Of[unsigned(Sites[H.Site + M].W)];
+      size_t ScalarBytes = Of[2] * sizeof(uint64_t);
+      size_t WideBytes = Of[0] * 64 * sizeof(uint64_t);
+      if (size_t(End - At) <
+          ScalarBytes + WideBytes + Of[1] * 64 * sizeof(uint32_t))
+        return;
+      const char *Scalars = At, *Wide = At + ScalarBytes,
+                 *Narrow = Wide + WideBytes;
+      for (uint32_t M = 0; M < Count; ++M) {
+        const Site &S = Sites[H.Site + M];
+        uint64_t Scalar = 0, Low[64];
+        const uint64_t *Lanes = Low;
+        switch (S.W) {
+        case Width::Scalar:
+          std::memcpy(&Scalar, Scalars, sizeof(Scalar));
+          Scalars += sizeof(Scalar);
+          break;
+        case Width::Narrow:
+          for (unsigned L = 0; L < 64; ++L)
+            Low[L] = reinterpret_cast<const uint32_t *>(Narrow)[L];
+          Narrow += 64 * sizeof(uint32_t);
+          break;
+        case Width::Wide: // 4-byte aligned in the chunk
+          std::memcpy(Low, Wide, sizeof(Low));
+          Wide += sizeof(Low);
+          break;
         }
-        access(A, S, Info, H.Exec, Lanes, Scalar);
+        access(S, Info, Wave, uint64_t(H.Exec[1]) << 32 | H.Exec[0], Lanes,
+               &Scalar);
       }
+      At = Narrow;
     }
   }
 
   /// The accesses of one instruction of a record: lanes \p Exec, their
   /// addresses \p Lanes (by lane), or \p First for a scalar one.
-  void access(TraceAccess &A, const Site &S, DispatchInfo &Info,
-              uint64_t Exec, const uint64_t *Lanes, uint64_t First) {
-    if (S.Info.Kind == InstrKind::Scalar) {
-      // One access of the wave, as lane 0's, even with EXEC empty.
-      A.Where = Space::Scalar;
-      A.Exec = 1;
-      A.Addresses.assign(1, First);
-      emit(A, S, Info);
-      return;
-    }
-    // Lanes of Mask, with their addresses as Map gives them.
-    auto Emit = [&](Space Where, uint64_t Mask, auto Map) {
-      if (!Mask)
-        return;
-      A.Where = Where;
-      A.Exec = Mask;
-      A.Addresses.clear();
-      for (uint64_t M = Mask; M; M &= M - 1)
-        A.Addresses.push_back(Map(Lanes[std::countr_zero(M)]));
-      emit(A, S, Info);
-    };
-    auto Same = [](uint64_t V) { return V; };
-    auto Low = [](uint64_t V) { return V & 0xffffffffu; };
+  void access(const Site &S, DispatchInfo &Info, uint32_t Wave,
+              uint64_t Exec, const uint64_t *Lanes, const uint64_t *First) {
+    constexpr uint64_t Low = 0xffffffffu;
     switch (S.Info.Kind) {
+    case InstrKind::Scalar:
+      // One access of the wave, as lane 0's, even with EXEC empty.
+      emit(Space::Scalar, S, Info, Wave, 1, First); // its offset included
+      break;
     case InstrKind::Flat: {
-      uint64_t Lds = 0, Private = 0;
-      for (uint64_t M = Exec; M; M &= M - 1) {
-        unsigned L = std::countr_zero(M);
-        uint32_t Hi = uint32_t(Lanes[L] >> 32);
+      // Every lane tested, active or not: a loop the compiler vectorises.
+      uint64_t Lds = 0, Private = 0, Add = S.Offset;
+      for (unsigned L = 0; L < 64; ++L) {
+        uint32_t Hi = uint32_t((Lanes[L] + Add) >> 32);
         Lds |= uint64_t(Hi == Info.SharedHi) << L;
         Private |= uint64_t(Hi == Info.PrivateHi) << L;
       }
+      Lds &= Exec;
+      Private &= Exec & ~Lds;
       // In the order the virtual GPU records them.
-      Emit(Space::Global, Exec & ~(Lds | Private), Same);
-      Emit(Space::Lds, Lds, Low);
-      Emit(Space::Scratch, Private, Low);
+      emit(Space::Global, S, Info, Wave, Exec & ~(Lds | Private), Lanes, Add);
+      emit(Space::Lds, S, Info, Wave, Lds, Lanes, Add, Low);
+      emit(Space::Scratch, S, Info, Wave, Private, Lanes, Add, Low);
       break;
     }
     case InstrKind::Buffer:
-      Emit(S.Stack ? Space::Scratch : Space::Global, Exec, Same);
+      emit(S.Stack ? Space::Scratch : Space::Global, S, Info, Wave, Exec,
+           Lanes); // its offset included
       break;
     case InstrKind::Scratch:
-      Emit(Space::Scratch, Exec, Low);
+      emit(Space::Scratch, S, Info, Wave, Exec, Lanes, S.Offset, Low);
       break;
     case InstrKind::Lds:
-      Emit(Space::Lds, Exec, Low);
+      emit(Space::Lds, S, Info, Wave, Exec, Lanes, S.Offset, Low);
       if (S.Second)
-        Emit(Space::Lds, Exec,
-             [&](uint64_t V) { return (V + *S.Second) & 0xffffffffu; });
+        emit(Space::Lds, S, Info, Wave, Exec, Lanes, S.Offset + *S.Second,
+             Low);
       break;
     default:
-      Emit(Space::Global, Exec, Same);
+      emit(Space::Global, S, Info, Wave, Exec, Lanes, S.Offset);
       break;
     }
   }

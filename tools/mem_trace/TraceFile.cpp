@@ -21,7 +21,7 @@ namespace loom::trace {
 namespace {
 constexpr char Magic[8] = {'L', 'O', 'O', 'M', 'T', 'R', 'C', 'E'};
 enum Tag : uint8_t { SiteTag = 'S', DispatchTag = 'D', AccessTag = 'A',
-                     EndTag = 'E' };
+                     RowsTag = 'R', EndTag = 'E' };
 enum SiteFlags : uint8_t { FlagWrite = 1, FlagAtomic = 2 };
 } // namespace
 
@@ -66,6 +66,8 @@ Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(StringRef Path) {
   if (EC)
     return createStringError(EC, "%s: %s", Path.str().c_str(),
                              EC.message().c_str());
+  // Large writes: the tool writes hundreds of MB from its drain thread.
+  OS->SetBufferSize(1 << 20);
   OS->write(Magic, sizeof(Magic));
   put<uint32_t>(*OS, TraceVersion);
   put<uint32_t>(*OS, 0);
@@ -96,19 +98,75 @@ void TraceWriter::dispatch(const TraceDispatch &D) {
 }
 
 void TraceWriter::access(const TraceAccess &A) {
-  put<uint8_t>(*OS, AccessTag);
-  put<uint8_t>(*OS, uint8_t(A.Where));
-  put<uint32_t>(*OS, A.Site);
-  put<uint32_t>(*OS, A.Dispatch);
-  put<uint32_t>(*OS, A.Wave);
-  put<uint64_t>(*OS, A.Exec);
-  // The first lane's address, then each lane's difference from the lane
-  // before it: a byte or two for the usual strides.
-  for (size_t I = 0; I < A.Addresses.size(); ++I)
-    if (I == 0)
-      put<uint64_t>(*OS, A.Addresses[0]);
-    else
-      encodeULEB128(zigzag(int64_t(A.Addresses[I] - A.Addresses[I - 1])), *OS);
+  encode(A.Where, A.Site, A.Dispatch, A.Wave, A.Exec, A.Addresses.data(),
+         A.Addresses.size());
+}
+
+void TraceWriter::laneAccess(Space Where, uint32_t Site, uint32_t Dispatch,
+                             uint32_t Wave, uint64_t Exec,
+                             const uint64_t *ByLane, uint64_t Add,
+                             uint64_t Mask) {
+  uint64_t Addresses[64];
+  unsigned N = 0;
+  if (Exec == ~0ull) {
+    // The usual case, in a loop the compiler vectorises.
+    for (unsigned L = 0; L < 64; ++L)
+      Addresses[L] = (ByLane[L] + Add) & Mask;
+    N = 64;
+  } else {
+    for (uint64_t M = Exec; M; M &= M - 1)
+      Addresses[N++] = (ByLane[std::countr_zero(M)] + Add) & Mask;
+  }
+  encode(Where, Site, Dispatch, Wave, Exec, Addresses, N);
+}
+
+void TraceWriter::encode(Space Where, uint32_t Site, uint32_t Dispatch,
+                         uint32_t Wave, uint64_t Exec,
+                         const uint64_t *Addresses, unsigned N) {
+  // Built in a buffer of the largest record and written at once: the
+  // drain thread runs this for every access while waves may wait for it.
+  uint8_t Buf[1 + 1 + 3 * 4 + 8 + 8 + 63 * 10];
+  uint8_t *P = Buf;
+  auto Put = [&P](auto V) {
+    support::endian::write<decltype(V), llvm::endianness::little>(P, V);
+    P += sizeof(V);
+  };
+  // Lanes in rows of Period: Inner from one lane to the next in a row,
+  // Outer from a row's last lane to the next row's first (a work-group's
+  // rows of a tile; Period N: one stride; Inner 0: a row reading one
+  // address).
+  uint64_t Inner = N >= 2 ? Addresses[1] - Addresses[0] : 0;
+  unsigned Period = 1;
+  while (Period < N && Addresses[Period] - Addresses[Period - 1] == Inner)
+    ++Period;
+  uint64_t Outer = Period < N ? Addresses[Period] - Addresses[Period - 1]
+                              : Inner;
+  bool Rows = N >= 2;
+  for (unsigned I = Period, K = 0; I < N; ++I, ++K) {
+    if (K == Period)
+      K = 0;
+    Rows &= Addresses[I] - Addresses[I - 1] == (K ? Inner : Outer);
+  }
+  Put(uint8_t(Rows ? RowsTag : AccessTag));
+  Put(uint8_t(Where));
+  Put(Site);
+  Put(Dispatch);
+  Put(Wave);
+  Put(Exec);
+  if (N)
+    Put(Addresses[0]);
+  // The first lane's address, then the rows' shape, or each lane's
+  // difference from the lane before it: a byte or two for the usual
+  // strides.
+  if (Rows) {
+    Put(uint8_t(Period));
+    P += encodeULEB128(zigzag(int64_t(Inner)), P);
+    P += encodeULEB128(zigzag(int64_t(Outer)), P);
+  } else {
+    for (unsigned I = 1; I < N; ++I)
+      P += encodeULEB128(zigzag(int64_t(Addresses[I] - Addresses[I - 1])), P);
+  }
+  OS->write(reinterpret_cast<const char *>(Buf), P - Buf);
   ++Accesses;
 }
 
@@ -201,8 +259,8 @@ Error readTrace(StringRef Name, StringRef Bytes, TraceVisitor &V) {
   uint32_t Version, Reserved;
   if (Error E = C.get(Version, "the header"))
     return E;
-  if (Version != TraceVersion)
-    return C.fail(8, "version " + Twine(Version) + ", this reader reads " +
+  if (Version < 1 || Version > TraceVersion)
+    return C.fail(8, "version " + Twine(Version) + ", this reader reads 1 to " +
                          Twine(TraceVersion));
   if (Error E = C.get(Reserved, "the header"))
     return E;
@@ -262,8 +320,11 @@ Error readTrace(StringRef Name, StringRef Bytes, TraceVisitor &V) {
       V.dispatch(D);
       break;
     }
-    case AccessTag: {
+    case AccessTag:
+    case RowsTag: {
       uint8_t Where;
+      if (T == RowsTag && Version < 2)
+        return C.fail(At, "an access in rows in a version-1 file");
       if (Error E = C.getAll("an access", Where, A.Site, A.Dispatch, A.Wave,
                              A.Exec))
         return E;
@@ -280,16 +341,34 @@ Error readTrace(StringRef Name, StringRef Bytes, TraceVisitor &V) {
       if (!A.Exec)
         return C.fail(At, "access with no lane (EXEC 0)");
       A.Addresses.resize(std::popcount(A.Exec));
-      for (size_t I = 0; I < A.Addresses.size(); ++I) {
-        uint64_t V;
-        if (I == 0) {
-          if (Error E = C.get(A.Addresses[0], "an access's addresses"))
-            return E;
-          continue;
-        }
-        if (Error E = C.getVarint(V, "an access's addresses"))
+      if (Error E = C.get(A.Addresses[0], "an access's addresses"))
+        return E;
+      if (T == RowsTag) {
+        uint8_t Period;
+        uint64_t Inner, Outer;
+        if (Error E = C.get(Period, "an access's rows"))
           return E;
-        A.Addresses[I] = A.Addresses[I - 1] + uint64_t(unzigzag(V));
+        if (Error E = C.getVarint(Inner, "an access's rows"))
+          return E;
+        if (Error E = C.getVarint(Outer, "an access's rows"))
+          return E;
+        if (Period == 0 || Period > 64 || A.Addresses.size() < 2)
+          return C.fail(At, "an access in rows of " + Twine(Period) +
+                                " of its " + Twine(A.Addresses.size()) +
+                                " lanes");
+        for (size_t I = 1, K = 1; I < A.Addresses.size(); ++I, ++K) {
+          if (K == Period)
+            K = 0;
+          A.Addresses[I] = A.Addresses[I - 1] +
+                           uint64_t(unzigzag(K ? Inner : Outer));
+        }
+      } else {
+        for (size_t I = 1; I < A.Addresses.size(); ++I) {
+          uint64_t V;
+          if (Error E = C.getVarint(V, "an access's addresses"))
+            return E;
+          A.Addresses[I] = A.Addresses[I - 1] + uint64_t(unzigzag(V));
+        }
       }
       ++Accesses;
       V.access(A, S->second);

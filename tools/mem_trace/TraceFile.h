@@ -4,7 +4,7 @@
 // "The trace file"): a versioned header, then tagged records, little
 // endian:
 //
-//   header    "LOOMTRCE", u32 version (1), u32 reserved (0)
+//   header    "LOOMTRCE", u32 version (2; 1 is read too), u32 reserved (0)
 //   'S' site  u32 id, u64 pc, u64 offset, u8 instruction kind, u8 flags
 //             (1 write, 2 atomic), u32 bytes per lane, str kernel,
 //             str function, str opcode
@@ -13,6 +13,13 @@
 //             the addresses of exec's lanes, in lane order: the first as a
 //             u64, each other as its difference from the one before
 //             (var: zigzag, LEB128), a byte or two for the usual strides
+//   'R'       (version 2) an access whose lanes' addresses lie in rows:
+//             u8 space, u32 site, u32 dispatch, u32 wave, u64 exec, u64
+//             the first lane's address, u8 period, var inner, var outer
+//             (zigzag, LEB128): from each lane of exec to the next the
+//             address moves by inner, by outer where the lane's rank is a
+//             multiple of period (one stride, a tile's rows, a row of
+//             lanes reading one address)
 //   'E' end   u64 accesses in the file
 //
 // (str: u16 length, then the bytes.) A site is one memory instruction of
@@ -37,7 +44,7 @@
 
 namespace loom::trace {
 
-inline constexpr uint32_t TraceVersion = 1;
+inline constexpr uint32_t TraceVersion = 2;
 
 /// Where an access went: flat accesses are resolved to their segment.
 /// The names, and the numbers, are those of `loom exec --memory-trace`'s
@@ -86,12 +93,21 @@ public:
   void site(const TraceSite &S);
   void dispatch(const TraceDispatch &D);
   void access(const TraceAccess &A);
+  /// An access of lanes \p Exec (nonzero), lane L's address being
+  /// (ByLane[L] + Add) & Mask: what a hook's record holds, by lane index.
+  void laneAccess(Space Where, uint32_t Site, uint32_t Dispatch,
+                  uint32_t Wave, uint64_t Exec, const uint64_t *ByLane,
+                  uint64_t Add = 0, uint64_t Mask = ~0ull);
   uint64_t accesses() const { return Accesses; }
   llvm::Error close();
 
 private:
   explicit TraceWriter(std::unique_ptr<llvm::raw_fd_ostream> OS)
       : OS(std::move(OS)) {}
+  /// Writes an access of \p N lanes whose addresses are \p Addresses, in
+  /// lane order.
+  void encode(Space Where, uint32_t Site, uint32_t Dispatch, uint32_t Wave,
+              uint64_t Exec, const uint64_t *Addresses, unsigned N);
   std::unique_ptr<llvm::raw_fd_ostream> OS;
   uint64_t Accesses = 0;
   bool Closed = false;

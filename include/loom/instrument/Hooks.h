@@ -62,6 +62,14 @@ LOOM_DEVICE_FN uint32_t laneId() {
 }
 /// EXEC: the lanes running this code.
 LOOM_DEVICE_FN uint64_t activeMask() { return __builtin_amdgcn_read_exec(); }
+/// EXEC in an SGPR pair of its own, in one s_mov_b64 (LLVM copies
+/// activeMask() a half at a time where a register tuple takes it): for a
+/// record header.
+LOOM_DEVICE_FN uint64_t activeMaskCopy() {
+  uint64_t E;
+  __asm__ volatile("s_mov_b64 %0, exec" : "=s"(E));
+  return E;
+}
 LOOM_DEVICE_FN uint32_t activeLanes() {
   return __builtin_popcountll(activeMask());
 }
@@ -136,12 +144,13 @@ LOOM_DEVICE_FN LoomChannelRing *channelRing() {
 /// through the constant address space (scalar loads, not flat ones).
 struct RingConstants {
   uint32_t Capacity, RecordBytes, Lossy;
-  uint64_t Sequence, Records;
+  uint64_t Sequence, Records, Free;
 };
 LOOM_DEVICE_FN RingConstants ringConstants(const LoomChannelRing *R) {
   const __attribute__((address_space(4))) LoomChannelRing *C =
       (const __attribute__((address_space(4))) LoomChannelRing *)R;
-  return {C->Capacity, C->RecordBytes, C->Lossy, C->Sequence, C->Records};
+  return {C->Capacity, C->RecordBytes, C->Lossy, C->Sequence, C->Records,
+          C->Free};
 }
 
 /// Claims \p Count slots for the wave: the lane of rank 0 (the first active
@@ -223,36 +232,29 @@ LOOM_DEVICE_FN uint64_t scalarLoadFresh(const uint64_t *P) {
                    : "memory");
   return V;
 }
-/// Waits until claim \p Index (its low 32 bits: claims run less than 2^32
-/// ahead of the host) has a slot, the host having consumed up to
-/// *Consumed. In scalar code of its own: LLVM builds a loop's exit from
-/// EXEC (the lanes still in it), so a wave running the hook with EXEC
-/// empty would leave its loop at once, room or not, and overwrite a record
-/// the host has not read.
-LOOM_DEVICE_FN void scalarWaitForRoom(const uint64_t *Consumed,
-                                      uint32_t Index, uint32_t Capacity) {
-  uint32_t Seen; // Consumed's low word
+/// Waits until the slot whose Free word is \p Free may take claim \p Index
+/// (its low 32 bits: claims run less than 2^32 ahead of the host), the
+/// host having handed over the record it held. In scalar code of its own:
+/// LLVM builds a loop's exit from EXEC (the lanes still in it), so a wave
+/// running the hook with EXEC empty would leave its loop at once, room or
+/// not, and overwrite a record the host has not read.
+LOOM_DEVICE_FN void scalarWaitForSlot(const uint64_t *Free, uint32_t Index) {
+  uint32_t Seen; // Free's low word
   __asm__ volatile("1:\n\t"
                    "s_load_dword %0, %1, 0x0 glc\n\t"
                    "s_waitcnt lgkmcnt(0)\n\t"
-                   "s_sub_u32 %0, %2, %0\n\t"
-                   "s_cmp_lt_u32 %0, %3\n\t"
+                   "s_cmp_eq_u32 %0, %2\n\t"
                    "s_cbranch_scc1 2f\n\t"
                    "s_sleep 1\n\t"
                    "s_branch 1b\n"
                    "2:"
                    : "=&s"(Seen)
-                   : "s"(Consumed), "s"(Index), "s"(Capacity)
+                   : "s"(Free), "s"(Index)
                    : "memory", "scc");
 }
-typedef uint32_t Words4 __attribute__((ext_vector_type(4)));
 /// \p V, known to be the same in every lane, as an SGPR value.
 LOOM_DEVICE_FN uint32_t uniform(uint32_t V) {
   return uint32_t(__builtin_amdgcn_readfirstlane(int(V)));
-}
-LOOM_DEVICE_FN void scalarStore16(void *P, Words4 V) {
-  __asm__ volatile("s_store_dwordx4 %0, %1, 0x0 glc" ::"s"(V), "s"(P)
-                   : "memory");
 }
 LOOM_DEVICE_FN void scalarStore8(void *P, uint64_t V) {
   __asm__ volatile("s_store_dwordx2 %0, %1, 0x0 glc" ::"s"(V), "s"(P)
@@ -275,25 +277,61 @@ LOOM_DEVICE_FN void channelCopy(uint8_t *Out, const T &In, uint32_t Limit) {
       To[W] = From[W];
 }
 
-/// Stores \p Header, the same in every lane, at \p At with the scalar unit,
-/// 16 bytes at a time.
-template <typename H>
-LOOM_DEVICE_FN void scalarStoreHeader(void *At, const H &Header) {
+typedef uint64_t Doubles2 __attribute__((ext_vector_type(2)));
+/// \p V, known to be the same in every lane, as an SGPR pair.
+LOOM_DEVICE_FN uint64_t uniform64(uint64_t V) {
+  return uint64_t(uniform(uint32_t(V))) | uint64_t(uniform(uint32_t(V >> 32)))
+                                              << 32;
+}
+
+/// Stores \p Header, the same in every lane, at \p Base + \p Offset with
+/// the scalar unit, 16 bytes at a time (the offsets in the instructions).
+template <uint32_t Offset = 0, typename H>
+LOOM_DEVICE_FN void scalarStoreHeader(void *Base, const H &Header) {
   static_assert(sizeof(H) % 16 == 0, "headers are stored 16 bytes at a time");
-  const uint32_t *Words = reinterpret_cast<const uint32_t *>(&Header);
+  uint64_t Words[sizeof(H) / 8];
+  __builtin_memcpy(Words, &Header, sizeof(H));
 #pragma unroll
-  for (uint32_t W = 0; W < sizeof(H) / 4; W += 4)
-    scalarStore16(static_cast<uint8_t *>(At) + 4 * W,
-                  Words4{uniform(Words[W]), uniform(Words[W + 1]),
-                         uniform(Words[W + 2]), uniform(Words[W + 3])});
+  for (uint32_t W = 0; W < sizeof(H) / 8; W += 2) {
+    Doubles2 V = {uniform64(Words[W]), uniform64(Words[W + 1])};
+    __asm__ volatile("s_store_dwordx4 %0, %1, %2 glc" ::"s"(V), "s"(Base),
+                     "i"(Offset + 8 * W)
+                     : "memory");
+  }
+}
+
+/// Stores \p Header, the same in every lane, at \p At with the scalar unit:
+/// a leading word alone if its size is not a multiple of 8, then 8 bytes
+/// at a time (a 64-bit value, EXEC say, from the SGPR pair it is in).
+template <uint32_t Offset = 0, typename H>
+LOOM_DEVICE_FN void scalarStoreRecordHeader(void *At, const H &Header) {
+  static_assert(sizeof(H) % 4 == 0, "headers are whole words");
+  constexpr uint32_t Lead = sizeof(H) % 8;
+  uint32_t Words[sizeof(H) / 4];
+  __builtin_memcpy(Words, &Header, sizeof(H));
+  if constexpr (Lead != 0)
+    __asm__ volatile("s_store_dword %0, %1, %2 glc" ::"s"(uniform(Words[0])),
+                     "s"(At), "i"(Offset)
+                     : "memory");
+#pragma unroll
+  for (uint32_t B = Lead; B < sizeof(H); B += 8) {
+    uint64_t V = uint64_t(uniform(Words[B / 4])) |
+                 uint64_t(uniform(Words[B / 4 + 1])) << 32;
+    __asm__ volatile("s_store_dwordx2 %0, %1, %2 glc" ::"s"(V), "s"(At),
+                     "i"(Offset + B)
+                     : "memory");
+  }
 }
 
 /// A whole wave's claim of one ring record, by the scalar unit, once the
-/// host has released the slot: its index.
+/// host has released its slot (whatever records before it still hold
+/// theirs): its index.
 LOOM_DEVICE_FN uint64_t scalarClaim(LoomChannelRing *R,
                                     const RingConstants &K) {
   uint64_t Index = scalarFetchAdd(&R->Claimed, 1);
-  scalarWaitForRoom(&R->Consumed, uint32_t(Index), K.Capacity);
+  scalarWaitForSlot(reinterpret_cast<const uint64_t *>(K.Free) +
+                        (Index & (K.Capacity - 1)),
+                    uint32_t(Index));
   return Index;
 }
 
@@ -393,19 +431,46 @@ LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
 // records, in the wave's order.
 
 namespace detail {
-/// Publishes the chunk \p Cursor (nonzero) points into, a record of ring
-/// \p R.
-template <uint32_t ChunkBytes, typename C>
-LOOM_DEVICE_FN void publishChunk(LoomChannelRing *R, uint64_t Cursor) {
-  uint64_t Base = (Cursor - 1) & ~uint64_t(ChunkBytes - 1);
-  auto *Chunk = reinterpret_cast<LoomWaveChunk *>(Base);
-  uint32_t Bytes =
-      uint32_t(Cursor - Base) - uint32_t(sizeof(LoomWaveChunk) + sizeof(C));
-  RingConstants K = ringConstants(R);
-  uint64_t Claim = scalarLoadFresh(&Chunk->Claim);
-  __asm__ volatile("s_store_dword %0, %1, 0x0 glc" ::"s"(Bytes), "s"(Chunk)
+/// The start of the chunk \p Cursor (nonzero) points into.
+template <uint32_t ChunkBytes>
+LOOM_DEVICE_FN uint64_t chunkBase(uint64_t Cursor) {
+  return (Cursor - 1) & ~uint64_t(ChunkBytes - 1);
+}
+
+/// The chunk in \p Sink (2 * ChunkBytes bytes), aligned to its size.
+template <uint32_t ChunkBytes>
+LOOM_DEVICE_FN uint64_t sinkChunk(uint8_t *Sink) {
+  return (reinterpret_cast<uint64_t>(Sink) + ChunkBytes - 1) &
+         ~uint64_t(ChunkBytes - 1);
+}
+
+/// Publishes the chunk \p Cursor (nonzero) points into, as its claim
+/// said: the cursor's low word, every lane's stores and the headers, then
+/// its Sequence word.
+template <uint32_t ChunkBytes>
+LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
+  uint64_t Base = chunkBase<ChunkBytes>(Cursor);
+  Doubles2 How; // Publish, Sequence
+  __asm__ volatile("s_load_dwordx4 %0, %1, 0x8 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)"
+                   : "=s"(How)
+                   : "s"(Base)
                    : "memory");
-  scalarPublish(K, Claim);
+  __asm__ volatile("s_store_dword %0, %1, 0x0 glc" ::"s"(uint32_t(Cursor)),
+                   "s"(Base)
+                   : "memory");
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
+  scalarWriteBack();
+  scalarStore8(reinterpret_cast<void *>(How.y), How.x);
+  scalarWriteBack();
+}
+
+/// Publishes the wave's chunk unless it has none (\p Cursor 0) or it is
+/// the sink's.
+template <uint32_t ChunkBytes>
+LOOM_DEVICE_FN void publishUnlessSink(uint64_t Cursor, uint8_t *Sink) {
+  if (Cursor && chunkBase<ChunkBytes>(Cursor) != sinkChunk<ChunkBytes>(Sink))
+    publishChunk<ChunkBytes>(Cursor);
 }
 
 /// Claims a chunk of ring \p R, writes its headers; the cursor after
@@ -419,11 +484,15 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
   if (K.RecordBytes != ChunkBytes)
     return 0;
   uint64_t Index = scalarClaim(R, K);
-  uint64_t Base = K.Records + (Index & (K.Capacity - 1)) * ChunkBytes;
-  scalarStore16(reinterpret_cast<void *>(Base),
-                Words4{0, 0, uint32_t(Index), uint32_t(Index >> 32)});
-  scalarStoreHeader(reinterpret_cast<void *>(Base + sizeof(LoomWaveChunk)),
-                    ChunkHeader);
+  uint64_t Slot = Index & (K.Capacity - 1);
+  uint64_t Base = K.Records + Slot * ChunkBytes;
+  // How to publish it (End is written then; the reserved words never).
+  Doubles2 How = {Index + 1, K.Sequence + Slot * 8};
+  __asm__ volatile("s_store_dwordx4 %0, %1, %2 glc" ::"s"(How),
+                   "s"(Base), "i"(__builtin_offsetof(LoomWaveChunk, Publish))
+                   : "memory");
+  scalarStoreRecordHeader<sizeof(LoomWaveChunk)>(
+      reinterpret_cast<void *>(Base), ChunkHeader);
   return Base + sizeof(LoomWaveChunk) + sizeof(C);
 }
 } // namespace detail
@@ -431,24 +500,31 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
 /// Appends a record for the whole wave to its chunk: \p Header (stored by
 /// the scalar unit), then each of the \p N arrays of 64 values whose bit
 /// in \p Skip is clear (each active lane's at its lane index; skipped
-/// arrays take no room). \p Cursor is the wave counter's value (0 before
-/// the wave's first record); the result goes back into it. \p ChunkHeader
+/// arrays take no room; arrays whose bit is set in \p Narrow hold each
+/// value's low 32 bits only, 64 words). \p Cursor is the wave counter's
+/// value (0 before the wave's first record); the result goes back into
+/// it. \p ChunkHeader
 /// is written at the start of each new chunk (the wave's identity, say).
 /// ChunkBytes, a power of two, must be the channel's RecordBytes (the tool
 /// runtime then aligns the ring's records to it); with another size, or no
-/// channel, nothing is sent. The ring waits for room (lossless) whatever
+/// channel, the records go to \p Sink, a device buffer of the tool's of 2 *
+/// ChunkBytes bytes that nothing reads (so that the common path needs no
+/// test for it). The ring waits for room (lossless) whatever
 /// ChannelOptions::Lossy says.
-template <uint32_t ChunkBytes, unsigned Skip = 0, typename C, typename H,
-          typename L, unsigned N>
-LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, const C &ChunkHeader,
+template <uint32_t ChunkBytes, unsigned Skip = 0, unsigned Narrow = 0,
+          typename C, typename H, typename L, unsigned N>
+LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
+                                          const C &ChunkHeader,
                                           const H &Header,
                                           const L (&Lanes)[N]) {
   static_assert((ChunkBytes & (ChunkBytes - 1)) == 0, "a power of two");
   static_assert(sizeof(L) % 4 == 0, "channel records are whole words");
-  static_assert(sizeof(H) % 16 == 0 && sizeof(C) % 16 == 0,
-                "headers are stored 16 bytes at a time");
-  constexpr uint32_t Stored = N - __builtin_popcount(Skip & ((1u << N) - 1));
-  constexpr uint32_t Bytes = sizeof(H) + Stored * 64 * sizeof(L);
+  static_assert(sizeof(H) % 4 == 0 && sizeof(C) % 4 == 0,
+                "headers are whole words");
+  constexpr unsigned All = (1u << N) - 1;
+  constexpr uint32_t Wide = __builtin_popcount(~Skip & ~Narrow & All);
+  constexpr uint32_t Thin = __builtin_popcount(~Skip & Narrow & All);
+  constexpr uint32_t Bytes = sizeof(H) + Wide * 64 * sizeof(L) + Thin * 64 * 4;
   static_assert(sizeof(LoomWaveChunk) + sizeof(C) + Bytes < ChunkBytes,
                 "a record fits in a chunk");
   // The bytes used in the chunk, less one: 0 (no chunk yet) reads as
@@ -460,41 +536,43 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, const C &ChunkHeader,
   // the hook with EXEC empty would see as false; a cursor tested where it
   // is compared branches on SCC.
   if (((uint32_t(Cursor) - 1) & (ChunkBytes - 1)) + Bytes >= ChunkBytes - 1) {
-    // The ring, read once for both the publish and the claim (a value
-    // loaded on one path only would be chosen by a boolean).
-    LoomChannelRing *R = detail::channelRing();
-    if (Cursor)
-      detail::publishChunk<ChunkBytes, C>(R, Cursor);
-    Cursor = detail::claimChunk<ChunkBytes>(R, ChunkHeader);
+    detail::publishUnlessSink<ChunkBytes>(Cursor, Sink);
+    Cursor = detail::claimChunk<ChunkBytes>(detail::channelRing(), ChunkHeader);
+    // A select, not a branch (LLVM would make a lane mask of it).
+    uint64_t SinkCursor = detail::sinkChunk<ChunkBytes>(Sink) +
+                          sizeof(LoomWaveChunk) + sizeof(C);
+    Cursor = Cursor ? Cursor : SinkCursor;
   }
-  if (!Cursor)
-    return 0;
   // Through a global pointer: a global store from the cursor's SGPRs plus
   // the lane's offset (constant offsets in the instruction), where a flat
   // one would add them in VGPRs first.
   typedef __attribute__((address_space(1))) uint32_t GlobalWord;
   GlobalWord *Record = reinterpret_cast<GlobalWord *>(Cursor);
-  uint32_t Lane = laneId() * (sizeof(L) / 4);
-  unsigned Array = 0;
+  uint32_t Lane = laneId();
+  uint32_t Offset = sizeof(H); // of the next array
 #pragma unroll
   for (unsigned A = 0; A < N; ++A) {
     if ((Skip >> A) & 1)
       continue;
     const uint32_t *From = reinterpret_cast<const uint32_t *>(&Lanes[A]);
+    if ((Narrow >> A) & 1) {
+      (Record + Offset / 4)[Lane] = From[0];
+      Offset += 64 * 4;
+      continue;
+    }
 #pragma unroll
     for (uint32_t W = 0; W < sizeof(L) / 4; ++W)
-      (Record + (sizeof(H) + Array * 64 * sizeof(L)) / 4 + W)[Lane] = From[W];
-    ++Array;
+      (Record + Offset / 4 + W)[Lane * (sizeof(L) / 4)] = From[W];
+    Offset += 64 * sizeof(L);
   }
-  detail::scalarStoreHeader(reinterpret_cast<void *>(Cursor), Header);
+  detail::scalarStoreRecordHeader(reinterpret_cast<void *>(Cursor), Header);
   return (Cursor & ~uint64_t(0xffffffff)) | uint32_t(uint32_t(Cursor) + Bytes);
 }
 
 /// Publishes the wave's chunk, if it has one; the cursor to keep (0).
-template <uint32_t ChunkBytes, typename C>
-LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor) {
-  if (Cursor)
-    detail::publishChunk<ChunkBytes, C>(detail::channelRing(), Cursor);
+template <uint32_t ChunkBytes>
+LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor, uint8_t *Sink) {
+  detail::publishUnlessSink<ChunkBytes>(Cursor, Sink);
   return 0;
 }
 

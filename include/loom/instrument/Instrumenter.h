@@ -104,6 +104,16 @@ public:
     A.Of = &I;
     return A;
   }
+  /// memoryAddressOf(\p I) less the instruction's immediate offset, which
+  /// the tool adds on the host (memoryBaseOffset): four to five
+  /// instructions less at the point for a vector, LDS or scratch access
+  /// with an offset. Scalar and buffer accesses keep theirs (their
+  /// offset is 0 by memoryBaseOffset).
+  static HookArg memoryBaseOf(const BinaryInstruction &I) {
+    HookArg A = memoryAddressOf(I);
+    A.WithoutOffset = true;
+    return A;
+  }
   static HookArg memoryBytes() { return {Kind::MemoryBytes, 0, 32}; }
   static HookArg laneId() { return {Kind::LaneId, 0, 32}; }
   static HookArg waveId() { return {Kind::WaveId, 0, 32}; }
@@ -122,6 +132,8 @@ public:
   unsigned bits() const { return Bits; }
   /// The instruction of memoryAddressOf, or null: the point's own.
   const BinaryInstruction *instruction() const { return Of; }
+  /// memoryBaseOf: the address without the instruction's offset.
+  bool withoutOffset() const { return WithoutOffset; }
   /// True if every lane gets the same value (passed in SGPRs).
   bool isUniform() const {
     return K != Kind::Vgpr && K != Kind::Agpr && K != Kind::MemoryAddress &&
@@ -135,7 +147,13 @@ private:
   uint64_t V;
   unsigned Bits;
   const BinaryInstruction *Of = nullptr;
+  bool WithoutOffset = false;
 };
+
+/// The immediate offset HookArg::memoryBaseOf(\p I) leaves out of the
+/// address (0 for scalar and buffer accesses, which keep theirs, and for
+/// an instruction whose address hooks cannot have).
+int64_t memoryBaseOffset(const BinaryInstruction &I, const InstrAnalyzer &A);
 
 struct HookCall {
   /// A hook of one of the HookLibraries (its C name, LOOM_HOOK).

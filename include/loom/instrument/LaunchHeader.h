@@ -13,7 +13,13 @@
 // storing claim + 1 into its slot of Sequence; the host consumes records
 // in claim order while Sequence says they are published, and releases
 // them by advancing Consumed. A lossless ring makes a producer wait while
-// the ring is full; a lossy one counts the records it drops instead.
+// the ring is full; a lossy one counts the records it drops instead. The
+// host also releases each record's slot on its own, in Free (a record
+// published after one still being written is read, and its slot reused,
+// without waiting for the other): the slot of claim C may take claim C
+// once Free's word for it holds C (a slot's word starts as its index).
+// Producers of whole-wave records wait on their slot's Free word; Consumed
+// (every claim before it released) is what per-lane producers wait on.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_INSTRUMENT_LAUNCHHEADER_H
@@ -50,21 +56,29 @@ struct LoomChannelRing {
   uint32_t Reserved;
   uint64_t Sequence; ///< Capacity uint64_t: claim + 1 once published
   uint64_t Records;  ///< Capacity * RecordBytes bytes
+  uint64_t Free;     ///< Capacity uint64_t: the claim each slot may take
 };
 
 /// The start of a wave's chunk of a channel (loom::channelAppendWave): a
-/// ring record the wave fills with records of its own.
+/// ring record the wave fills with records of its own. The claim writes
+/// how the chunk is to be published, so that publishing it needs no look
+/// at the ring.
 struct LoomWaveChunk {
-  uint32_t Bytes;    ///< of the records after the tool's chunk header
+  /// The low 32 bits of the cursor after the last record, written at the
+  /// publication: End & (RecordBytes - 1) is the bytes of the chunk in use
+  /// (a cursor never reaches its chunk's end).
+  uint32_t End;
   uint32_t Reserved;
-  uint64_t Claim;    ///< the ring record it is
+  uint64_t Publish;  ///< the value its Sequence word takes: its claim + 1
+  uint64_t Sequence; ///< that word's address
+  uint64_t Reserved2;
 };
 
 #ifdef __cplusplus
-static_assert(sizeof(LoomWaveChunk) == 16, "shared with device code");
+static_assert(sizeof(LoomWaveChunk) == 32, "shared with device code");
 static_assert(sizeof(LoomLaunchHeader) == 32 + 16 * LOOM_LAUNCH_MAX_TOOLS,
               "the launch header's layout is shared with device code");
-static_assert(sizeof(LoomChannelRing) == 56,
+static_assert(sizeof(LoomChannelRing) == 64,
               "the ring's layout is shared with device code");
 #endif
 
