@@ -282,6 +282,12 @@ std::string spair(unsigned N) {
   return "s[" + std::to_string(N) + ":" + std::to_string(N + 1) + "]";
 }
 std::string vreg(unsigned N) { return "v" + std::to_string(N); }
+/// laneWord()'s value (the lane's index times 4) into VGPR \p V.
+void emitLaneWord(raw_ostream &OS, const std::string &V) {
+  OS << "\tv_mbcnt_lo_u32_b32 " << V << ", -1, 0\n"
+     << "\tv_mbcnt_hi_u32_b32 " << V << ", -1, " << V << "\n"
+     << "\tv_lshlrev_b32 " << V << ", 2, " << V << "\n";
+}
 
 /// The points of one function, by where they go.
 struct FunctionPoints {
@@ -377,6 +383,8 @@ private:
   /// SGPRs for the wave counters (above the launch state) and the
   /// address of each one's word.
   Error planCounters();
+  /// A VGPR for loom::laneWord(), if any point reads it and one is free.
+  void planLaneWord();
   /// The counters in lanes of StateVgpr.
   Error takeCounterLanes();
   /// \p Adds, SCC kept if \p Live has it.
@@ -398,7 +406,7 @@ private:
   static unsigned preambleTemp(const KernelLaunch &L, LaunchState S);
   bool hasPreamble() const {
     return StatesUsed || StackBytes || !CounterReg.empty() || CountersInLanes ||
-           (Records && !Records->empty());
+           (Records && !Records->empty()) || LaneWordVgpr;
   }
   /// Where RawInput::State \p N (a launch state, or a half of a wave
   /// counter) lives for the whole kernel: an SGPR of its own, or lane N of
@@ -576,6 +584,12 @@ private:
   /// VGPR pairs for Records, above every register the code and the points
   /// use.
   Error takeRecordVgprs();
+  /// The first \p Count VGPRs from a multiple of \p Align above every
+  /// register the code uses that no point writes, taken for the kernel's
+  /// life; none if the budget has no such run.
+  std::optional<unsigned> takeFreeVgprs(unsigned Count, unsigned Align);
+  /// laneWord()'s VGPR, set by the preamble; none: the glue computes it.
+  std::optional<unsigned> LaneWordVgpr;
   unsigned AddTemp = 0, AddScc = 0, FlushBase = 0;
   /// Where no SGPRs are left for them (-O0 code calling functions uses
   /// s0..s101), the launch state and the counters live in lanes of
@@ -978,18 +992,11 @@ Error Emitter::planLaunchState() {
 Error Emitter::takeStateVgpr() {
   if (StateVgpr)
     return Error::success();
-  RegisterSet Clobbered;
-  for (const CompiledPoint &P : Compiled)
-    Clobbered |= P.Clobbers;
-  unsigned V = Budget.FirstFreeVgpr;
-  while (V < MaxVgprs && Clobbered.hasVgpr(V))
-    ++V;
-  if (V >= MaxVgprs)
+  unsigned Used = Budget.FirstFreeVgpr;
+  StateVgpr = takeFreeVgprs(1, 1);
+  if (!StateVgpr)
     return fail("nor a vector register to keep it in lanes of (the kernels "
-                "use v0..v" + Twine(Budget.FirstFreeVgpr - 1) + ")");
-  StateVgpr = V;
-  Budget.FirstFreeVgpr = V + 1;
-  HighestVgpr = std::max<int>(HighestVgpr, V);
+                "use v0..v" + Twine(Used - 1) + ")");
   return Error::success();
 }
 
@@ -1033,6 +1040,8 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
   for (unsigned R : CounterReg)
     if (R != ~0u)
       OS << "\ts_mov_b64 " << spair(R) << ", 0\n";
+  if (LaneWordVgpr)
+    emitLaneWord(OS, vreg(*LaneWordVgpr));
   if (CountersInLanes)
     for (size_t C = 0; C < Plan.counters().size(); ++C)
       for (bool High : {false, true})
@@ -1378,30 +1387,46 @@ void Emitter::emitRecordFlush() {
 Error Emitter::takeRecordVgprs() {
   if (Records->empty())
     return Error::success();
-  // Pairs above everything the code uses that no point writes, as the
-  // state's VGPR.
+  unsigned Used = Budget.FirstFreeVgpr;
+  std::optional<unsigned> V = takeFreeVgprs(2 * Records->pairs(), 2);
+  if (!V)
+    return fail("no free vector registers for " +
+                Twine(2 * Records->pairs()) +
+                " once-per-wave counters' lanes (the kernels use v0..v" +
+                Twine(Used - 1) + ")");
+  Records->place(*V);
+  return Error::success();
+}
+
+std::optional<unsigned> Emitter::takeFreeVgprs(unsigned Count,
+                                               unsigned Align) {
+  // Above everything the code uses; no point may write them either.
   RegisterSet Clobbered;
   for (const CompiledPoint &P : Compiled)
     Clobbered |= P.Clobbers;
-  unsigned V = alignTo(Budget.FirstFreeVgpr, 2);
   auto Free = [&](unsigned V) {
-    for (unsigned K = 0; K < 2 * Records->pairs(); ++K)
+    for (unsigned K = 0; K < Count; ++K)
       if (Clobbered.hasVgpr(V + K))
         return false;
     return true;
   };
-  while (V + 2 * Records->pairs() <= MaxVgprs && !Free(V))
-    V += 2;
-  if (V + 2 * Records->pairs() > MaxVgprs)
-    return fail("no free vector registers for " +
-                Twine(2 * Records->pairs()) +
-                " once-per-wave counters' lanes (the kernels use v0..v" +
-                Twine(Budget.FirstFreeVgpr - 1) + ")");
-  Records->place(V);
-  Budget.FirstFreeVgpr = V + 2 * Records->pairs();
-  HighestVgpr = std::max<int>(HighestVgpr, Budget.FirstFreeVgpr - 1);
-  return Error::success();
+  unsigned V = alignTo(Budget.FirstFreeVgpr, Align);
+  while (V + Count <= MaxVgprs && !Free(V))
+    V += Align;
+  if (V + Count > MaxVgprs)
+    return std::nullopt;
+  Budget.FirstFreeVgpr = V + Count;
+  HighestVgpr = std::max<int>(HighestVgpr, V + Count - 1);
+  return V;
 }
+
+void Emitter::planLaneWord() {
+  if (any_of(Compiled, [](const CompiledPoint &P) {
+        return is_contained(P.VgprInputs, RawInput{RawInput::Kind::LaneWord});
+      }))
+    LaneWordVgpr = takeFreeVgprs(1, 1);
+}
+
 
 void Emitter::emitRecordAdds(ArrayRef<CounterAdd> Adds, const Seam &Around) {
   std::vector<HazardInst> Insts;
@@ -1488,6 +1513,8 @@ detail::BodyPlacement Emitter::placeBody(const CompiledPoint &P,
     S.Param = RegisterSet::VgprBase + I;
     if (R.K == RawInput::Kind::Vgpr)
       S.Source = RegisterSet::VgprBase + R.N;
+    else if (R.K == RawInput::Kind::LaneWord && LaneWordVgpr)
+      S.Source = RegisterSet::VgprBase + *LaneWordVgpr;
     Params.push_back(S);
   }
   // The glue writes the stack pointer and V# after the arguments: nothing
@@ -1595,6 +1622,8 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
   for (const RawInput &R : P.VgprInputs)
     if (R.K == RawInput::Kind::Vgpr)
       Sources.addVgprs(R.N);
+    else if (R.K == RawInput::Kind::LaneWord && LaneWordVgpr)
+      Sources.addVgprs(*LaneWordVgpr);
   // Registers no original code that can run with a copy uses hold nothing
   // of the program's, whatever liveness says (it keeps every preserved
   // register live at a return to an unknown caller).
@@ -1866,6 +1895,11 @@ Error Emitter::emitPoint(unsigned Index, const RegisterSet &Live,
     if (R.K == RawInput::Kind::Agpr)
       OS << "\tv_accvgpr_read_b32 " << vreg(I + VgprShift) << ", a" << R.N
          << "\n";
+    else if (R.K == RawInput::Kind::LaneWord && !LaneWordVgpr)
+      emitLaneWord(OS, vreg(I + VgprShift));
+    else if (R.K == RawInput::Kind::LaneWord)
+      OS << "\tv_mov_b32_e32 " << vreg(I + VgprShift) << ", "
+         << vreg(*LaneWordVgpr) << "\n";
     else if (auto It = VgprSave.find(R.N); It != VgprSave.end())
       OS << (It->second.Agpr ? "\tv_accvgpr_read_b32 " : "\tv_mov_b32_e32 ")
          << vreg(I + VgprShift) << ", " << It->second.name() << "\n";
@@ -2250,6 +2284,12 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         Preamble.push_back(Lanes);
       }
       Start.Before = hazardSteps(Preamble, /*Reversed=*/true);
+    } else if (LaneWordVgpr && !StatesUsed) {
+      // The lane word's v_lshlrev ends the preamble.
+      HazardInst Word;
+      Word.U = HazardInst::Unit::Valu;
+      Word.Reads = Word.Writes = RegisterSet().addVgprs(*LaneWordVgpr);
+      Start.Before = hazardSteps({Word}, /*Reversed=*/true);
     }
   }
   if (!FP.KernelEntry.empty()) {
@@ -2587,6 +2627,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
                                 " runs uninstrumented: " + Why);
     return std::move(Result);
   }
+  planLaneWord();
   BaseSgpr = HighestSgpr;
   BaseVgpr = HighestVgpr;
 

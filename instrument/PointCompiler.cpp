@@ -255,7 +255,8 @@ Expected<AddressParts> argAddressParts(const HookArg &Arg,
 /// The functions Hooks.h declares and each point defines, from the
 /// launch state (__loom_tool_slot is a constant per tool, set in loadHooks).
 enum class HookIntrinsic : uint8_t { LaunchHeader, WorkgroupIdX, WorkgroupIdY,
-                                 WorkgroupIdZ, WaveId, WaveWorkItem };
+                                 WorkgroupIdZ, WaveId, WaveWorkItem,
+                                 LaneWord };
 constexpr std::pair<const char *, HookIntrinsic> Intrinsics[] = {
     {"__loom_launch_header", HookIntrinsic::LaunchHeader},
     {"__loom_workgroup_id_x", HookIntrinsic::WorkgroupIdX},
@@ -263,6 +264,7 @@ constexpr std::pair<const char *, HookIntrinsic> Intrinsics[] = {
     {"__loom_workgroup_id_z", HookIntrinsic::WorkgroupIdZ},
     {"__loom_wave_id", HookIntrinsic::WaveId},
     {"__loom_wave_work_item", HookIntrinsic::WaveWorkItem},
+    {"__loom_lane_word", HookIntrinsic::LaneWord},
 };
 
 /// The intrinsics each function of the hook module reaches through calls,
@@ -514,6 +516,9 @@ private:
     case HookIntrinsic::WaveWorkItem:
       State(LaunchState::WaveTid);
       return;
+    case HookIntrinsic::LaneWord:
+      use(Out, {RawInput::Kind::LaneWord, 0});
+      return;
     }
   }
 
@@ -547,6 +552,8 @@ private:
       return waveId(B);
     case HookIntrinsic::WaveWorkItem:
       return state(LaunchState::WaveTid);
+    case HookIntrinsic::LaneWord:
+      return raw({RawInput::Kind::LaneWord, 0});
     }
     return nullptr;
   }

@@ -58,13 +58,17 @@ inline unsigned waveCounterState(unsigned N, bool High) {
 /// One 32-bit value the glue before a point moves into a parameter register.
 struct RawInput {
   enum class Kind : uint8_t { Sgpr, Vgpr, Agpr, ExecLo, ExecHi, VccLo, VccHi,
-                              Scc, M0, State, Immediate };
+                              Scc, M0, State, Immediate, LaneWord };
   Kind K = Kind::Sgpr;
   /// Register number for Sgpr/Vgpr/Agpr, LaunchState, or for an
   /// Immediate its ordinal among the point's immediates.
   unsigned N = 0;
   uint32_t Imm = 0; ///< an Immediate's value, set by the glue
-  bool isUniform() const { return K != Kind::Vgpr && K != Kind::Agpr; }
+  /// LaneWord: the lane's index times 4 (loom::laneWord()), from the VGPR
+  /// the preamble sets where one is free, else computed by the glue.
+  bool isUniform() const {
+    return K != Kind::Vgpr && K != Kind::Agpr && K != Kind::LaneWord;
+  }
   friend bool operator==(const RawInput &A, const RawInput &B) {
     return A.K == B.K && A.N == B.N;
   }

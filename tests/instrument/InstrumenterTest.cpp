@@ -191,6 +191,7 @@ protected:
   void checkStackHook();
   void checkStackHookOverDynamicStack();
   void checkSavesWithNoFreeRegister();
+  void checkLaneWord();
 
   /// Hook counts against the emulator's counters of the original run.
   void expectCountsEqual(const emu::DispatchCounters &Truth) {
@@ -896,6 +897,41 @@ void InstrumenterTest::checkSavesWithNoFreeRegister() {
   expectCountsEqual(Truth);
 }
 
+// loom::laneWord() is read from a VGPR the preamble sets for the wave's
+// life where the kernel leaves one (scale_add: the glue copies nothing, no
+// v_mbcnt at the points), and computed at each point where it leaves none
+// (all_vgprs): right in every lane either way, the counts exact and the
+// results unchanged.
+void InstrumenterTest::checkLaneWord() {
+  auto Mbcnts = [](const std::string &Asm) {
+    size_t N = 0;
+    for (size_t At = Asm.find("\tv_mbcnt_lo_u32_b32 v"); At != std::string::npos;
+         At = Asm.find("\tv_mbcnt_lo_u32_b32 v", At + 1))
+      ++N;
+    return N;
+  };
+  {
+    InstrumentedCodeObject ICO;
+    std::memset(global("loom_test_events"), 0, 4 * 8);
+    auto M = instrumentAll("scale_add", "count_lane_word", &ICO);
+    ASSERT_TRUE(M);
+    EXPECT_EQ(Mbcnts(ICO.Assembly), 1u) << "set once, in the preamble";
+    expectScaleAddCounted(*M);
+    EXPECT_EQ(global("loom_test_events")[2], 0u);
+  }
+  ASSERT_NO_FATAL_FAILURE(useFixture("exhausted_kernels.elf"));
+  InstrumentedCodeObject ICO;
+  auto M = instrumentAll("all_vgprs", "count_lane_word", &ICO);
+  ASSERT_TRUE(M);
+  EXPECT_GT(Mbcnts(ICO.Assembly), 100u) << "computed at each point";
+  emu::DispatchCounters Truth;
+  std::vector<int> Want = runExhausted(*Dev, *Orig, "all_vgprs", 128, &Truth);
+  resetCounts();
+  EXPECT_EQ(runExhausted(*Dev, *M, "all_vgprs.loom", 128), Want);
+  expectCountsEqual(Truth);
+  EXPECT_EQ(global("loom_test_events")[2], 0u);
+}
+
 TEST_F(InstrumenterTest, AHookWithAStackCountsExactly) { checkStackHook(); }
 // A stack of no fixed size has no slot to go in: a clear error.
 TEST_F(InstrumenterTest, AHookWithADynamicAllocaIsRefused) {
@@ -919,6 +955,9 @@ TEST_F(InstrumenterTest, AHookWithAStackAboveADynamicStack) {
 TEST_F(InstrumenterTest, SavesFindHomesWhenNoRegisterIsFree) {
   checkSavesWithNoFreeRegister();
 }
+TEST_F(InstrumenterTest, LaneWordInAVgprOrComputedAtThePoint) {
+  checkLaneWord();
+}
 
 // The same on gfx942: architected flat scratch (the stack through
 // scratch_* and the stack pointer alone), the gfx94x wait states.
@@ -933,6 +972,9 @@ TEST_F(InstrumenterGfx942Test, AHookWithAStackAboveADynamicStack) {
 }
 TEST_F(InstrumenterGfx942Test, SavesFindHomesWhenNoRegisterIsFree) {
   checkSavesWithNoFreeRegister();
+}
+TEST_F(InstrumenterGfx942Test, LaneWordInAVgprOrComputedAtThePoint) {
+  checkLaneWord();
 }
 
 // all_sgprs writes s101: no SGPR is left for the launch state or the wave

@@ -67,6 +67,20 @@ HOOK void event(u32 Which) {
 
 // Clobbers every register a hook may (the scratch registers of the calling
 // convention, VCC, EXEC's lanes in a loop, M0, SCC) and does work.
+// count, where the lane's word (loom::laneWord(): its index times 4, from
+// the VGPR the preamble sets or computed at the point) is right;
+// loom_test_events[2] counts the waves where a lane's is wrong.
+extern "C" __attribute__((device)) u32 __loom_lane_word();
+HOOK void count_lane_word(u32 Index, u64 Exec) {
+  if (__loom_lane_word() == laneId() * 4) {
+    count(Index, Exec);
+    return;
+  }
+  if (firstActive(Exec))
+    __hip_atomic_fetch_add(&loom_test_events[2], 1ull, __ATOMIC_RELAXED,
+                           __HIP_MEMORY_SCOPE_AGENT);
+}
+
 HOOK void clobber(u32 Index, u64 Exec) {
   asm volatile(
       "v_mov_b32 v0, -1\n v_mov_b32 v1, -2\n v_mov_b32 v2, -3\n"
