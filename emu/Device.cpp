@@ -344,7 +344,7 @@ struct Resident {
   /// from another worker is in the slot after the last (its scratch is
   /// still the slot's of the worker that started it).
   unsigned Slot = 0;
-  uint64_t Instrs = 0;   // wave instructions run (takeovers' estimates)
+  uint64_t Slices = 0;   // wave time slices run (takeovers' estimates)
   uint64_t Admitted = 0; // LOOM_DISPATCH_PROFILE only
   std::vector<uint8_t> Lds;
 };
@@ -419,8 +419,7 @@ WorkerResources &workerResources() {
   return R;
 }
 
-/// Runs up to \p Budget instructions of \p W; returns how many it ran.
-template <bool Count> unsigned runSlice(Wave &W, unsigned Budget) {
+template <bool Count> void runSlice(Wave &W, unsigned Budget) {
   WorkerCounters &C = *W.Counters;
   // The next instruction's index lives in a register, not only in W: a
   // handler reports a jump through W.NextIndex, but the common case (the
@@ -429,9 +428,7 @@ template <bool Count> unsigned runSlice(Wave &W, unsigned Budget) {
   const CodeRegion *Region = W.Region;
   const DecodedInst *Insts = Region->insts();
   uint32_t Idx = W.Index;
-  unsigned Left = Budget;
-  while (Left && W.State == WaveState::Running) {
-    --Left;
+  while (Budget-- && W.State == WaveState::Running) {
     const DecodedInst &I = Insts[Idx];
     W.Index = Idx;
     W.NextIndex = Idx + 1;
@@ -444,7 +441,7 @@ template <bool Count> unsigned runSlice(Wave &W, unsigned Budget) {
     // (acquire pairs with its release, so the compiled code is visible).
     __atomic_load_n(&I.Fn, __ATOMIC_ACQUIRE)(W, I);
     if (W.State == WaveState::Faulted)
-      return Budget - Left;
+      return;
     uint32_t Next = W.NextIndex;
     if (Next != Idx + 1 || W.Region != Region) [[unlikely]] {
       // A loop whose iterations only re-read the same memory is waiting
@@ -476,11 +473,10 @@ template <bool Count> unsigned runSlice(Wave &W, unsigned Budget) {
     if (W.Yield) {
       W.Index = Idx;
       W.Yield = false;
-      return Budget - Left;
+      return;
     }
   }
   W.Index = Idx;
-  return Budget - Left;
 }
 
 void initWave(Wave &W, DispatchState &D, Workgroup &G, unsigned WaveInGroup,
@@ -592,7 +588,7 @@ void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
   Workgroup &G = R.G;
   G = Workgroup();
   R.Slot = Slot;
-  R.Instrs = 0;
+  R.Slices = 0;
   G.Id[0] = GroupIndex % D.NumGroups[0];
   G.Id[1] = (GroupIndex / D.NumGroups[0]) % D.NumGroups[1];
   G.Id[2] = GroupIndex / (uint64_t(D.NumGroups[0]) * D.NumGroups[1]);
@@ -620,16 +616,22 @@ void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
 }
 
 /// Gives every running wave of \p G one slice and releases a barrier all
-/// live waves reached; adds the instructions run to \p Ran. Returns false
-/// if every wave that ran was spinning.
-bool runRound(DispatchState &D, Workgroup &G, uint64_t &Ran) {
+/// live waves reached; adds the slices run to \p Slices. Returns false if
+/// every wave that ran was spinning. Not inlined into runWorker, whose
+/// scheduling state (takeovers') would take the slice loop's registers: it
+/// kept its code region on the stack there.
+[[gnu::noinline]] bool runRound(DispatchState &D, Workgroup &G,
+                                uint64_t &Slices) {
   bool Progress = false;
   unsigned AtBarrier = 0;
   for (Wave *W : G.Waves) {
     if (W->State == WaveState::Running) {
       W->Spinning = false;
-      Ran += D.Count ? runSlice<true>(*W, SliceLength)
-                     : runSlice<false>(*W, SliceLength);
+      if (D.Count)
+        runSlice<true>(*W, SliceLength);
+      else
+        runSlice<false>(*W, SliceLength);
+      ++Slices;
       if (W->State == WaveState::Faulted)
         return true;
       if (W->State == WaveState::Ended)
@@ -752,7 +754,7 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
   Takeovers::Slot *Mine = T ? &T->slot(Worker) : nullptr;
   if (Mine)
     Mine->Start.store(nowNs(), std::memory_order_relaxed);
-  uint64_t Ran = 0;   // wave instructions, published for thieves
+  uint64_t Slices = 0; // wave time slices run, published for thieves
   uint32_t Held = 0;  // groups others may take, as published
   bool Always = T && T->mode() == TakeoverMode::Always;
   unsigned IdleTurns = 0;
@@ -813,9 +815,9 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
     bool Progress = false;
     for (size_t I = 0; I < Active.size();) {
       Resident *R = Active[I];
-      uint64_t Before = Ran;
-      Progress |= runRound(D, R->G, Ran);
-      R->Instrs += Ran - Before;
+      uint64_t Before = Slices;
+      Progress |= runRound(D, R->G, Slices);
+      R->Slices += Slices - Before;
       if (D.Stop.load(std::memory_order_relaxed))
         break;
       if (R->G.Live == 0) {
@@ -826,7 +828,7 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
           ++Prof->Groups;
         }
         if (T)
-          T->noteGroup(R->Instrs);
+          T->noteGroup(R->Slices);
         // A group taken over keeps its first owner's scratch slot.
         if (R->Slot < D.MaxResidentGroups)
           FreeSlots.push_back(R->Slot);
@@ -835,8 +837,8 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
         continue;
       }
       if (Mine) {
-        Mine->Instrs.store(Ran, std::memory_order_relaxed);
-        Mine->GroupInstrs.store(R->Instrs, std::memory_order_relaxed);
+        Mine->Slices.store(Slices, std::memory_order_relaxed);
+        Mine->GroupSlices.store(R->Slices, std::memory_order_relaxed);
         if (T->asked(Worker)) [[unlikely]] {
           int Thief = T->asker(Worker);
           if (Thief >= 0 && Held) {

@@ -95,8 +95,8 @@ int Takeovers::pick(unsigned Thief, uint64_t IdleSince) const {
   uint64_t MyStart = Me.Start.load(std::memory_order_relaxed);
   if (IdleSince <= MyStart)
     return -1;
-  // Speeds in wave instructions per ns over the dispatch so far.
-  double Mine = double(Me.Instrs.load(std::memory_order_relaxed)) /
+  // Speeds in wave time slices per ns over the dispatch so far.
+  double Mine = double(Me.Slices.load(std::memory_order_relaxed)) /
                 double(IdleSince - MyStart);
   if (Mine <= 0)
     return -1;
@@ -112,14 +112,14 @@ int Takeovers::pick(unsigned Thief, uint64_t IdleSince) const {
     if (Held > 1)
       return int(V); // a group that waits for its owner: any core helps
     uint64_t Start = S.Start.load(std::memory_order_relaxed),
-             Instrs = S.Instrs.load(std::memory_order_relaxed);
-    if (!Start || Now <= Start || !Instrs)
+             Slices = S.Slices.load(std::memory_order_relaxed);
+    if (!Start || Now <= Start || !Slices)
       continue;
-    double Theirs = double(Instrs) / double(Now - Start);
+    double Theirs = double(Slices) / double(Now - Start);
     if (Mine < Theirs * MinSpeedup)
       continue;
     // With no group finished yet, guess the group half done.
-    uint64_t Done = S.GroupInstrs.load(std::memory_order_relaxed);
+    uint64_t Done = S.GroupSlices.load(std::memory_order_relaxed);
     double Left = Size ? double(Size > Done ? Size - Done : 0) : double(Done);
     double LeftNs = Left / Theirs;
     if (LeftNs - Left / Mine < MinGainNs || LeftNs <= BestLeftNs)

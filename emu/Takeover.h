@@ -17,9 +17,9 @@
 // so the group's waves run in the order they would have on its owner and
 // results are bit-identical. A group runs on one thread at a time.
 //
-// What an owner pays while nobody is idle: two relaxed stores (what it has
-// run, published for thieves' speed estimates) and a relaxed load of its
-// request word per round.
+// What an owner pays while nobody is idle: two relaxed stores (the wave time
+// slices it has run, published for thieves' speed estimates) and a relaxed
+// load of its request word per round of a group.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_EMU_TAKEOVER_H
@@ -45,9 +45,12 @@ public:
   struct alignas(64) Slot {
     // Written by the owner.
     std::atomic<uint64_t> Start{0};  ///< joined the dispatch (ns); 0: not yet
-    std::atomic<uint64_t> Instrs{0}; ///< wave instructions run in it
-    /// Instructions run so far of the group it would give.
-    std::atomic<uint64_t> GroupInstrs{0};
+    /// Wave time slices run in it: the measure of work (a group's waves
+    /// run the same slices wherever they run; counting instructions cost
+    /// the interpreter's loop a register).
+    std::atomic<uint64_t> Slices{0};
+    /// Slices run so far of the group it would give.
+    std::atomic<uint64_t> GroupSlices{0};
     /// Started groups it would give (0 while it has claimed groups to start).
     std::atomic<uint32_t> Held{0};
     /// The owner's memory that a victim swaps the group into (set by the
@@ -84,8 +87,8 @@ public:
   /// Groups taken over so far.
   uint64_t taken() const { return Taken.load(std::memory_order_relaxed); }
   /// Notes a finished group's size, the estimate of a group's work.
-  void noteGroup(uint64_t Instrs) {
-    GroupSize.store(Instrs, std::memory_order_relaxed);
+  void noteGroup(uint64_t Slices) {
+    GroupSize.store(Slices, std::memory_order_relaxed);
     if (Mode == TakeoverMode::Always)
       Unfinished.fetch_sub(1, std::memory_order_relaxed);
   }
@@ -116,7 +119,7 @@ private:
   TakeoverMode Mode = TakeoverMode::Off;
   unsigned Workers = 0;
   std::unique_ptr<Slot[]> Slots;
-  /// The last finished group's instructions (0: none yet).
+  /// The last finished group's slices (0: none yet).
   alignas(64) std::atomic<uint64_t> GroupSize{0};
   /// Groups not finished (Always only: its thieves wait while any is).
   std::atomic<uint64_t> Unfinished{0};
