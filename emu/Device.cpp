@@ -13,6 +13,7 @@
 #include "Dispatch.h"
 #include "DispatchProfile.h"
 #include "Futex.h"
+#include "Takeover.h"
 #include "TraceCache.h"
 
 #include "loom/codeobj/Target.h"
@@ -339,7 +340,11 @@ constexpr uint64_t MaxWaveScratchBytes = ((uint64_t(1) << 13) - 1) * 1024;
 /// A work-group resident on a worker: its waves' slots and its LDS.
 struct Resident {
   Workgroup G;
-  unsigned Slot = 0; // resident slot: waves use Slot * WavesPerGroup + i
+  /// Resident slot: waves use Slot * WavesPerGroup + i. A group taken over
+  /// from another worker is in the slot after the last (its scratch is
+  /// still the slot's of the worker that started it).
+  unsigned Slot = 0;
+  uint64_t Slices = 0;   // wave time slices run (takeovers' estimates)
   uint64_t Admitted = 0; // LOOM_DISPATCH_PROFILE only
   std::vector<uint8_t> Lds;
 };
@@ -354,27 +359,60 @@ struct WorkerResources {
   struct alignas(64) VgprFile {
     uint32_t Lanes[MaxVgprs * WaveSize];
   };
+  /// Null where a takeover swapped in a slot that had none: allocated
+  /// when used.
   std::vector<std::unique_ptr<Wave>> Waves;
   std::vector<std::unique_ptr<VgprFile>> Vgprs;
   std::vector<std::unique_ptr<Resident>> Residents;
   WorkerCounters Counters;
 
   Wave &wave(unsigned I) {
-    while (Waves.size() <= I) {
-      Waves.push_back(std::make_unique<Wave>());
-      Vgprs.push_back(std::make_unique<VgprFile>());
-    }
+    reserveWave(I);
     Wave &W = *Waves[I];
     W = Wave();
     W.V = Vgprs[I]->Lanes;
     return W;
   }
   Resident &resident(unsigned Slot) {
-    while (Residents.size() <= Slot)
-      Residents.push_back(std::make_unique<Resident>());
+    fit(Slot, 0);
+    if (!Residents[Slot])
+      Residents[Slot] = std::make_unique<Resident>();
     return *Residents[Slot];
   }
+  void reserveWave(unsigned I) {
+    if (Waves.size() <= I) {
+      Waves.resize(I + 1);
+      Vgprs.resize(I + 1);
+    }
+    if (!Waves[I]) {
+      Waves[I] = std::make_unique<Wave>();
+      Vgprs[I] = std::make_unique<VgprFile>();
+    }
+  }
+  /// Makes room for resident slot \p Slot and its waves (unallocated).
+  void fit(unsigned Slot, unsigned WavesPerGroup) {
+    if (Residents.size() <= Slot)
+      Residents.resize(Slot + 1);
+    size_t NumWaves = size_t(Slot + 1) * WavesPerGroup;
+    if (Waves.size() < NumWaves) {
+      Waves.resize(NumWaves);
+      Vgprs.resize(NumWaves);
+    }
+  }
 };
+
+/// Moves the group in resident slot \p From of \p A to slot \p To of \p B,
+/// and B's memory there to A's slot: the group's waves, register files and
+/// LDS stay where they are in memory, so every pointer into them (the
+/// waves' to their group and LDS, the group's to its waves) holds.
+void swapSlots(WorkerResources &A, unsigned From, WorkerResources &B,
+               unsigned To, unsigned WavesPerGroup) {
+  std::swap(A.Residents[From], B.Residents[To]);
+  for (unsigned I = 0; I < WavesPerGroup; ++I) {
+    std::swap(A.Waves[From * WavesPerGroup + I], B.Waves[To * WavesPerGroup + I]);
+    std::swap(A.Vgprs[From * WavesPerGroup + I], B.Vgprs[To * WavesPerGroup + I]);
+  }
+}
 
 WorkerResources &workerResources() {
   thread_local WorkerResources R;
@@ -550,6 +588,7 @@ void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
   Workgroup &G = R.G;
   G = Workgroup();
   R.Slot = Slot;
+  R.Slices = 0;
   G.Id[0] = GroupIndex % D.NumGroups[0];
   G.Id[1] = (GroupIndex / D.NumGroups[0]) % D.NumGroups[1];
   G.Id[2] = GroupIndex / (uint64_t(D.NumGroups[0]) * D.NumGroups[1]);
@@ -577,8 +616,12 @@ void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
 }
 
 /// Gives every running wave of \p G one slice and releases a barrier all
-/// live waves reached. Returns false if every wave that ran was spinning.
-bool runRound(DispatchState &D, Workgroup &G) {
+/// live waves reached; adds the slices run to \p Slices. Returns false if
+/// every wave that ran was spinning. Not inlined into runWorker, whose
+/// scheduling state (takeovers') would take the slice loop's registers: it
+/// kept its code region on the stack there.
+[[gnu::noinline]] bool runRound(DispatchState &D, Workgroup &G,
+                                uint64_t &Slices) {
   bool Progress = false;
   unsigned AtBarrier = 0;
   for (Wave *W : G.Waves) {
@@ -588,6 +631,7 @@ bool runRound(DispatchState &D, Workgroup &G) {
         runSlice<true>(*W, SliceLength);
       else
         runSlice<false>(*W, SliceLength);
+      ++Slices;
       if (W->State == WaveState::Faulted)
         return true;
       if (W->State == WaveState::Ended)
@@ -625,7 +669,9 @@ public:
   uint64_t next(DispatchState &D, bool Idle) {
     if (Next == End) {
       uint64_t Run = 1;
-      if (Idle) {
+      // Takeovers' test mode: one group at a time, none waiting to start
+      // (a worker with claimed groups gives none).
+      if (Idle && !(D.Takeover && D.Takeover->mode() == TakeoverMode::Always)) {
         uint64_t Left = D.TotalGroups -
                         std::min(D.TotalGroups,
                                  D.NextGroup.load(std::memory_order_relaxed));
@@ -640,6 +686,8 @@ public:
     }
     return Next++;
   }
+  /// Whether every group this worker claimed has started.
+  bool empty() const { return Next == End; }
 
 private:
   /// Longer runs gain nothing more for prefetching.
@@ -647,10 +695,52 @@ private:
   uint64_t Next = 0, End = 0;
 };
 
+/// Hands \p R, between two of its rounds, to the thief that asked
+/// \p Worker: the group moves to the thief's spare slot (swapSlots), whose
+/// memory takes the group's place here. Its scratch stays where it is, so
+/// a slot given away is not used again in this dispatch.
+void handOver(DispatchState &D, unsigned Worker, WorkerResources &Res,
+              Resident &R, unsigned Thief) {
+  auto &To = *static_cast<WorkerResources *>(D.Takeover->slot(Thief).Spare);
+  Res.fit(R.Slot, D.WavesPerGroup);
+  swapSlots(Res, R.Slot, To, D.MaxResidentGroups, D.WavesPerGroup);
+  R.Slot = D.MaxResidentGroups;
+  D.Takeover->answer(Worker, Thief, &R);
+}
+
+/// Takes a started group over from a slower worker (Takeover.h), into the
+/// slot after the last; null if none is worth taking.
+Resident *takeOver(DispatchState &D, unsigned Worker, WorkerResources &Res,
+                   bool Wait, DispatchProfile::Worker *Prof) {
+  Takeovers &T = *D.Takeover;
+  Takeovers::Slot &Me = T.slot(Worker);
+  uint64_t IdleSince = nowNs();
+  Me.Held.store(0, std::memory_order_relaxed);
+  // Spare memory of a group's shape, to swap for the group's.
+  Res.resident(D.MaxResidentGroups);
+  for (unsigned I = 0; I < D.WavesPerGroup; ++I)
+    Res.reserveWave(D.MaxResidentGroups * D.WavesPerGroup + I);
+  Me.Spare = &Res;
+  uint64_t WaitNs = 0;
+  auto *R = static_cast<Resident *>(
+      T.take(Worker, IdleSince, D.Stop, Wait, WaitNs));
+  if (!R)
+    return nullptr;
+  for (Wave *W : R->G.Waves)
+    W->Counters = &Res.Counters;
+  if (Prof) {
+    ++Prof->Takeovers;
+    Prof->TakeoverWaitNs += WaitNs;
+  }
+  return R;
+}
+
 /// Runs work-groups until none are left. A worker interleaves the
 /// work-groups resident on it; when all of them are spinning (waiting for
 /// a work-group not yet started, or for the host), it admits another, up
-/// to MaxResidentGroups, and lets other host threads run.
+/// to MaxResidentGroups, and lets other host threads run. Once every group
+/// is claimed, an idle worker may take a started group over from a slower
+/// one (Takeover.h); the owner looks for such a request after each round.
 void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
                WorkerCounters &Merged, std::mutex &MergeLock) {
   WorkerResources &Res = workerResources();
@@ -660,6 +750,16 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
       D.Profile ? &D.Profile->Workers[Worker] : nullptr;
   if (Prof)
     Prof->Join = nowNs();
+  Takeovers *T = D.Takeover;
+  Takeovers::Slot *Mine = T ? &T->slot(Worker) : nullptr;
+  if (Mine)
+    Mine->Start.store(nowNs(), std::memory_order_relaxed);
+  uint64_t Slices = 0; // wave time slices run, published for thieves
+  uint32_t Held = 0;  // groups others may take, as published
+  bool Always = T && T->mode() == TakeoverMode::Always;
+  unsigned IdleTurns = 0;
+  if (Always && Worker == 0)
+    T->awaitJoins(20'000'000);
   std::vector<Resident *> Active;
   std::vector<unsigned> FreeSlots;
   for (unsigned S = D.MaxResidentGroups; S-- > 0;)
@@ -669,6 +769,16 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
   unsigned Rounds = 0;
   GroupClaims Claims;
   while (!D.Stop.load(std::memory_order_relaxed)) {
+    if (Always && Active.empty() && (++IdleTurns & 1)) {
+      // Tests: every other time idle, take a started group before
+      // claiming one (claims in between keep spinning groups' partners
+      // coming).
+      Held = 0;
+      if (Resident *R = takeOver(D, Worker, Res, /*Wait=*/false, Prof)) {
+        Active.push_back(R);
+        continue;
+      }
+    }
     if ((Active.empty() || Stalled) && !Exhausted && !FreeSlots.empty()) {
       uint64_t G = Claims.next(D, Active.empty());
       if (G >= D.TotalGroups) {
@@ -682,12 +792,32 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
           Active.back()->Admitted = nowNs();
       }
     }
-    if (Active.empty())
-      break;
+    if (Active.empty()) {
+      // Idle with every group claimed: take one over, or leave.
+      if (!T || !Claims.empty() ||
+          D.NextGroup.load(std::memory_order_relaxed) < D.TotalGroups)
+        break;
+      Held = 0;
+      Resident *R = takeOver(D, Worker, Res, /*Wait=*/true, Prof);
+      if (!R)
+        break;
+      Active.push_back(R);
+      Stalled = false;
+      continue;
+    }
+    if (Mine) {
+      // A worker with groups claimed and not started gives none: it may
+      // need every free slot for them.
+      uint32_t H = Claims.empty() ? uint32_t(Active.size()) : 0;
+      if (H != Held)
+        Mine->Held.store(Held = H, std::memory_order_relaxed);
+    }
     bool Progress = false;
     for (size_t I = 0; I < Active.size();) {
       Resident *R = Active[I];
-      Progress |= runRound(D, R->G);
+      uint64_t Before = Slices;
+      Progress |= runRound(D, R->G, Slices);
+      R->Slices += Slices - Before;
       if (D.Stop.load(std::memory_order_relaxed))
         break;
       if (R->G.Live == 0) {
@@ -697,10 +827,30 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
           Prof->LongestGroupNs = std::max(Prof->LongestGroupNs, Ns);
           ++Prof->Groups;
         }
-        FreeSlots.push_back(R->Slot);
+        if (T)
+          T->noteGroup(R->Slices);
+        // A group taken over keeps its first owner's scratch slot.
+        if (R->Slot < D.MaxResidentGroups)
+          FreeSlots.push_back(R->Slot);
         Active.erase(Active.begin() + I);
         Progress = true;
         continue;
+      }
+      if (Mine) {
+        Mine->Slices.store(Slices, std::memory_order_relaxed);
+        Mine->GroupSlices.store(R->Slices, std::memory_order_relaxed);
+        if (T->asked(Worker)) [[unlikely]] {
+          int Thief = T->asker(Worker);
+          if (Thief >= 0 && Held) {
+            handOver(D, Worker, Res, *R, unsigned(Thief));
+            Active.erase(Active.begin() + I);
+            Mine->Held.store(--Held, std::memory_order_relaxed);
+            Progress = true;
+            continue;
+          }
+          if (Thief >= 0)
+            T->answer(Worker, unsigned(Thief), nullptr);
+        }
       }
       ++I;
     }
@@ -725,6 +875,8 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
       D.stop(std::move(F));
     }
   }
+  if (T)
+    T->close(Worker);
   if (Prof)
     Prof->Done = nowNs();
   if (!D.Count)
@@ -752,6 +904,7 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
 /// for it, and a sleeping dispatcher added a wake-up to every dispatch.
 struct DispatchRun {
   DispatchState D;
+  Takeovers Takeover;
   size_t NumIds = 0;
   WorkerCounters Merged;
   std::mutex MergeLock;
@@ -874,9 +1027,16 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
                        .str());
   D.ScratchBytesPerLane = static_cast<uint32_t>(PerLane);
   D.ScratchBytesPerWave = PerLane * WaveSize;
+  TakeoverMode Mode = takeoverMode(I.Options.Takeovers);
+  // Always (tests): idle workers from the start, so that groups move.
   unsigned Workers =
-      static_cast<unsigned>(std::min<uint64_t>(I.Threads, D.TotalGroups));
+      Mode == TakeoverMode::Always
+          ? I.Threads
+          : static_cast<unsigned>(std::min<uint64_t>(I.Threads, D.TotalGroups));
   D.Workers = Workers;
+  Run->Takeover.start(I.Pool ? Workers : 1, D.TotalGroups, Mode);
+  if (Run->Takeover.mode() != TakeoverMode::Off)
+    D.Takeover = &Run->Takeover;
   if (D.Profile)
     D.Profile->Workers.resize(Workers);
   // Resident work-groups per worker, bounded by the scratch they reserve.
@@ -988,6 +1148,7 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   R.Status = D.Status;
   R.FirstFault = std::move(D.First);
   R.LdsOutOfRange = D.LdsOutOfRange.load(std::memory_order_relaxed);
+  R.Takeovers = Run->Takeover.taken();
   R.FirstLdsOutOfRange = std::move(D.FirstLdsOutOfRange);
   if (D.Profile)
     D.Profile->finish(D.KernelName);

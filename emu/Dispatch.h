@@ -27,6 +27,7 @@ namespace loom::emu {
 
 class DeviceImplAccess;
 class DispatchProfile;
+class Takeovers;
 
 /// Per worker thread, per dispatch: indexed by instruction id.
 struct WorkerCounters {
@@ -74,6 +75,8 @@ struct DispatchState {
   bool StrictLds = false; ///< LDS out of range faults (DeviceOptions)
   uint64_t Deadline = 0; ///< steady-clock ns; 0: none
   DispatchProfile *Profile = nullptr; ///< LOOM_DISPATCH_PROFILE only
+  /// Idle workers taking started groups over (Takeover.h); null if off.
+  Takeovers *Takeover = nullptr;
 
   // Written while waves run: each on a line of its own, away from the
   // fields above that every wave reads.

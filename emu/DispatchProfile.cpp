@@ -19,7 +19,7 @@ namespace {
 /// share for Busy).
 enum Column {
   Wall, Gap, Setup, Wake, JoinMean, JoinMax, Spread, CloseWait, Finish,
-  Busy, Group, Longest, NumColumns
+  Busy, Group, Longest, Takes, TakeWait, NumColumns
 };
 using Row = std::array<double, NumColumns>;
 
@@ -51,20 +51,21 @@ struct Table {
                  "loom: dispatch profile (LOOM_DISPATCH_PROFILE), medians "
                  "per dispatch in us:\n"
                  "%-24s %10s %8s %6s %6s %6s %6s %6s %6s %6s %6s %5s %7s "
-                 "%7s\n",
+                 "%7s %5s %6s\n",
                  "kernel/workers", "dispatches", "wall", "gap", "setup",
                  "wake", "join", "join<", "spread", "close", "end", "busy",
-                 "group", "longest");
+                 "group", "longest", "takes", "taken");
     for (auto &[Name, K] : Kernels) {
       double M[NumColumns];
       for (int C = 0; C < NumColumns; ++C)
         M[C] = median(K.Rows, Column(C));
       std::fprintf(stderr,
                    "%-24.24s %10zu %8.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f "
-                   "%6.1f %6.1f %5.2f %7.1f %7.1f\n",
+                   "%6.1f %6.1f %5.2f %7.1f %7.1f %5.1f %6.1f\n",
                    Name.c_str(), K.Rows.size(), M[Wall], M[Gap], M[Setup],
                    M[Wake], M[JoinMean], M[JoinMax], M[Spread], M[CloseWait],
-                   M[Finish], M[Busy], M[Group], M[Longest]);
+                   M[Finish], M[Busy], M[Group], M[Longest], M[Takes],
+                   M[TakeWait]);
       if (K.Missing)
         std::fprintf(stderr,
                      "%-24.24s   pool workers that found it over: %.2f per "
@@ -79,7 +80,8 @@ struct Table {
         "worker's end; close: last worker's end to the dispatching thread "
         "seeing it; end: to return; busy: share of workers x wall in "
         "work-groups; group / longest: a work-group's time, mean / the "
-        "longest of the dispatch)\n");
+        "longest of the dispatch; takes: started groups idle workers took "
+        "over; taken: a taker's wait for the group, mean)\n");
   }
 };
 
@@ -120,6 +122,7 @@ void DispatchProfile::finish(llvm::StringRef Name) {
   R[Finish] = double(End - Closed) * Us;
   double JoinSum = 0, LatestJoin = 0, GroupSum = 0, LongestGroup = 0;
   uint64_t FirstDone = UINT64_MAX, LastDone = 0, Joined = 0, Groups = 0;
+  uint64_t Taken = 0, TakeNs = 0;
   for (size_t I = 0; I < Workers.size(); ++I) {
     const Worker &W = Workers[I];
     if (!W.Join)
@@ -135,7 +138,12 @@ void DispatchProfile::finish(llvm::StringRef Name) {
     GroupSum += double(W.GroupNs);
     Groups += W.Groups;
     LongestGroup = std::max(LongestGroup, double(W.LongestGroupNs));
+    Taken += W.Takeovers;
+    TakeNs += W.TakeoverWaitNs;
   }
+  R[Takes] = double(Taken);
+  if (Taken)
+    R[TakeWait] = double(TakeNs) / double(Taken) * Us;
   if (Joined) {
     R[JoinMean] = JoinSum / double(Joined) * Us;
     R[JoinMax] = LatestJoin * Us;

@@ -29,6 +29,9 @@ public:
     uint64_t Join = 0, Done = 0;
     uint64_t GroupNs = 0, LongestGroupNs = 0;
     uint32_t Groups = 0;
+    /// Groups this worker took over, and its wait for them.
+    uint32_t Takeovers = 0;
+    uint64_t TakeoverWaitNs = 0;
   };
 
   /// Starts the dispatch's clock.

@@ -37,6 +37,18 @@ inline constexpr uint64_t SharedApertureBase = 0x0001000000000000ULL;
 inline constexpr uint64_t PrivateApertureBase = 0x0002000000000000ULL;
 inline constexpr uint64_t ApertureSize = 0x0000000100000000ULL;
 
+/// Whether idle workers take started work-groups over from slower ones once
+/// every group of a dispatch is claimed (docs/emu.md, "Takeovers").
+enum class TakeoverMode : uint8_t {
+  Off,
+  /// A worker takes a group from one it would finish it sooner than.
+  On,
+  /// For tests: idle workers take groups from any busy worker and wait
+  /// while any is busy, so groups move at nearly every safe point; every
+  /// dispatch gets a worker per thread, idle ones from its start.
+  Always,
+};
+
 struct DeviceOptions {
   /// Processor and features, as in a target id ("gfx90a", "gfx90a:xnack-").
   std::string Target = "gfx90a";
@@ -58,6 +70,8 @@ struct DeviceOptions {
   /// what the hardware does (drop the write, read zero; docs/emu.md, "LDS
   /// out of range"). LOOM_STRICT_LDS=1 sets it.
   bool StrictLds = false;
+  /// LOOM_TAKEOVERS (0, 1, always) overrides it.
+  TakeoverMode Takeovers = TakeoverMode::On;
 };
 
 /// What the trace compiler (DeviceOptions::TraceThreshold) has done in this
@@ -157,6 +171,8 @@ struct DispatchResult {
   uint64_t LdsOutOfRange = 0;
   std::optional<Fault> FirstLdsOutOfRange;
   DispatchCounters Counters;
+  /// Started work-groups idle workers took over (TakeoverMode).
+  uint64_t Takeovers = 0;
   bool ok() const { return Status == DispatchStatus::Completed; }
 };
 

@@ -1,0 +1,157 @@
+//===- tests/emu/core/TakeoverTest.cpp - Started groups that change thread -===//
+//
+// With TakeoverMode::Always, idle workers take started work-groups from
+// busy ones at nearly every safe point (between two rounds of the group's
+// waves, at barriers or not): results, counters and faults must be those
+// of one thread, and groups that spin on other groups must still see them
+// run. Each test checks that groups did move.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/emu/Module.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+
+using namespace loom::emu;
+
+namespace {
+
+using u32 = uint32_t;
+
+struct Machine {
+  std::unique_ptr<Device> Dev;
+  std::unique_ptr<Module> Mod;
+};
+
+Machine machine(unsigned Threads, TakeoverMode Mode, const char *Elf) {
+  DeviceOptions O;
+  O.Threads = Threads;
+  O.Takeovers = Mode;
+  Machine M;
+  auto D = Device::create(O);
+  EXPECT_TRUE(bool(D)) << llvm::toString(D.takeError());
+  if (!D)
+    return M;
+  M.Dev = std::move(*D);
+  auto Mod = Module::loadFile(*M.Dev, std::string(LOOM_EMU_CORE_DIR) + "/" + Elf);
+  EXPECT_TRUE(bool(Mod)) << llvm::toString(Mod.takeError());
+  if (Mod)
+    M.Mod = std::move(*Mod);
+  return M;
+}
+
+/// ds.c's lds_barrier (groups of four waves sharing LDS across 20
+/// barriers) on \p M: its output, checked against the host, and the result.
+DispatchResult ldsBarrier(Machine &M, u32 Groups, std::vector<u32> &Got) {
+  const u32 N = Groups * 256;
+  DeviceBuffer In(*M.Dev, N * 4), Out(*M.Dev, 3 * N * 4);
+  std::mt19937 G(7);
+  for (u32 I = 0; I < N; ++I)
+    In.data<u32>()[I] = G() & 0xffff;
+  auto R = M.Mod->launch("lds_barrier", LaunchConfig::linear(N, 256),
+                         KernelArgs().add(Out.address()).add(In.address()));
+  EXPECT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  if (!R)
+    return DispatchResult();
+  const u32 *X = In.data<u32>(), *O = Out.data<u32>();
+  for (u32 Gr = 0; Gr < Groups; ++Gr) {
+    u32 Sum = 0, Prefix = 0;
+    for (u32 T = 0; T < 256; ++T)
+      Sum += X[256 * Gr + T];
+    for (u32 T = 0; T < 256; ++T) {
+      u32 I = 256 * Gr + T;
+      Prefix += X[I];
+      EXPECT_EQ(O[3 * I], X[256 * Gr + ((T * 37 + 11) & 255)]) << I;
+      EXPECT_EQ(O[3 * I + 1], Sum) << I;
+      EXPECT_EQ(O[3 * I + 2], Prefix) << I;
+    }
+  }
+  Got.assign(O, O + 3 * N);
+  return *R;
+}
+
+/// Pool threads may join after a short dispatch's groups have all run (on
+/// a busy machine, milliseconds after it starts): tests dispatch until
+/// groups did move, for up to this long.
+constexpr auto Patience = std::chrono::seconds(5);
+
+TEST(Takeover, BarrierGroupsMoveAndStayExact) {
+  Machine One = machine(1, TakeoverMode::Off, "ds.O2.elf");
+  Machine Many = machine(2, TakeoverMode::Always, "ds.O2.elf");
+  ASSERT_TRUE(One.Mod && Many.Mod);
+  uint64_t Moved = 0;
+  for (u32 Groups : {3u, 16u, 64u}) {
+    std::vector<u32> Ref, Got;
+    DispatchResult A = ldsBarrier(One, Groups, Ref);
+    ASSERT_TRUE(A.ok()) << A.FirstFault.Message;
+    EXPECT_EQ(A.Takeovers, 0u);
+    auto Start = std::chrono::steady_clock::now();
+    uint64_t Before = Moved;
+    do {
+      DispatchResult B = ldsBarrier(Many, Groups, Got);
+      ASSERT_TRUE(B.ok()) << B.FirstFault.Message;
+      Moved += B.Takeovers;
+      ASSERT_EQ(Ref, Got);
+      // Every instruction counted once, whichever thread ran it.
+      EXPECT_EQ(A.Counters.WaveInstructions, B.Counters.WaveInstructions);
+      EXPECT_EQ(A.Counters.ActiveLaneInstructions,
+                B.Counters.ActiveLaneInstructions);
+      EXPECT_EQ(A.Counters.byOpcode(), B.Counters.byOpcode());
+      EXPECT_EQ(A.Counters.Workgroups, B.Counters.Workgroups);
+      EXPECT_EQ(A.Counters.Waves, B.Counters.Waves);
+    } while (Moved == Before && !HasFailure() &&
+             std::chrono::steady_clock::now() - Start < Patience);
+  }
+  EXPECT_GT(Moved, 0u);
+}
+
+TEST(Takeover, OffMovesNothing) {
+  Machine M = machine(2, TakeoverMode::Off, "ds.O2.elf");
+  ASSERT_TRUE(M.Mod);
+  std::vector<u32> Got;
+  DispatchResult R = ldsBarrier(M, 16, Got);
+  ASSERT_TRUE(R.ok()) << R.FirstFault.Message;
+  EXPECT_EQ(R.Takeovers, 0u);
+}
+
+/// One-wave groups that spin until the last group has run: the spinning
+/// groups move while they wait, and the last one still runs.
+TEST(Takeover, SpinningGroupsMove) {
+  Machine M = machine(2, TakeoverMode::Always, "scheduling.O2.elf");
+  ASSERT_TRUE(M.Mod);
+  const unsigned Groups = 150;
+  uint64_t Moved = 0;
+  auto Start = std::chrono::steady_clock::now();
+  do {
+    DeviceBuffer Flag(*M.Dev, 4), Out(*M.Dev, Groups * 64 * 4);
+    auto R = M.Mod->launch(
+        "wait_for_last", LaunchConfig::linear(Groups * 64, 64),
+        KernelArgs().add(Flag.address()).add(Out.address()).add(Groups - 1));
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    ASSERT_TRUE(R->ok()) << R->FirstFault.Message;
+    Moved += R->Takeovers;
+    for (unsigned I = 0; I < Groups * 64; ++I)
+      ASSERT_EQ(Out.data<unsigned>()[I], I / 64) << "work-item " << I;
+  } while (!Moved && std::chrono::steady_clock::now() - Start < Patience);
+  EXPECT_GT(Moved, 0u);
+}
+
+/// A fault in a group that moved names that group, and the dispatch ends.
+TEST(Takeover, FaultInAMovedGroup) {
+  Machine M = machine(2, TakeoverMode::Always, "ds.O2.elf");
+  ASSERT_TRUE(M.Mod);
+  const u32 N = 4 * 256;
+  DeviceBuffer In(*M.Dev, N * 4);
+  // The output is not device memory: every group faults at its first store.
+  auto R = M.Mod->launch("lds_barrier", LaunchConfig::linear(N, 256),
+                         KernelArgs().add(uint64_t(0x1000)).add(In.address()));
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(R->Status, DispatchStatus::MemoryFault);
+  EXPECT_NE(R->FirstFault.Message.find("work-group ("), std::string::npos)
+      << R->FirstFault.Message;
+}
+
+} // namespace
