@@ -1028,6 +1028,12 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   D.ScratchBytesPerLane = static_cast<uint32_t>(PerLane);
   D.ScratchBytesPerWave = PerLane * WaveSize;
   TakeoverMode Mode = takeoverMode(I.Options.Takeovers);
+  // A wave's memory access records go to the list of the worker running
+  // it, and the lists are joined worker by worker: a wave that moved would
+  // have its later accesses before its earlier ones. Recording is for
+  // ground truth, where exact order matters more than speed.
+  if (I.Options.RecordMemoryAccesses)
+    Mode = TakeoverMode::Off;
   // Always (tests): idle workers from the start, so that groups move.
   unsigned Workers =
       Mode == TakeoverMode::Always

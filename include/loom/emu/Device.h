@@ -56,7 +56,8 @@ struct DeviceOptions {
   unsigned Threads = 0;
   /// Count instructions, blocks, lanes and memory bytes per dispatch.
   bool CollectCounters = true;
-  /// Also record every memory access (address, size, lanes) per dispatch.
+  /// Also record every memory access (address, size, lanes) per dispatch,
+  /// each wave's in order (no takeovers then).
   bool RecordMemoryAccesses = false;
   /// LDS per work-group, bytes (gfx90a: 64 KiB).
   uint32_t LdsSize = 64 * 1024;

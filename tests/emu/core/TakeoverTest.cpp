@@ -12,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <random>
 
 using namespace loom::emu;
@@ -26,10 +28,12 @@ struct Machine {
   std::unique_ptr<Module> Mod;
 };
 
-Machine machine(unsigned Threads, TakeoverMode Mode, const char *Elf) {
+Machine machine(unsigned Threads, TakeoverMode Mode, const char *Elf,
+                bool RecordAccesses = false) {
   DeviceOptions O;
   O.Threads = Threads;
   O.Takeovers = Mode;
+  O.RecordMemoryAccesses = RecordAccesses;
   Machine M;
   auto D = Device::create(O);
   EXPECT_TRUE(bool(D)) << llvm::toString(D.takeError());
@@ -106,6 +110,33 @@ TEST(Takeover, BarrierGroupsMoveAndStayExact) {
              std::chrono::steady_clock::now() - Start < Patience);
   }
   EXPECT_GT(Moved, 0u);
+}
+
+/// Each worker keeps its own list of access records, joined worker by
+/// worker: a dispatch that records them moves no group, and every wave's
+/// accesses come in the order it made them, as on one thread.
+TEST(Takeover, RecordedAccessesStayInWaveOrder) {
+  Machine One = machine(1, TakeoverMode::Off, "ds.O2.elf", true);
+  Machine Many = machine(2, TakeoverMode::Always, "ds.O2.elf", true);
+  ASSERT_TRUE(One.Mod && Many.Mod);
+  // Each device loads the code elsewhere: pcs as offsets from the lowest.
+  auto ByWave = [](const DispatchResult &R) {
+    uint64_t Base = UINT64_MAX;
+    for (const MemoryAccessRecord &A : R.Counters.Accesses)
+      Base = std::min(Base, A.Pc);
+    std::map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> Out;
+    for (const MemoryAccessRecord &A : R.Counters.Accesses)
+      Out[A.WaveId].push_back({A.Pc - Base, A.ExecMask});
+    return Out;
+  };
+  std::vector<u32> Ref, Got;
+  DispatchResult A = ldsBarrier(One, 16, Ref);
+  DispatchResult B = ldsBarrier(Many, 16, Got);
+  ASSERT_TRUE(A.ok() && B.ok());
+  EXPECT_EQ(B.Takeovers, 0u);
+  EXPECT_EQ(Ref, Got);
+  EXPECT_FALSE(A.Counters.Accesses.empty());
+  EXPECT_EQ(ByWave(A), ByWave(B));
 }
 
 TEST(Takeover, OffMovesNothing) {
