@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LdsBarrierReference.h"
 #include "loom/emu/Module.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -77,19 +78,8 @@ TEST_P(DsTest, WorkGroupSharesLdsAcrossBarriers) {
     In.data<u32>()[I] &= 0xffff; // keep sums readable
   ASSERT_TRUE(runOk("lds_barrier", N, 256,
                     KernelArgs().add(Out.address()).add(In.address())));
-  const u32 *X = In.data<u32>(), *O = Out.data<u32>();
-  for (u32 G = 0; G < N / 256; ++G) {
-    u32 Sum = 0, Prefix = 0;
-    for (u32 T = 0; T < 256; ++T)
-      Sum += X[256 * G + T];
-    for (u32 T = 0; T < 256; ++T) {
-      u32 I = 256 * G + T;
-      Prefix += X[I];
-      ASSERT_EQ(O[3 * I], X[256 * G + ((T * 37 + 11) & 255)]) << I;
-      ASSERT_EQ(O[3 * I + 1], Sum) << I;
-      ASSERT_EQ(O[3 * I + 2], Prefix) << I;
-    }
-  }
+  ASSERT_TRUE(loom::emu::test::ldsBarrierOutputIsRight(
+      In.data<u32>(), Out.data<u32>(), N / 256));
 }
 
 TEST_P(DsTest, EveryWidth) {

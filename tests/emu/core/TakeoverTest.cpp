@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LdsBarrierReference.h"
 #include "loom/emu/Module.h"
 
 #include <gtest/gtest.h>
@@ -60,19 +61,9 @@ DispatchResult ldsBarrier(Machine &M, u32 Groups, std::vector<u32> &Got) {
   EXPECT_TRUE(bool(R)) << llvm::toString(R.takeError());
   if (!R)
     return DispatchResult();
-  const u32 *X = In.data<u32>(), *O = Out.data<u32>();
-  for (u32 Gr = 0; Gr < Groups; ++Gr) {
-    u32 Sum = 0, Prefix = 0;
-    for (u32 T = 0; T < 256; ++T)
-      Sum += X[256 * Gr + T];
-    for (u32 T = 0; T < 256; ++T) {
-      u32 I = 256 * Gr + T;
-      Prefix += X[I];
-      EXPECT_EQ(O[3 * I], X[256 * Gr + ((T * 37 + 11) & 255)]) << I;
-      EXPECT_EQ(O[3 * I + 1], Sum) << I;
-      EXPECT_EQ(O[3 * I + 2], Prefix) << I;
-    }
-  }
+  const u32 *O = Out.data<u32>();
+  EXPECT_TRUE(loom::emu::test::ldsBarrierOutputIsRight(In.data<u32>(), O,
+                                                       Groups));
   Got.assign(O, O + 3 * N);
   return *R;
 }
