@@ -15,13 +15,49 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 using namespace llvm;
 using namespace loom::instrument;
 
 namespace loom::tool {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+/// Adds the milliseconds since its creation to \p Into when destroyed.
+class StageTimer {
+public:
+  explicit StageTimer(double &Into) : Into(Into), Start(Clock::now()) {}
+  ~StageTimer() {
+    Into += std::chrono::duration<double, std::milli>(Clock::now() - Start)
+                .count();
+  }
+
+private:
+  double &Into;
+  Clock::time_point Start;
+};
+} // namespace
+
+KernelCopies::KernelCopies(std::string DumpDir, const std::string &TimingPath)
+    : DumpDir(std::move(DumpDir)) {
+  if (TimingPath.empty())
+    return;
+  std::error_code EC;
+  Timing = std::make_unique<raw_fd_ostream>(TimingPath, EC, sys::fs::OF_Append);
+  if (EC) {
+    errs() << "loom-tool: cannot write " << TimingPath << ": " << EC.message()
+           << "\n";
+    Timing.reset();
+  }
+}
+
+KernelCopies::~KernelCopies() = default;
 
 static Error lift(LoadedCode &C) {
   if (!C.Lift) {
@@ -62,15 +98,22 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
                                         uint64_t KernelObject,
                                         const std::vector<ToolChoice> &Choices,
                                         const std::string &Suffix,
-                                        hsa_executable_t &Exec) {
+                                        hsa_executable_t &Exec,
+                                        CopyTiming &Time) {
   LoadedCode &C = *K.Code;
-  if (Error E = lift(C))
-    return std::move(E);
+  {
+    StageTimer Timer(Time.Lift);
+    if (Error E = lift(C))
+      return std::move(E);
+  }
   BinaryContext &BC = *C.Lift->Context;
   BinaryFunction *Kernel = BC.function(K.Name);
   if (!Kernel)
     return createStringError(inconvertibleErrorCode(), "no function %s in %s",
                              K.Name.c_str(), C.Uri.c_str());
+  for (const BinaryFunction *F : BC.callGraph().reachableFrom(*Kernel))
+    for (const BinaryBasicBlock &B : F->blocks())
+      Time.Instructions += B.Instructions.size();
   if (!Kernel->isInstrumentable())
     return createStringError(inconvertibleErrorCode(), "not instrumentable: %s",
                              Kernel->notInstrumentableReason().str().c_str());
@@ -89,9 +132,13 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   for (const ToolChoice &Choice : Choices) {
     KernelInstrumentation KI(BC, *C.Lift->Live, *Kernel, Plan,
                              Choice.Configuration, KernelObject);
-    if (Error E = Choice.Tool->call(
-            [&](Tool &T, ToolContext &Ctx) { return T.instrument(Ctx, KI); }))
-      return Blame(Choice, std::move(E));
+    {
+      StageTimer Timer(Time.Instrument);
+      if (Error E = Choice.Tool->call(
+              [&](Tool &T, ToolContext &Ctx) { return T.instrument(Ctx, KI); }))
+        return Blame(Choice, std::move(E));
+    }
+    StageTimer Timer(Time.Hooks);
     Expected<const HookLibrary &> L = Choice.Tool->hooks(C.Agent);
     if (!L)
       return Blame(Choice, L.takeError());
@@ -101,10 +148,13 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   InstrumentOptions Options;
   Options.LoadDelta = C.LoadDelta;
   Options.Suffix = Suffix;
+  std::optional<StageTimer> Stage;
+  Stage.emplace(Time.Codegen);
   Expected<InstrumentedCodeObject> Out =
       instrumentCodeObject(Plan, Hooks, Options);
   if (!Out)
     return Out.takeError();
+  Stage.reset();
   if (!DumpDir.empty()) {
     dump(K.Name + Suffix, ".s", Out->Assembly);
     dump(K.Name + Suffix, ".co", StringRef(Out->Elf.data(), Out->Elf.size()));
@@ -117,6 +167,7 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
     return createStringError(inconvertibleErrorCode(),
                              "the code generator made no copy of it");
 
+  Stage.emplace(Time.Load);
   Expected<hsa_executable_t> Loaded = loadExecutable(C.Agent, Out->Elf);
   if (!Loaded)
     return Loaded.takeError();
@@ -185,7 +236,10 @@ const KernelCopy *KernelCopies::get(const KernelInfo &K, uint64_t KernelObject,
   Slot.Original = K.Code->Executable.handle;
   unsigned N = CopiesOf[KernelObject]++;
   std::string Suffix = ".loom" + (N ? std::to_string(N) : std::string());
-  Expected<KernelCopy> Copy = make(K, KernelObject, Choices, Suffix, Slot.Exec);
+  CopyTiming Time;
+  Expected<KernelCopy> Copy =
+      make(K, KernelObject, Choices, Suffix, Slot.Exec, Time);
+  writeTiming(K, Choices, Time, bool(Copy));
   if (Copy)
     return &Slot.Copy.emplace(*Copy);
 
@@ -206,6 +260,32 @@ const KernelCopy *KernelCopies::get(const KernelInfo &K, uint64_t KernelObject,
     Slot.Exec = {};
   }
   return nullptr;
+}
+
+void KernelCopies::writeTiming(const KernelInfo &K,
+                               const std::vector<ToolChoice> &Choices,
+                               const CopyTiming &Time, bool Made) {
+  if (!Timing)
+    return;
+  std::string Tools;
+  for (const ToolChoice &C : Choices)
+    Tools += (Tools.empty() ? "" : "+") + C.Tool->name().str();
+  // Whole microseconds: JSON numbers that read as they are.
+  auto Us = [](double Ms) { return int64_t(std::llround(Ms * 1000)); };
+  // One object per line, so that runs may append to one file.
+  *Timing << json::Value(json::Object{{"kernel", K.Name},
+                                      {"code_object", K.Code->Uri},
+                                      {"tools", Tools},
+                                      {"instructions", Time.Instructions},
+                                      {"made", Made},
+                                      {"lift_us", Us(Time.Lift)},
+                                      {"instrument_us", Us(Time.Instrument)},
+                                      {"hooks_us", Us(Time.Hooks)},
+                                      {"codegen_us", Us(Time.Codegen)},
+                                      {"load_us", Us(Time.Load)},
+                                      {"total_us", Us(Time.total())}})
+          << "\n";
+  Timing->flush();
 }
 
 void KernelCopies::forget(hsa_executable_t Original) {
