@@ -59,27 +59,38 @@ KernelCopies::KernelCopies(std::string DumpDir, const std::string &TimingPath)
 
 KernelCopies::~KernelCopies() = default;
 
-static Error lift(LoadedCode &C) {
-  if (!C.Lift) {
-    C.Lift = std::make_unique<LoadedCode::Lifted>();
-    auto BC = BinaryContext::create(*C.Code);
-    Error E = BC ? (*BC)->buildCFGs() : BC.takeError();
+/// Kernel \p Name of \p C and the functions it calls, lifted on first need.
+static Expected<LoadedCode::Lifted &> lift(LoadedCode &C, StringRef Name) {
+  std::unique_ptr<LoadedCode::Lifted> &L = C.Lifts[Name.str()];
+  if (!L) {
+    L = std::make_unique<LoadedCode::Lifted>();
+    Error E = Error::success();
+    if (!C.MC) {
+      auto MC = isa::McContext::create(C.Code->target());
+      if (MC)
+        C.MC = std::move(*MC);
+      else
+        E = MC.takeError();
+    }
     if (!E) {
-      auto Live = Liveness::compute(**BC);
-      if (Live) {
-        C.Lift->Context = std::move(*BC);
-        C.Lift->Live.emplace(std::move(*Live));
-      } else {
-        E = Live.takeError();
+      auto BC = BinaryContext::create(*C.Code, *C.MC, {Name});
+      E = BC ? (*BC)->buildCFGs() : BC.takeError();
+      if (!E) {
+        auto Live = Liveness::compute(**BC);
+        if (Live) {
+          L->Context = std::move(*BC);
+          L->Live.emplace(std::move(*Live));
+        } else {
+          E = Live.takeError();
+        }
       }
     }
     if (E)
-      C.Lift->Error = "cannot lift " + C.Uri + ": " + toString(std::move(E));
+      L->Error = "cannot lift " + C.Uri + ": " + toString(std::move(E));
   }
-  if (!C.Lift->Error.empty())
-    return createStringError(inconvertibleErrorCode(), "%s",
-                             C.Lift->Error.c_str());
-  return Error::success();
+  if (!L->Error.empty())
+    return createStringError(inconvertibleErrorCode(), "%s", L->Error.c_str());
+  return *L;
 }
 
 void KernelCopies::dump(StringRef Name, StringRef Extension, StringRef Bytes) {
@@ -101,12 +112,13 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
                                         hsa_executable_t &Exec,
                                         CopyTiming &Time) {
   LoadedCode &C = *K.Code;
-  {
-    StageTimer Timer(Time.Lift);
-    if (Error E = lift(C))
-      return std::move(E);
-  }
-  BinaryContext &BC = *C.Lift->Context;
+  std::optional<StageTimer> Stage;
+  Stage.emplace(Time.Lift);
+  Expected<LoadedCode::Lifted &> Lifted = lift(C, K.Name);
+  if (!Lifted)
+    return Lifted.takeError();
+  Stage.reset();
+  BinaryContext &BC = *Lifted->Context;
   BinaryFunction *Kernel = BC.function(K.Name);
   if (!Kernel)
     return createStringError(inconvertibleErrorCode(), "no function %s in %s",
@@ -130,7 +142,7 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
                              toString(std::move(E)).c_str());
   };
   for (const ToolChoice &Choice : Choices) {
-    KernelInstrumentation KI(BC, *C.Lift->Live, *Kernel, Plan,
+    KernelInstrumentation KI(BC, *Lifted->Live, *Kernel, Plan,
                              Choice.Configuration, KernelObject);
     {
       StageTimer Timer(Time.Instrument);
@@ -148,7 +160,6 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   InstrumentOptions Options;
   Options.LoadDelta = C.LoadDelta;
   Options.Suffix = Suffix;
-  std::optional<StageTimer> Stage;
   Stage.emplace(Time.Codegen);
   Expected<InstrumentedCodeObject> Out =
       instrumentCodeObject(Plan, Hooks, Options);

@@ -47,7 +47,7 @@ struct KernelCopy {
 /// What making one copy cost, in milliseconds, stage by stage
 /// (`loom instrument --timing FILE`, docs/instrument.md).
 struct CopyTiming {
-  double Lift = 0;       ///< lifting the code object: its first copy only
+  double Lift = 0;       ///< lifting the kernel and what it calls
   double Instrument = 0; ///< the tools' instrument() callbacks
   double Hooks = 0;      ///< compiling the tools' hooks: once per agent
   double Codegen = 0;    ///< instrumentCodeObject: glue, MC, lld

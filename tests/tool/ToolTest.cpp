@@ -293,14 +293,12 @@ TEST_F(ToolRuntimeTest, TimingHasALinePerCopyWithItsStages) {
     // Each stage rounded to a microsecond on its own.
     EXPECT_NEAR(double(*C.getInteger("total_us")), double(Sum), 3.0);
     EXPECT_GT(*C.getInteger("codegen_us"), 0);
+    EXPECT_GT(*C.getInteger("lift_us"), 0);
   }
-  // The code object is lifted and the hooks compiled for its first copy.
-  for (size_t I : {0, 2}) {
-    EXPECT_GT(*Copies[I].getInteger("lift_us"),
-              *Copies[I + 1].getInteger("lift_us"));
+  // The hooks are compiled for a process's first copy.
+  for (size_t I : {0, 2})
     EXPECT_GT(*Copies[I].getInteger("hooks_us"),
               *Copies[I + 1].getInteger("hooks_us"));
-  }
 }
 
 TEST_F(ToolRuntimeTest, TimingSaysWhichCopiesFailed) {
