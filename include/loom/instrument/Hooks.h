@@ -446,13 +446,6 @@ LOOM_DEVICE_FN uint64_t chunkBase(uint64_t Cursor) {
   return (Cursor - 1) & ~uint64_t(ChunkBytes - 1);
 }
 
-/// The chunk in \p Sink (2 * ChunkBytes bytes), aligned to its size.
-template <uint32_t ChunkBytes>
-LOOM_DEVICE_FN uint64_t sinkChunk(uint8_t *Sink) {
-  return (reinterpret_cast<uint64_t>(Sink) + ChunkBytes - 1) &
-         ~uint64_t(ChunkBytes - 1);
-}
-
 /// Publishes the chunk \p Cursor (nonzero) points into, as its claim
 /// said: the cursor's low word, every lane's stores and the headers, then
 /// its Sequence word.
@@ -474,31 +467,26 @@ LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
   scalarWriteBack();
 }
 
-/// Publishes the wave's chunk unless it has none (\p Cursor 0) or it is
-/// the sink's.
-template <uint32_t ChunkBytes>
-LOOM_DEVICE_FN void publishUnlessSink(uint64_t Cursor, uint8_t *Sink) {
-  if (Cursor && chunkBase<ChunkBytes>(Cursor) != sinkChunk<ChunkBytes>(Sink))
-    publishChunk<ChunkBytes>(Cursor);
-}
-
-/// Claims a chunk of ring \p R, writes its headers; the cursor after
-/// them, or 0 if the tool has no channel or its records are not
-/// ChunkBytes.
+/// Claims a chunk of ring \p R (the tool's channel, of records of
+/// ChunkBytes) and writes its headers: how to publish it (LoomWaveChunk:
+/// its Sequence word's address and value; End is written then, the
+/// reserved words never), then \p ChunkHeader; the cursor after them. The
+/// slot's Free word is read only once the ring has wrapped (before, slot
+/// I is free for claim I: the host starts Free[I] at I).
 template <uint32_t ChunkBytes, typename C>
 LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
-  if (!R)
-    return 0;
   RingConstants K = ringConstants(R);
-  if (K.RecordBytes != ChunkBytes)
-    return 0;
-  uint64_t Index = scalarClaim(R, K);
-  uint64_t Slot = Index & (K.Capacity - 1);
+  uint64_t Index = scalarFetchAdd(&R->Claimed, 1);
+  // Claims run less than 2^32 ahead of the host, and a ring holds less
+  // than 4 GiB (ToolHost refuses larger): 32-bit slot arithmetic.
+  uint32_t Claim = uint32_t(Index), Slot = Claim & (K.Capacity - 1);
+  if (Claim >= K.Capacity)
+    scalarWaitForSlot(reinterpret_cast<const uint64_t *>(K.Free) + Slot,
+                      Claim);
   uint64_t Base = K.Records + Slot * ChunkBytes;
-  // How to publish it (End is written then; the reserved words never).
   Doubles2 How = {Index + 1, K.Sequence + Slot * 8};
-  __asm__ volatile("s_store_dwordx4 %0, %1, %2 glc" ::"s"(How),
-                   "s"(Base), "i"(__builtin_offsetof(LoomWaveChunk, Publish))
+  __asm__ volatile("s_store_dwordx4 %0, %1, %2 glc" ::"s"(How), "s"(Base),
+                   "i"(__builtin_offsetof(LoomWaveChunk, Publish))
                    : "memory");
   scalarStoreRecordHeader<sizeof(LoomWaveChunk)>(
       reinterpret_cast<void *>(Base), ChunkHeader);
@@ -515,14 +503,14 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
 /// it. \p ChunkHeader
 /// is written at the start of each new chunk (the wave's identity, say).
 /// ChunkBytes, a power of two, must be the channel's RecordBytes (the tool
-/// runtime then aligns the ring's records to it); with another size, or no
-/// channel, the records go to \p Sink, a device buffer of the tool's of 2 *
-/// ChunkBytes bytes that nothing reads (so that the common path needs no
-/// test for it). The ring waits for room (lossless) whatever
-/// ChannelOptions::Lossy says.
+/// runtime then aligns the ring's records to it), and the tool must open
+/// its channel (ToolContext::openChannel): nothing on the device checks
+/// either (session 11 sent records to a sink chunk without them, at a
+/// test in every claim and publication). The ring waits for room
+/// (lossless) whatever ChannelOptions::Lossy says.
 template <uint32_t ChunkBytes, unsigned Skip = 0, unsigned Narrow = 0,
           typename C, typename H, typename L, unsigned N>
-LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
+LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor,
                                           const C &ChunkHeader,
                                           const H &Header,
                                           const L (&Lanes)[N]) {
@@ -545,12 +533,10 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
   // the hook with EXEC empty would see as false; a cursor tested where it
   // is compared branches on SCC.
   if (((uint32_t(Cursor) - 1) & (ChunkBytes - 1)) + Bytes >= ChunkBytes - 1) {
-    detail::publishUnlessSink<ChunkBytes>(Cursor, Sink);
-    Cursor = detail::claimChunk<ChunkBytes>(detail::channelRing(), ChunkHeader);
-    // A select, not a branch (LLVM would make a lane mask of it).
-    uint64_t SinkCursor = detail::sinkChunk<ChunkBytes>(Sink) +
-                          sizeof(LoomWaveChunk) + sizeof(C);
-    Cursor = Cursor ? Cursor : SinkCursor;
+    if (Cursor)
+      detail::publishChunk<ChunkBytes>(Cursor);
+    Cursor = detail::claimChunk<ChunkBytes>(detail::channelRing(),
+                                            ChunkHeader);
   }
   // Through a global pointer: a global store from the cursor's SGPRs plus
   // the lane's offset (constant offsets in the instruction), where a flat
@@ -583,8 +569,9 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
 
 /// Publishes the wave's chunk, if it has one; the cursor to keep (0).
 template <uint32_t ChunkBytes>
-LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor, uint8_t *Sink) {
-  detail::publishUnlessSink<ChunkBytes>(Cursor, Sink);
+LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor) {
+  if (Cursor)
+    detail::publishChunk<ChunkBytes>(Cursor);
   return 0;
 }
 
