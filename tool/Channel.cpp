@@ -64,6 +64,19 @@ void storeRelease(uint64_t &Word, uint64_t V) {
   std::atomic_ref<uint64_t>(Word).store(V, std::memory_order_release);
 }
 
+/// A wave chunk's End word (LoomWaveChunk::End), which its publication
+/// sets (nonzero: the cursor's low word never is).
+uint32_t &endWord(const char *Chunk) {
+  return *reinterpret_cast<uint32_t *>(const_cast<char *>(Chunk) +
+                                       offsetof(LoomWaveChunk, End));
+}
+
+/// HostMemory::Block::Left of a ring of wave chunks of these options left
+/// with every End word 0 (the layout's, so that no other reads as it).
+uint64_t cleanChunks(const ChannelOptions &O) {
+  return 1ull << 63 | uint64_t(O.Capacity) << 32 | O.RecordBytes;
+}
+
 } // namespace
 
 Expected<std::shared_ptr<ChannelRing>>
@@ -101,6 +114,18 @@ ChannelDrain::open(ToolHost &Tool, const ChannelOptions &Options,
   R->Ring->Records =
       alignTo(reinterpret_cast<uint64_t>(Base + Records), uint64_t(Align));
   R->Ring->Free = reinterpret_cast<uint64_t>(Free);
+  // Wave chunks: a chunk is published once its End word is nonzero, so
+  // every End word starts at 0. The drain zeroes each as it releases its
+  // slot, so a ring's block comes back with them all 0 (Left says so) and
+  // is not touched again; any other block has them zeroed here (a word
+  // every RecordBytes: a page each, once).
+  R->WaveChunks = Options.WaveChunks;
+  if (Options.WaveChunks && B->Left != cleanChunks(Options)) {
+    auto *Chunks = reinterpret_cast<char *>(R->Ring->Records);
+    for (uint32_t I = 0; I < Options.Capacity; ++I)
+      endWord(Chunks + size_t(I) * Options.RecordBytes) = 0;
+  }
+  R->Memory.Left = 0; // until finish finds every chunk released
   return R;
 }
 
@@ -131,9 +156,19 @@ uint64_t ChannelDrain::drain(ChannelRing &R) {
   // still being written no longer holds up the ones claimed after it.
   std::vector<uint8_t> &Ready = R.Ready;
   Ready.assign(size_t(Limit - Consumed), 0);
-  for (uint64_t I = Limit; I-- > Consumed;)
-    Ready[I - Consumed] = loadRelaxed(Free[I & Mask]) != I + Capacity &&
-                          loadAcquire(Sequence[I & Mask]) == I + 1;
+  // A wave chunk is its claim's once the host released its slot to it
+  // (Free), published once its End word is set.
+  if (R.WaveChunks)
+    for (uint64_t I = Limit; I-- > Consumed;)
+      Ready[I - Consumed] =
+          loadRelaxed(Free[I & Mask]) == I &&
+          std::atomic_ref<uint32_t>(
+              endWord(Records + (I & Mask) * H.RecordBytes))
+                  .load(std::memory_order_acquire) != 0;
+  else
+    for (uint64_t I = Limit; I-- > Consumed;)
+      Ready[I - Consumed] = loadRelaxed(Free[I & Mask]) != I + Capacity &&
+                            loadAcquire(Sequence[I & Mask]) == I + 1;
   uint64_t Got = 0;
   for (uint64_t I = Consumed; I < Limit;) {
     if (!Ready[I - Consumed]) {
@@ -150,8 +185,12 @@ uint64_t ChannelDrain::drain(ChannelRing &R) {
     });
     // The tool is done with the slots: their producers' next claims may
     // take them.
-    for (uint64_t C = I; C < End; ++C)
+    for (uint64_t C = I; C < End; ++C) {
+      if (R.WaveChunks) // unpublished for its next claim
+        std::atomic_ref<uint32_t>(endWord(Records + (C & Mask) * H.RecordBytes))
+            .store(0, std::memory_order_relaxed);
       storeRelease(Free[C & Mask], C + Capacity);
+    }
     Got += End - I;
     I = End;
   }
@@ -206,6 +245,10 @@ uint64_t ChannelDrain::finish(ChannelRing &R) {
     Consumed = R.Ring->Consumed;
     Dropped = loadAcquire(R.Ring->Dropped);
     R.Finished = true;
+    // Every claimed chunk released: every End word 0 again.
+    if (R.WaveChunks && Claimed == Consumed)
+      R.Memory.Left = cleanChunks(
+          {R.Ring->RecordBytes, R.Ring->Capacity, false, true});
     Memory.put(R.Memory);
     R.Ring = nullptr;
   }

@@ -40,6 +40,8 @@ struct ChannelRing {
   instrument::Dispatch D; ///< given to channelRecords
   HostMemory::Block Memory;
   LoomChannelRing *Ring = nullptr; ///< at Memory.Ptr
+  /// ChannelOptions::WaveChunks: each record published by its End word.
+  bool WaveChunks = false;
   std::mutex Lock;       ///< the drain thread and the final drain
   bool Finished = false; ///< drained for the last time; Memory given back
   std::vector<uint8_t> Ready; ///< drain's: which records it may hand over

@@ -446,33 +446,25 @@ LOOM_DEVICE_FN uint64_t chunkBase(uint64_t Cursor) {
   return (Cursor - 1) & ~uint64_t(ChunkBytes - 1);
 }
 
-/// Publishes the chunk \p Cursor (nonzero) points into, as its claim
-/// said: the cursor's low word, every lane's stores and the headers, then
-/// its Sequence word.
+/// Publishes the chunk \p Cursor (nonzero) points into: every lane's
+/// stores and the headers, then its End word (the cursor's low word,
+/// never 0), by an atomic, which the L2 takes (no scalar cache to write
+/// back after it).
 template <uint32_t ChunkBytes>
 LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
   uint64_t Base = chunkBase<ChunkBytes>(Cursor);
-  Doubles2 How; // Publish, Sequence
-  __asm__ volatile("s_load_dwordx4 %0, %1, 0x8 glc\n\t"
-                   "s_waitcnt lgkmcnt(0)"
-                   : "=s"(How)
-                   : "s"(Base)
-                   : "memory");
-  __asm__ volatile("s_store_dword %0, %1, 0x0 glc" ::"s"(uint32_t(Cursor)),
-                   "s"(Base)
-                   : "memory");
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
   scalarWriteBack();
-  scalarStore8(reinterpret_cast<void *>(How.y), How.x);
-  scalarWriteBack();
+  __asm__ volatile("s_atomic_swap %0, %1, %2" ::"s"(uint32_t(Cursor)),
+                   "s"(Base), "i"(__builtin_offsetof(LoomWaveChunk, End))
+                   : "memory");
 }
 
-/// Claims a chunk of ring \p R (the tool's channel, of records of
-/// ChunkBytes) and writes its headers: how to publish it (LoomWaveChunk:
-/// its Sequence word's address and value; End is written then, the
-/// reserved words never), then \p ChunkHeader; the cursor after them. The
-/// slot's Free word is read only once the ring has wrapped (before, slot
-/// I is free for claim I: the host starts Free[I] at I).
+/// Claims a chunk of ring \p R (the tool's channel, of wave chunks of
+/// ChunkBytes) and writes \p ChunkHeader after its LoomWaveChunk; the
+/// cursor after them. The slot's Free word is read only once the ring has
+/// wrapped (before, slot I is free for claim I: the host starts Free[I]
+/// at I).
 template <uint32_t ChunkBytes, typename C>
 LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
   RingConstants K = ringConstants(R);
@@ -484,10 +476,6 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
     scalarWaitForSlot(reinterpret_cast<const uint64_t *>(K.Free) + Slot,
                       Claim);
   uint64_t Base = K.Records + Slot * ChunkBytes;
-  Doubles2 How = {Index + 1, K.Sequence + Slot * 8};
-  __asm__ volatile("s_store_dwordx4 %0, %1, %2 glc" ::"s"(How), "s"(Base),
-                   "i"(__builtin_offsetof(LoomWaveChunk, Publish))
-                   : "memory");
   scalarStoreRecordHeader<sizeof(LoomWaveChunk)>(
       reinterpret_cast<void *>(Base), ChunkHeader);
   return Base + sizeof(LoomWaveChunk) + sizeof(C);
