@@ -440,10 +440,11 @@ LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
 // records, in the wave's order.
 
 namespace detail {
-/// The start of the chunk \p Cursor (nonzero) points into.
+/// The start of the chunk \p Cursor (nonzero) points into: a cursor lies
+/// past its chunk's headers and short of its end.
 template <uint32_t ChunkBytes>
 LOOM_DEVICE_FN uint64_t chunkBase(uint64_t Cursor) {
-  return (Cursor - 1) & ~uint64_t(ChunkBytes - 1);
+  return Cursor & ~uint64_t(ChunkBytes - 1);
 }
 
 /// Publishes the chunk \p Cursor (nonzero) points into: every lane's
@@ -467,15 +468,29 @@ LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
 /// at I).
 template <uint32_t ChunkBytes, typename C>
 LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
-  RingConstants K = ringConstants(R);
-  uint64_t Index = scalarFetchAdd(&R->Claimed, 1);
+  // The ring's constants and the claim, one wait for them all.
+  uint32_t Capacity;
+  Doubles2 Where; // Records, Free
+  uint64_t Index = 1;
+  __asm__ volatile("s_load_dword %0, %3, %4\n\t"
+                   "s_load_dwordx4 %1, %3, %5\n\t"
+                   "s_atomic_add_x2 %2, %3, %6 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)"
+                   : "=&s"(Capacity), "=&s"(Where), "+&s"(Index)
+                   : "s"(R), "i"(__builtin_offsetof(LoomChannelRing, Capacity)),
+                     "i"(__builtin_offsetof(LoomChannelRing, Records)),
+                     "i"(__builtin_offsetof(LoomChannelRing, Claimed))
+                   : "memory");
+  static_assert(__builtin_offsetof(LoomChannelRing, Free) ==
+                    __builtin_offsetof(LoomChannelRing, Records) + 8,
+                "Records and Free in one load");
   // Claims run less than 2^32 ahead of the host, and a ring holds less
   // than 4 GiB (ToolHost refuses larger): 32-bit slot arithmetic.
-  uint32_t Claim = uint32_t(Index), Slot = Claim & (K.Capacity - 1);
-  if (Claim >= K.Capacity)
-    scalarWaitForSlot(reinterpret_cast<const uint64_t *>(K.Free) + Slot,
+  uint32_t Claim = uint32_t(Index), Slot = Claim & (Capacity - 1);
+  if (Claim >= Capacity)
+    scalarWaitForSlot(reinterpret_cast<const uint64_t *>(Where.y) + Slot,
                       Claim);
-  uint64_t Base = K.Records + Slot * ChunkBytes;
+  uint64_t Base = Where.x + Slot * ChunkBytes;
   scalarStoreRecordHeader<sizeof(LoomWaveChunk)>(
       reinterpret_cast<void *>(Base), ChunkHeader);
   return Base + sizeof(LoomWaveChunk) + sizeof(C);
@@ -560,7 +575,9 @@ template <uint32_t ChunkBytes>
 LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor) {
   if (Cursor)
     detail::publishChunk<ChunkBytes>(Cursor);
-  return 0;
+  uint64_t None; // in one instruction (LLVM sets the halves apart)
+  __asm__("s_mov_b64 %0, 0" : "=s"(None));
+  return None;
 }
 
 #undef LOOM_DEVICE_FN
