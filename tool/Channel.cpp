@@ -71,11 +71,24 @@ uint32_t &endWord(const char *Chunk) {
                                        offsetof(LoomWaveChunk, End));
 }
 
-/// HostMemory::Block::Left of a ring of wave chunks of these options left
-/// with every End word 0 (the layout's, so that no other reads as it).
-uint64_t cleanChunks(const ChannelOptions &O) {
-  return 1ull << 63 | uint64_t(O.Capacity) << 32 | O.RecordBytes;
+/// HostMemory::Block::Left of a ring of wave chunks of \p Capacity records
+/// of \p RecordBytes (their log2s, so that no other layout reads as it)
+/// whose first \p Prepared slots have their End word 0.
+constexpr unsigned PreparedBits = 48;
+uint64_t cleanChunks(uint32_t Capacity, uint32_t RecordBytes,
+                     uint64_t Prepared) {
+  return 1ull << 63 | uint64_t(Log2_32(Capacity)) << 56 |
+         uint64_t(Log2_32(RecordBytes)) << PreparedBits | Prepared;
 }
+
+/// Slots a ring of wave chunks prepares at its opening, and ahead of the
+/// claims at each drain: a new ring's memory is touched (its End words
+/// zeroed, a page each) only as far as it is used.
+constexpr uint64_t PrepareAhead = 256;
+
+/// A free slot's Free word where the host has not prepared it yet: no
+/// claim's, nor a claim's + Capacity.
+constexpr uint64_t Unprepared = ~0ull;
 
 } // namespace
 
@@ -115,15 +128,20 @@ ChannelDrain::open(ToolHost &Tool, const ChannelOptions &Options,
       alignTo(reinterpret_cast<uint64_t>(Base + Records), uint64_t(Align));
   R->Ring->Free = reinterpret_cast<uint64_t>(Free);
   // Wave chunks: a chunk is published once its End word is nonzero, so
-  // every End word starts at 0. The drain zeroes each as it releases its
-  // slot, so a ring's block comes back with them all 0 (Left says so) and
-  // is not touched again; any other block has them zeroed here (a word
-  // every RecordBytes: a page each, once).
+  // each slot's End word is zeroed before its first claim (prepare). The
+  // drain zeroes it again as it releases the slot, so a ring's block
+  // comes back with its prepared slots ready, and Left says how many.
   R->WaveChunks = Options.WaveChunks;
-  if (Options.WaveChunks && B->Left != cleanChunks(Options)) {
-    auto *Chunks = reinterpret_cast<char *>(R->Ring->Records);
-    for (uint32_t I = 0; I < Options.Capacity; ++I)
-      endWord(Chunks + size_t(I) * Options.RecordBytes) = 0;
+  if (Options.WaveChunks) {
+    uint64_t Left = B->Left, Layout = cleanChunks(Options.Capacity,
+                                                  Options.RecordBytes, 0);
+    R->Prepared = Left >> PreparedBits == Layout >> PreparedBits
+                      ? Left & ((1ull << PreparedBits) - 1)
+                      : 0;
+    for (uint64_t I = R->Prepared; I < Options.Capacity; ++I)
+      Free[I] = Unprepared;
+    R->Ring->Ready = uint32_t(R->Prepared);
+    prepare(*R, 0);
   }
   R->Memory.Left = 0; // until finish finds every chunk released
   return R;
@@ -139,6 +157,23 @@ void ChannelDrain::start(std::shared_ptr<ChannelRing> R) {
   Wake.notify_one();
 }
 
+void ChannelDrain::prepare(ChannelRing &R, uint64_t Claimed) {
+  LoomChannelRing &H = *R.Ring;
+  uint64_t To = std::min<uint64_t>(H.Capacity, Claimed + PrepareAhead);
+  if (R.Prepared >= To)
+    return;
+  auto *Free = reinterpret_cast<uint64_t *>(H.Free);
+  auto *Records = reinterpret_cast<const char *>(H.Records);
+  for (uint64_t I = R.Prepared; I < To; ++I) {
+    std::atomic_ref<uint32_t>(endWord(Records + I * H.RecordBytes))
+        .store(0, std::memory_order_relaxed);
+    storeRelease(Free[I], I);
+  }
+  R.Prepared = To;
+  std::atomic_ref<uint32_t>(H.Ready).store(uint32_t(To),
+                                           std::memory_order_release);
+}
+
 uint64_t ChannelDrain::drain(ChannelRing &R) {
   LoomChannelRing &H = *R.Ring;
   uint64_t Capacity = H.Capacity, Mask = Capacity - 1;
@@ -147,6 +182,8 @@ uint64_t ChannelDrain::drain(ChannelRing &R) {
   auto *Records = reinterpret_cast<const char *>(H.Records);
   uint64_t Consumed = H.Consumed; // written by the host only
   uint64_t Claimed = loadAcquire(H.Claimed);
+  if (R.WaveChunks)
+    prepare(R, Claimed);
   uint64_t Limit = std::min(Claimed, Consumed + Capacity);
   // The records after Consumed that are published (Sequence: claim + 1)
   // and not yet handed over (Free: claim + Capacity once they are), read
@@ -247,8 +284,8 @@ uint64_t ChannelDrain::finish(ChannelRing &R) {
     R.Finished = true;
     // Every claimed chunk released: every End word 0 again.
     if (R.WaveChunks && Claimed == Consumed)
-      R.Memory.Left = cleanChunks(
-          {R.Ring->RecordBytes, R.Ring->Capacity, false, true});
+      R.Memory.Left = cleanChunks(R.Ring->Capacity, R.Ring->RecordBytes,
+                                  R.Prepared);
     Memory.put(R.Memory);
     R.Ring = nullptr;
   }

@@ -463,20 +463,20 @@ LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
 
 /// Claims a chunk of ring \p R (the tool's channel, of wave chunks of
 /// ChunkBytes) and writes \p ChunkHeader after its LoomWaveChunk; the
-/// cursor after them. The slot's Free word is read only once the ring has
-/// wrapped (before, slot I is free for claim I: the host starts Free[I]
-/// at I).
+/// cursor after them. The slot's Free word is read only for a claim at
+/// or past the ring's Ready (the host prepared the slots below it for
+/// their first claims).
 template <uint32_t ChunkBytes, typename C>
 LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
   // The ring's constants and the claim, one wait for them all.
-  uint32_t Capacity;
+  Doubles2 Sizes; // Capacity, RecordBytes, Lossy, Ready
   Doubles2 Where; // Records, Free
   uint64_t Index = 1;
-  __asm__ volatile("s_load_dword %0, %3, %4\n\t"
+  __asm__ volatile("s_load_dwordx4 %0, %3, %4\n\t"
                    "s_load_dwordx4 %1, %3, %5\n\t"
                    "s_atomic_add_x2 %2, %3, %6 glc\n\t"
                    "s_waitcnt lgkmcnt(0)"
-                   : "=&s"(Capacity), "=&s"(Where), "+&s"(Index)
+                   : "=&s"(Sizes), "=&s"(Where), "+&s"(Index)
                    : "s"(R), "i"(__builtin_offsetof(LoomChannelRing, Capacity)),
                      "i"(__builtin_offsetof(LoomChannelRing, Records)),
                      "i"(__builtin_offsetof(LoomChannelRing, Claimed))
@@ -484,10 +484,14 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
   static_assert(__builtin_offsetof(LoomChannelRing, Free) ==
                     __builtin_offsetof(LoomChannelRing, Records) + 8,
                 "Records and Free in one load");
+  static_assert(__builtin_offsetof(LoomChannelRing, Ready) ==
+                    __builtin_offsetof(LoomChannelRing, Capacity) + 12,
+                "Capacity and Ready in one load");
+  uint32_t Capacity = uint32_t(Sizes.x), Ready = uint32_t(Sizes.y >> 32);
   // Claims run less than 2^32 ahead of the host, and a ring holds less
   // than 4 GiB (ToolHost refuses larger): 32-bit slot arithmetic.
   uint32_t Claim = uint32_t(Index), Slot = Claim & (Capacity - 1);
-  if (Claim >= Capacity)
+  if (Claim >= Ready)
     scalarWaitForSlot(reinterpret_cast<const uint64_t *>(Where.y) + Slot,
                       Claim);
   uint64_t Base = Where.x + Slot * ChunkBytes;

@@ -55,7 +55,11 @@ struct LoomChannelRing {
   uint32_t Capacity; ///< records, a power of two
   uint32_t RecordBytes;
   uint32_t Lossy;
-  uint32_t Reserved;
+  /// A ring of wave chunks: claims below it find their slot ready (the
+  /// host zeroed its End word, Free[I] is I) with no look at Free; the
+  /// host raises it, up to Capacity, as it prepares slots ahead of the
+  /// claims (a new ring's memory is touched as it is used).
+  uint32_t Ready;
   uint64_t Sequence; ///< Capacity uint64_t: claim + 1 once published
   uint64_t Records;  ///< Capacity * RecordBytes bytes
   uint64_t Free;     ///< Capacity uint64_t: the claim each slot may take
