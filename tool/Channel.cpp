@@ -84,7 +84,7 @@ uint64_t cleanChunks(uint32_t Capacity, uint32_t RecordBytes,
 /// Slots a ring of wave chunks prepares at its opening, and ahead of the
 /// claims at each drain: a new ring's memory is touched (its End words
 /// zeroed, a page each) only as far as it is used.
-constexpr uint64_t PrepareAhead = 256;
+constexpr uint64_t PrepareAhead = 2048;
 
 /// A free slot's Free word where the host has not prepared it yet: no
 /// claim's, nor a claim's + Capacity.
