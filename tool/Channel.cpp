@@ -81,14 +81,14 @@ uint64_t cleanChunks(uint32_t Capacity, uint32_t RecordBytes,
          uint64_t(Log2_32(RecordBytes)) << PreparedBits | Prepared;
 }
 
-/// Slots a ring of wave chunks prepares at its opening, and ahead of the
-/// claims at each drain: a new ring's memory is touched (its End words
-/// zeroed, a page each) only as far as it is used.
-constexpr uint64_t PrepareAhead = 2048;
+/// Slots a new ring of wave chunks readies at its opening (its End words
+/// zeroed, a page each; the claims past them ready their own slots).
+constexpr uint64_t PrepareAtOpening = 1024;
 
-/// A free slot's Free word where the host has not prepared it yet: no
-/// claim's, nor a claim's + Capacity.
-constexpr uint64_t Unprepared = ~0ull;
+/// A slot's Free word before the host or its first claim readied it: no
+/// claim's, nor a claim's + Capacity; its high word 0, so that the claim
+/// makes it its own by storing the low word.
+constexpr uint64_t Unprepared = 0xffffffffull;
 
 } // namespace
 
@@ -128,9 +128,10 @@ ChannelDrain::open(ToolHost &Tool, const ChannelOptions &Options,
       alignTo(reinterpret_cast<uint64_t>(Base + Records), uint64_t(Align));
   R->Ring->Free = reinterpret_cast<uint64_t>(Free);
   // Wave chunks: a chunk is published once its End word is nonzero, so
-  // each slot's End word is zeroed before its first claim (prepare). The
+  // each slot's End word is zeroed before its first claim: by the host
+  // for the first slots (prepare), by the claim itself past them. The
   // drain zeroes it again as it releases the slot, so a ring's block
-  // comes back with its prepared slots ready, and Left says how many.
+  // comes back with its used slots ready, and Left says how many.
   R->WaveChunks = Options.WaveChunks;
   if (Options.WaveChunks) {
     uint64_t Left = B->Left, Layout = cleanChunks(Options.Capacity,
@@ -140,8 +141,7 @@ ChannelDrain::open(ToolHost &Tool, const ChannelOptions &Options,
                       : 0;
     for (uint64_t I = R->Prepared; I < Options.Capacity; ++I)
       Free[I] = Unprepared;
-    R->Ring->Ready = uint32_t(R->Prepared);
-    prepare(*R, 0);
+    prepare(*R);
   }
   R->Memory.Left = 0; // until finish finds every chunk released
   return R;
@@ -157,21 +157,19 @@ void ChannelDrain::start(std::shared_ptr<ChannelRing> R) {
   Wake.notify_one();
 }
 
-void ChannelDrain::prepare(ChannelRing &R, uint64_t Claimed) {
+void ChannelDrain::prepare(ChannelRing &R) {
   LoomChannelRing &H = *R.Ring;
-  uint64_t To = std::min<uint64_t>(H.Capacity, Claimed + PrepareAhead);
-  if (R.Prepared >= To)
-    return;
   auto *Free = reinterpret_cast<uint64_t *>(H.Free);
-  auto *Records = reinterpret_cast<const char *>(H.Records);
-  for (uint64_t I = R.Prepared; I < To; ++I) {
-    std::atomic_ref<uint32_t>(endWord(Records + I * H.RecordBytes))
-        .store(0, std::memory_order_relaxed);
-    storeRelease(Free[I], I);
+  auto *Records = reinterpret_cast<char *>(H.Records);
+  for (uint64_t I = R.Prepared; I < std::min<uint64_t>(H.Capacity,
+                                                       PrepareAtOpening);
+       ++I) {
+    endWord(Records + I * H.RecordBytes) = 0;
+    Free[I] = I;
   }
-  R.Prepared = To;
-  std::atomic_ref<uint32_t>(H.Ready).store(uint32_t(To),
-                                           std::memory_order_release);
+  R.Prepared = std::max<uint64_t>(
+      R.Prepared, std::min<uint64_t>(H.Capacity, PrepareAtOpening));
+  H.Ready = uint32_t(R.Prepared);
 }
 
 uint64_t ChannelDrain::drain(ChannelRing &R) {
@@ -182,8 +180,6 @@ uint64_t ChannelDrain::drain(ChannelRing &R) {
   auto *Records = reinterpret_cast<const char *>(H.Records);
   uint64_t Consumed = H.Consumed; // written by the host only
   uint64_t Claimed = loadAcquire(H.Claimed);
-  if (R.WaveChunks)
-    prepare(R, Claimed);
   uint64_t Limit = std::min(Claimed, Consumed + Capacity);
   // The records after Consumed that are published (Sequence: claim + 1)
   // and not yet handed over (Free: claim + Capacity once they are), read
@@ -282,10 +278,13 @@ uint64_t ChannelDrain::finish(ChannelRing &R) {
     Consumed = R.Ring->Consumed;
     Dropped = loadAcquire(R.Ring->Dropped);
     R.Finished = true;
-    // Every claimed chunk released: every End word 0 again.
+    // Every claimed chunk released: the End words of every slot readied
+    // or claimed 0 again.
     if (R.WaveChunks && Claimed == Consumed)
-      R.Memory.Left = cleanChunks(R.Ring->Capacity, R.Ring->RecordBytes,
-                                  R.Prepared);
+      R.Memory.Left = cleanChunks(
+          R.Ring->Capacity, R.Ring->RecordBytes,
+          std::max<uint64_t>(R.Prepared,
+                             std::min<uint64_t>(Claimed, R.Ring->Capacity)));
     Memory.put(R.Memory);
     R.Ring = nullptr;
   }

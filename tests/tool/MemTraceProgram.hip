@@ -7,9 +7,11 @@
 // stack (buffer instructions); a third reads and writes global memory
 // through buffer resources of its own (raw and structured buffer_* and
 // s_buffer_load, in inline assembly: clang emits them only from builtins
-// hipcc's clang lacks). A fourth runs 256 waves through four barriers,
-// with nothing to record between two of them (MemTraceTest traces it
-// through a ring of 64 chunks, which wraps many times).
+// hipcc's clang lacks). A fourth runs 1,280 waves through four barriers,
+// with nothing to record between two of them: about 3,200 chunks, more
+// than a new ring readies at its opening (2,048; the rest as the host
+// drains), and MemTraceTest traces it through a ring of 64 chunks too,
+// which wraps many times.
 #include <hip/hip_runtime.h>
 #include <cstdio>
 #include <vector>
@@ -84,7 +86,7 @@ __global__ void buffers(int *Out, const int *In, int N) {
                   "s"(W), "s"(8) : "memory");
 }
 
-constexpr int WaveGroup = 256, WaveGroups = 64;
+constexpr int WaveGroup = 256, WaveGroups = 320;
 
 __global__ void waves(int *Out) {
   __shared__ int Tile[WaveGroup];

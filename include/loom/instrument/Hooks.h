@@ -461,11 +461,52 @@ LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
                    : "memory");
 }
 
+/// Makes slot \p Slot, whose chunk is at \p Base, claim \p Claim's: below
+/// \p Ready as it is (the host readied it); else, if the slot's first
+/// claim (below \p Capacity), readies it (End 0, then the low word of its
+/// Free word, whose high word the host left 0, Claim; each written back:
+/// the host reads a chunk once its Free word says it is the claim's); else
+/// waits until the host released it to the claim (as scalarWaitForSlot).
+/// One block of scalar code, the Free word reached by an SGPR offset:
+/// LLVM made an if-else of its own a lane mask (wrong with EXEC empty),
+/// and computed the Free word's address on every claim.
+LOOM_DEVICE_FN void scalarTakeSlot(void *Base, const uint64_t *Free,
+                                   uint32_t Slot, uint32_t Claim,
+                                   uint32_t Ready, uint32_t Capacity) {
+  uint32_t Offset, Word;
+  __asm__ volatile("s_cmp_lt_u32 %2, %3\n\t"
+                   "s_cbranch_scc1 3f\n\t"
+                   "s_lshl_b32 %0, %5, 3\n\t"
+                   "s_cmp_lt_u32 %2, %4\n\t"
+                   "s_cbranch_scc0 1f\n\t"
+                   "s_mov_b32 %1, 0\n\t"
+                   "s_store_dword %1, %6, 0x0 glc\n\t"
+                   "s_dcache_wb\n\t"
+                   "s_waitcnt lgkmcnt(0)\n\t"
+                   "s_store_dword %2, %7, %0 glc\n\t"
+                   "s_dcache_wb\n\t"
+                   "s_waitcnt lgkmcnt(0)\n\t"
+                   "s_branch 3f\n"
+                   "1:\n\t"
+                   "s_load_dword %1, %7, %0 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)\n\t"
+                   "s_cmp_eq_u32 %1, %2\n\t"
+                   "s_cbranch_scc1 3f\n\t"
+                   "s_sleep 1\n\t"
+                   "s_branch 1b\n"
+                   "3:"
+                   : "=&s"(Offset), "=&s"(Word)
+                   : "s"(Claim), "s"(Ready), "s"(Capacity), "s"(Slot),
+                     "s"(Base), "s"(Free)
+                   : "memory", "scc");
+}
+
 /// Claims a chunk of ring \p R (the tool's channel, of wave chunks of
 /// ChunkBytes) and writes \p ChunkHeader after its LoomWaveChunk; the
-/// cursor after them. The slot's Free word is read only for a claim at
-/// or past the ring's Ready (the host prepared the slots below it for
-/// their first claims).
+/// cursor after them. A claim below the ring's Ready takes its slot as it
+/// is (the host readied it); one past Ready readies its slot itself if it
+/// is the slot's first (no wait for the host), else waits on its Free
+/// word.
 template <uint32_t ChunkBytes, typename C>
 LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
   // The ring's constants and the claim, one wait for them all.
@@ -491,10 +532,10 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
   // Claims run less than 2^32 ahead of the host, and a ring holds less
   // than 4 GiB (ToolHost refuses larger): 32-bit slot arithmetic.
   uint32_t Claim = uint32_t(Index), Slot = Claim & (Capacity - 1);
-  if (Claim >= Ready)
-    scalarWaitForSlot(reinterpret_cast<const uint64_t *>(Where.y) + Slot,
-                      Claim);
   uint64_t Base = Where.x + Slot * ChunkBytes;
+  scalarTakeSlot(reinterpret_cast<void *>(Base),
+                 reinterpret_cast<const uint64_t *>(Where.y), Slot, Claim,
+                 Ready, Capacity);
   scalarStoreRecordHeader<sizeof(LoomWaveChunk)>(
       reinterpret_cast<void *>(Base), ChunkHeader);
   return Base + sizeof(LoomWaveChunk) + sizeof(C);

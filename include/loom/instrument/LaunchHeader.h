@@ -56,9 +56,9 @@ struct LoomChannelRing {
   uint32_t RecordBytes;
   uint32_t Lossy;
   /// A ring of wave chunks: claims below it find their slot ready (the
-  /// host zeroed its End word, Free[I] is I) with no look at Free; the
-  /// host raises it, up to Capacity, as it prepares slots ahead of the
-  /// claims (a new ring's memory is touched as it is used).
+  /// host zeroed its End word, Free[I] is I) with no look at Free; a
+  /// slot's first claim past it readies the slot itself (End 0, then
+  /// Free[I] = I), so that a new ring's memory is touched as it is used.
   uint32_t Ready;
   uint64_t Sequence; ///< Capacity uint64_t: claim + 1 once published
   uint64_t Records;  ///< Capacity * RecordBytes bytes
