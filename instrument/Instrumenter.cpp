@@ -182,6 +182,25 @@ Error InstrumentationPlan::add(HookRequest R) {
     if (C.OncePerWave && (R.Add->Amount != 1 || C.Global.empty()))
       return fail(W + ": once-per-wave counter " + Twine(R.Add->Counter) +
                   " takes adds of 1 (or of the lanes) into a global's word");
+    if (C.OncePerWave && C.Narrow)
+      return fail(W + ": counter " + Twine(R.Add->Counter) +
+                  " is once per wave and narrow: one or the other");
+    if (C.Product)
+      return fail(W + ": counter " + Twine(R.Add->Counter) +
+                  " is a product: it takes no adds");
+    if (R.Add->Set && (!C.Narrow || !C.Global.empty() || R.Add->Since))
+      return fail(W + ": counter " + Twine(R.Add->Counter) +
+                  " is set: it must be narrow and of no global");
+    if (const std::optional<CounterFold> &F = R.Add->Since) {
+      auto Narrow = [&](unsigned N) {
+        return N < Counters.size() && Counters[N].Narrow;
+      };
+      if (C.OncePerWave || !Narrow(F->Tally) || !Narrow(F->Mark) ||
+          F->Tally == F->Mark || !Counters[F->Mark].Global.empty())
+        return fail(W + ": a fold into counter " + Twine(R.Add->Counter) +
+                    " needs a narrow tally and a narrow mark of no global, "
+                    "not once per wave");
+    }
   } else if (R.Call.Hook.empty()) {
     return fail(W + ": no hook named");
   } else {
@@ -395,6 +414,10 @@ private:
   /// Every counter added to its word, before an s_endpgm (the records
   /// after the rest).
   void emitCounterFlush();
+  /// emitCounterFlush's SGPR counters by group, if it pays; false if not.
+  bool emitGroupedFlush();
+  /// Counter \p C's product into its SGPR pair.
+  void emitProduct(size_t C);
   void emitRecordFlush();
   bool usesState(LaunchState S) const {
     return StatesUsed & 1u << unsigned(S);
@@ -591,6 +614,8 @@ private:
   /// laneWord()'s VGPR, set by the preamble; none: the glue computes it.
   std::optional<unsigned> LaneWordVgpr;
   unsigned AddTemp = 0, AddScc = 0, FlushBase = 0;
+  /// Two more for folds (CounterAdd::Since), if any.
+  std::optional<unsigned> FoldTemp;
   /// Where no SGPRs are left for them (-O0 code calling functions uses
   /// s0..s101), the launch state and the counters live in lanes of
   /// StateVgpr instead, state N in lane N; counter adds there borrow
@@ -1037,9 +1062,18 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
     Records->emitInit(OS, Save,
                       !Live->of(K)->entryLiveIn().has(SpecialReg::Scc));
   }
-  for (unsigned R : CounterReg)
-    if (R != ~0u)
-      OS << "\ts_mov_b64 " << spair(R) << ", 0\n";
+  for (size_t C = 0; C < CounterReg.size(); ++C)
+    if (CounterReg[C] != ~0u) {
+      const WaveCounter &WC = Plan.counters()[C];
+      // A product is made at the flush; a set counter is read only where
+      // it was set or multiplied by a zero.
+      if (WC.Product || WC.NoZero)
+        continue;
+      if (WC.Narrow && WC.Global.empty()) // one SGPR
+        OS << "\ts_mov_b32 " << sreg(CounterReg[C]) << ", 0\n";
+      else
+        OS << "\ts_mov_b64 " << spair(CounterReg[C]) << ", 0\n";
+    }
   if (LaneWordVgpr)
     emitLaneWord(OS, vreg(*LaneWordVgpr));
   if (CountersInLanes)
@@ -1152,6 +1186,15 @@ Error Emitter::planCounters() {
                   "': no tool has a global of that name (LOOM_DEVICE)");
     CounterAddress.push_back(*Address + C.Offset);
   }
+  for (const WaveCounter &C : Counters)
+    if (C.Product &&
+        (C.OncePerWave || C.Global.empty() ||
+         C.Product->first >= Counters.size() ||
+         C.Product->second >= Counters.size() ||
+         !Counters[C.Product->first].Narrow ||
+         !Counters[C.Product->second].Narrow))
+      return fail("a product wave counter needs a global's word and two "
+                  "narrow counters");
   Records.emplace(Counters, CounterAddress);
   if (Error E = takeRecordVgprs())
     return E;
@@ -1183,7 +1226,9 @@ Error Emitter::planCounters() {
       CounterReg.push_back(~0u); // none
       continue;
     }
-    Expected<unsigned> R = Take(2);
+    // A narrow counter of no word (a fold's mark) takes one SGPR.
+    const WaveCounter &WC = Counters[C];
+    Expected<unsigned> R = Take(WC.Narrow && WC.Global.empty() ? 1 : 2);
     if (!R) {
       // None left: lanes of a VGPR of its own, as the launch state can.
       CounterReg.clear();
@@ -1194,6 +1239,9 @@ Error Emitter::planCounters() {
     }
     CounterReg.push_back(*R);
   }
+  bool Folds = any_of(Plan.requests(), [](const HookRequest &R) {
+    return R.Add && R.Add->Since;
+  });
   Expected<unsigned> Base = Take(2), Temp = Take(1), Scc = Take(1);
   if (!Base || !Temp || !Scc) {
     CounterReg.clear();
@@ -1203,6 +1251,12 @@ Error Emitter::planCounters() {
       return joinErrors(std::move(Why), std::move(E));
     consumeError(std::move(Why));
     return Error::success();
+  }
+  if (Folds) {
+    Expected<unsigned> Fold = Take(2);
+    if (!Fold)
+      return Fold.takeError();
+    FoldTemp = *Fold;
   }
   FlushBase = *Base;
   AddTemp = *Temp;
@@ -1214,6 +1268,11 @@ Error Emitter::planCounters() {
 
 Error Emitter::takeCounterLanes() {
   size_t Count = Plan.counters().size();
+  if (any_of(Plan.requests(),
+             [](const HookRequest &R) { return R.Add && R.Add->Since; }) ||
+      any_of(Plan.counters(), [](const WaveCounter &C) { return C.Product; }))
+    return fail("no free scalar registers for " + Twine(Count) +
+                " wave counters, and folds and products need them there");
   if (NumLaunchStates + 2 * Count > BorrowLane)
     return fail("no free scalar registers for " + Twine(Count) +
                 " wave counters, and at most " +
@@ -1225,6 +1284,34 @@ Error Emitter::takeCounterLanes() {
 
 void Emitter::emitAdd(const CounterAdd &A, unsigned Lo, unsigned Hi,
                       unsigned Temp) {
+  if (A.Since) {
+    // Gained = tally - mark; mark = tally; counter += gained (times the
+    // lanes: a 38-bit product, high half from s_mul_hi_u32).
+    std::string Gained = sreg(*FoldTemp), High = sreg(*FoldTemp + 1);
+    std::string Tally = sreg(CounterReg[A.Since->Tally]),
+                Mark = sreg(CounterReg[A.Since->Mark]);
+    OS << "\ts_sub_u32 " << Gained << ", " << Tally << ", " << Mark
+       << "\n\ts_mov_b32 " << Mark << ", " << Tally << "\n";
+    if (A.PerLane) {
+      OS << "\ts_bcnt1_i32_b64 " << sreg(Temp) << ", exec\n";
+      OS << "\ts_mul_hi_u32 " << High << ", " << Gained << ", " << sreg(Temp)
+         << "\n\ts_mul_i32 " << Gained << ", " << Gained << ", "
+         << sreg(Temp) << "\n";
+    } else {
+      OS << "\ts_mov_b32 " << High << ", 0\n";
+    }
+    OS << "\ts_add_u32 " << sreg(Lo) << ", " << sreg(Lo) << ", " << Gained
+       << "\n\ts_addc_u32 " << sreg(Hi) << ", " << sreg(Hi) << ", " << High
+       << "\n";
+    return;
+  }
+  if (A.Set) {
+    if (A.PerLane)
+      OS << "\ts_bcnt1_i32_b64 " << sreg(Lo) << ", exec\n";
+    else
+      OS << "\ts_mov_b32 " << sreg(Lo) << ", " << A.Amount << "\n";
+    return;
+  }
   std::string Amount = std::to_string(A.Amount);
   if (A.PerLane) {
     OS << "\ts_bcnt1_i32_b64 " << sreg(Temp) << ", exec\n";
@@ -1234,7 +1321,10 @@ void Emitter::emitAdd(const CounterAdd &A, unsigned Lo, unsigned Hi,
     Amount = sreg(Temp);
   }
   OS << "\ts_add_u32 " << sreg(Lo) << ", " << sreg(Lo) << ", " << Amount
-     << "\n\ts_addc_u32 " << sreg(Hi) << ", " << sreg(Hi) << ", 0\n";
+     << "\n";
+  // A narrow counter's total fits its low half: the high one stays 0.
+  if (!Plan.counters()[A.Counter].Narrow)
+    OS << "\ts_addc_u32 " << sreg(Hi) << ", " << sreg(Hi) << ", 0\n";
 }
 
 void Emitter::emitCounterAdds(ArrayRef<CounterAdd> Adds,
@@ -1295,15 +1385,18 @@ void Emitter::emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
   for (const CounterAdd &A : Adds) {
     StateHome L = stateHome(waveCounterState(A.Counter, false));
     StateHome H = stateHome(waveCounterState(A.Counter, true));
+    bool Narrow = Plan.counters()[A.Counter].Narrow; // its high lane: 0
     OS << "\tv_readlane_b32 " << Lo << ", " << vreg(V) << ", " << L.Lane
        << "\n";
-    OS << "\tv_readlane_b32 " << Hi << ", " << vreg(V) << ", " << H.Lane
-       << "\n";
+    if (!Narrow)
+      OS << "\tv_readlane_b32 " << Hi << ", " << vreg(V) << ", " << H.Lane
+         << "\n";
     emitAdd(A, Regs[0], Regs[1], Regs.size() > 2 ? Regs[2] : 0);
     OS << "\tv_writelane_b32 " << vreg(V) << ", " << Lo << ", " << L.Lane
        << "\n";
-    OS << "\tv_writelane_b32 " << vreg(V) << ", " << Hi << ", " << H.Lane
-       << "\n";
+    if (!Narrow)
+      OS << "\tv_writelane_b32 " << vreg(V) << ", " << Hi << ", " << H.Lane
+         << "\n";
     OS << "\ts_nop 1\n";
   }
   if (KeepScc)
@@ -1350,9 +1443,16 @@ void Emitter::emitCounterFlush() {
     Base = Pair;
     noteHighest(RegisterSet().addSgprs(0, Pair + 2), HighestSgpr, HighestVgpr);
   } else {
-    for (size_t C = 0; C < CounterReg.size(); ++C)
-      if (!Plan.counters()[C].Global.empty() && !isRecord(C))
-        Words.emplace_back(CounterReg[C], CounterAddress[C]);
+    if (emitGroupedFlush())
+      return;
+    for (size_t C = 0; C < CounterReg.size(); ++C) {
+      const WaveCounter &WC = Plan.counters()[C];
+      if (WC.Global.empty() || isRecord(C))
+        continue;
+      if (WC.Product)
+        emitProduct(C);
+      Words.emplace_back(CounterReg[C], CounterAddress[C]);
+    }
   }
   if (Words.empty())
     return;
@@ -1369,6 +1469,70 @@ void Emitter::emitCounterFlush() {
        << utohexstr(Address - *At) << "\n";
   }
   OS << "\ts_waitcnt lgkmcnt(0)\n";
+}
+
+void Emitter::emitProduct(size_t C) {
+  const WaveCounter &WC = Plan.counters()[C];
+  std::string A = sreg(CounterReg[WC.Product->first]),
+              B = sreg(CounterReg[WC.Product->second]);
+  OS << "\ts_mul_i32 " << sreg(CounterReg[C]) << ", " << A << ", " << B
+     << "\n\ts_mul_hi_u32 " << sreg(CounterReg[C] + 1) << ", " << A << ", "
+     << B << "\n";
+}
+
+bool Emitter::emitGroupedFlush() {
+  // A narrow counter and the products it is a factor of are all 0 while it
+  // is (a loop the wave never entered): where two or more such groups
+  // exist (waves entering some of several loops), each is flushed only if
+  // its tally is not 0 (two instructions against one atomic for it and
+  // three, two multiplies and an atomic, a product). One base for all.
+  ArrayRef<WaveCounter> Counters = Plan.counters();
+  std::map<size_t, std::vector<size_t>> Groups; // by tally; others: own
+  std::vector<size_t> Rest;
+  std::optional<uint64_t> Low, High;
+  for (size_t C = 0; C < CounterReg.size(); ++C) {
+    const WaveCounter &WC = Counters[C];
+    if (WC.Global.empty() || isRecord(C))
+      continue;
+    Low = std::min(Low.value_or(CounterAddress[C]), CounterAddress[C]);
+    High = std::max(High.value_or(CounterAddress[C]), CounterAddress[C]);
+    if (WC.Product && !Counters[WC.Product->first].Global.empty())
+      Groups[WC.Product->first].push_back(C);
+  }
+  if (Groups.size() < 2 || *High - *Low >= (1u << 20))
+    return false;
+  for (size_t C = 0; C < CounterReg.size(); ++C) {
+    const WaveCounter &WC = Counters[C];
+    if (!WC.Global.empty() && !isRecord(C) && !Groups.count(C) &&
+        !(WC.Product && Groups.count(WC.Product->first)))
+      Rest.push_back(C);
+  }
+  OS << "\ts_mov_b32 " << sreg(FlushBase) << ", 0x" << utohexstr(uint32_t(*Low))
+     << "\n\ts_mov_b32 " << sreg(FlushBase + 1) << ", 0x"
+     << utohexstr(uint32_t(*Low >> 32)) << "\n";
+  auto Add = [&](size_t C) {
+    OS << "\ts_atomic_add_x2 " << spair(CounterReg[C]) << ", "
+       << spair(FlushBase) << ", 0x" << utohexstr(CounterAddress[C] - *Low)
+       << "\n";
+  };
+  for (size_t C : Rest) {
+    if (Counters[C].Product)
+      emitProduct(C);
+    Add(C);
+  }
+  for (auto &[Tally, Products] : Groups) {
+    std::string Skip = ".Lloom_fs" + std::to_string(GuardLabels++);
+    OS << "\ts_cmp_eq_u32 " << sreg(CounterReg[Tally]) << ", 0\n"
+       << "\ts_cbranch_scc1 " << Skip << "\n";
+    Add(Tally);
+    for (size_t C : Products) {
+      emitProduct(C);
+      Add(C);
+    }
+    OS << Skip << ":\n";
+  }
+  OS << "\ts_waitcnt lgkmcnt(0)\n";
+  return true;
 }
 
 void Emitter::emitRecordFlush() {

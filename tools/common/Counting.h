@@ -43,6 +43,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -122,6 +123,9 @@ public:
     // started with (the dispatch's work-items).
     std::vector<bool> CountsVector; // per slot: has vector instructions
     std::vector<bool> InLoop;       // per slot: its block is in a loop
+    // Per slot in a loop whose EXEC is the same in every iteration: that
+    // loop (invariantLoop).
+    std::vector<InvariantLoop> Loop;
     for (BinaryFunction *F : K.functions()) {
       std::optional<ControlEquivalence> Classes;
       if (M != CountMode::Instruction)
@@ -150,6 +154,7 @@ public:
             Points.push_back({F, &Inst});
             CountsVector.push_back(false);
             InLoop.push_back(false);
+            Loop.emplace_back();
           }
           Plan.Slots.back().push_back(Plan.Instructions.size());
           Plan.Instructions.push_back(
@@ -166,6 +171,7 @@ public:
       bool IsKernel = F->isKernel();
       const FunctionLiveness *Live = K.liveness().of(*F);
       std::map<std::pair<unsigned, unsigned>, size_t> LanesCounted;
+      std::map<unsigned, InvariantLoop> LoopAt; // by block
       for (size_t S = FirstSlot; S < Plan.Slots.size(); ++S) {
         const BinaryInstruction *Inst = Points[S].second;
         unsigned BI = *F->blockContaining(Inst->address());
@@ -173,6 +179,12 @@ public:
         bool Once = IsKernel && Classes->runsOncePerCall(C);
         Plan.WavesOf[S] = Once ? Kernel::DispatchWaves : ClassSlot[C];
         InLoop[S] = Classes->inLoop(BI);
+        if (InLoop[S]) {
+          auto [It, New] = LoopAt.try_emplace(BI);
+          if (New)
+            It->second = invariantLoop(*F, *Classes, BI);
+          Loop[S] = It->second;
+        }
         std::optional<unsigned> Exec;
         if (Live)
           Exec = Live->execName(BI, Inst - Blocks[BI].Instructions.data());
@@ -204,15 +216,44 @@ public:
     // rest with hooks (scalar atomics at each count). A counter costs two
     // more per wave (zeroed at the start, flushed at the end), more than
     // a hook where the slot runs once or never.
-    std::vector<bool> InRegisters(Points.size());
+    //
+    // A slot's lanes in a loop whose EXEC is the same in every iteration
+    // need no add an iteration: they are its class's runs times EXEC's
+    // lanes. Where a kernel enters the loop at most once per wave (from
+    // one block outside loops), the lanes are taken where it enters (one
+    // s_bcnt1 an entry, one SGPR a loop) and multiplied by the runs at the
+    // flush (two instructions a wave); elsewhere the runs since the last
+    // fold are folded in where the loop is left (seven instructions an
+    // exit; one SGPR, the mark, and two for the folds' temporaries). An
+    // iteration saves three (s_bcnt1, s_add, s_addc).
+    std::vector<bool> InRegisters(Points.size()), Folded(Points.size());
+    std::set<std::pair<const BinaryFunction *, unsigned>> Entered;
     if (M != CountMode::Instruction) {
-      unsigned Spare = K.spareSgprs() / 2;
+      unsigned Spare = K.spareSgprs();
       for (size_t S = 0; S < Points.size(); ++S) {
-        unsigned Need = Waves[S] + Lanes[S];
+        unsigned Need = 2 * (Waves[S] + Lanes[S]);
         if (InLoop[S] && Need && Need <= Spare) {
           InRegisters[S] = true;
           Spare -= Need;
         }
+      }
+      bool Temps = false;
+      for (size_t S = 0; S < Points.size(); ++S) {
+        size_t W = Plan.WavesOf[S];
+        const InvariantLoop &L = Loop[S];
+        if (!InRegisters[S] || !Lanes[S] || L.Exits.empty() ||
+            W >= Points.size() || !InRegisters[W] || !Waves[W])
+          continue;
+        bool NewLoop = !Entered.count({Points[S].first, L.Header});
+        unsigned Need = L.Entry ? NewLoop : Temps ? 1 : 3;
+        if (Need > Spare)
+          continue;
+        Folded[S] = true;
+        Spare -= Need;
+        if (L.Entry)
+          Entered.insert({Points[S].first, L.Header});
+        else
+          Temps = true;
       }
     }
     // The kernel's runs outside loops, which a wave passes at most once,
@@ -244,6 +285,7 @@ public:
     if (!Base)
       return Base.takeError();
     Plan.Base = *Base;
+    std::vector<unsigned> TallyOf(Points.size()); // per slot: waves' counter
     for (size_t S = 0; S < Points.size(); ++S) {
       auto [F, Inst] = Points[S];
       const BinaryBasicBlock &B = F->blocks()[*F->blockContaining(
@@ -254,11 +296,17 @@ public:
         for (bool PerLane : {false, true}) {
           if (!(PerLane ? Lanes[S] : Waves[S]))
             continue;
+          if (PerLane && Folded[S])
+            continue; // at the loop's exits, below
           size_t Word = PerLane ? Plan.LaneWord[S] : Plan.WaveWord[S];
-          CounterAdd A{K.plan().waveCounter("LoomCounts",
-                                            Plan.Base * 16 + Word * 8,
-                                            InLanes[S]),
-                       1, PerLane};
+          // A wave's runs of a loop class fit 32 bits: its waves' counter
+          // is narrow (one s_add_u32 a run). Lanes, up to 64 a run, not.
+          unsigned Counter = K.plan().waveCounter(
+              "LoomCounts", Plan.Base * 16 + Word * 8, InLanes[S],
+              InRegisters[S] && !PerLane);
+          if (!PerLane)
+            TallyOf[S] = Counter;
+          CounterAdd A{Counter, 1, PerLane, std::nullopt, false};
           if (llvm::Error E = AtEntry ? K.plan().countAtBlockEntry(*F, B, A)
                                       : K.plan().countBefore(*F, *Inst, A))
             return E;
@@ -275,6 +323,37 @@ public:
       if (llvm::Error E = AtEntry ? K.plan().atBlockEntry(*F, B, Hook, Args)
                                   : K.plan().before(*F, *Inst, Hook, Args))
         return E;
+    }
+    // Lanes of invariant loops, once every tally has its counter (a
+    // class's waves are counted at its representative's slot, which may
+    // come after).
+    std::map<std::pair<const BinaryFunction *, unsigned>, unsigned> LanesAt;
+    for (size_t S = 0; S < Points.size(); ++S) {
+      if (!Folded[S])
+        continue;
+      const BinaryFunction &F = *Points[S].first;
+      const InvariantLoop &L = Loop[S];
+      unsigned Tally = TallyOf[Plan.WavesOf[S]];
+      uint64_t Offset = Plan.Base * 16 + Plan.LaneWord[S] * 8;
+      if (L.Entry) {
+        auto [It, New] = LanesAt.try_emplace({&F, L.Header});
+        if (New) {
+          It->second = K.plan().waveCounter("", 0, false, true);
+          K.plan().counter(It->second).NoZero = true;
+          CounterAdd A{It->second, 1, true, std::nullopt, /*Set=*/true};
+          if (llvm::Error E = K.plan().countBefore(F, *L.Entry, A))
+            return E;
+        }
+        K.plan().productCounter("LoomCounts", Offset, Tally, It->second);
+        continue;
+      }
+      CounterFold Since{Tally, K.plan().waveCounter("", 0, false, true)};
+      CounterAdd A{K.plan().waveCounter("LoomCounts", Offset), 1, true, Since,
+                   false};
+      for (unsigned X : L.Exits)
+        if (llvm::Error E =
+                K.plan().countAtBlockEntry(F, F.blocks()[X], A))
+          return E;
     }
     for (size_t L = 0; L < Losses.size(); ++L) {
       const Loss &X = Losses[L];
@@ -396,6 +475,69 @@ private:
       }
     }
     return Runs;
+  }
+
+  /// A loop whose EXEC is the same in every iteration: no instruction of
+  /// its body writes EXEC, calls, returns or ends the program, and it
+  /// branches only to known blocks.
+  struct InvariantLoop {
+    unsigned Header = 0;
+    /// The blocks it is left to: EXEC at their entries, from the loop, is
+    /// the loop's. Empty: no such loop.
+    std::vector<unsigned> Exits;
+    /// Where a kernel's wave enters it at most once, with the loop's EXEC:
+    /// before the last instruction of its one predecessor outside it, a
+    /// block in no loop (the last a branch, or writing no EXEC); or null.
+    const instrument::BinaryInstruction *Entry = nullptr;
+  };
+  /// The outermost such loop around block \p BI of \p F.
+  static InvariantLoop invariantLoop(const instrument::BinaryFunction &F,
+                                     const instrument::ControlEquivalence &Classes,
+                                     unsigned BI) {
+    llvm::ArrayRef<instrument::BinaryBasicBlock> Blocks = F.blocks();
+    InvariantLoop Best;
+    std::vector<unsigned> BestBody;
+    for (unsigned H : Classes.loopsOf(BI).set_bits()) {
+      std::vector<unsigned> Body = Classes.loopBody(H);
+      if (Body.size() <= BestBody.size())
+        continue;
+      std::vector<bool> In(Blocks.size());
+      for (unsigned B : Body)
+        In[B] = true;
+      bool Invariant = true;
+      std::vector<unsigned> Exits;
+      for (unsigned B : Body) {
+        const instrument::BinaryBasicBlock &Block = Blocks[B];
+        if (Block.Successors.empty())
+          Invariant = false;
+        for (const instrument::BinaryInstruction &I : Block.Instructions)
+          if (I.Props.writesExec() || I.Props.isCall() ||
+              I.Props.isReturn() || I.Props.isEndProgram() ||
+              I.Props.Flow == isa::ControlFlow::IndirectBranch)
+            Invariant = false;
+        for (unsigned X : Block.Successors)
+          if (!In[X] && std::find(Exits.begin(), Exits.end(), X) == Exits.end())
+            Exits.push_back(X);
+      }
+      if (Invariant && !Exits.empty()) {
+        Best.Header = H;
+        Best.Exits = std::move(Exits);
+        BestBody = std::move(Body);
+      }
+    }
+    if (Best.Exits.empty() || !F.isKernel())
+      return Best;
+    std::vector<unsigned> Outside;
+    for (unsigned P : Blocks[Best.Header].Predecessors)
+      if (!Classes.loopsOf(P).test(Best.Header))
+        Outside.push_back(P);
+    if (Outside.size() != 1 || Classes.inLoop(Outside[0]) ||
+        Blocks[Outside[0]].Instructions.empty())
+      return Best;
+    const instrument::BinaryInstruction &Last = Blocks[Outside[0]].last();
+    if (Last.Props.isBranch() || !Last.Props.writesExec())
+      Best.Entry = &Last;
+    return Best;
   }
 
   /// Per slot: whether it counts in a once-per-wave counter. A kernel's
