@@ -188,6 +188,11 @@ Error InstrumentationPlan::add(HookRequest R) {
     if (C.Product)
       return fail(W + ": counter " + Twine(R.Add->Counter) +
                   " is a product: it takes no adds");
+    if (C.InVgpr && (!R.Add->PerLane || R.Add->Set || R.Add->Since ||
+                     C.Global.empty() || C.OncePerWave || C.Narrow))
+      return fail(W + ": counter " + Twine(R.Add->Counter) +
+                  " is in a VGPR: it takes adds of lanes, into a global's "
+                  "word");
     if (R.Add->Set && (!C.Narrow || !C.Global.empty() || R.Add->Since))
       return fail(W + ": counter " + Twine(R.Add->Counter) +
                   " is set: it must be narrow and of no global");
@@ -297,6 +302,9 @@ bool getPcPair(const isa::McContext &MC, const BinaryBasicBlock &B,
   return Pair.size() == 2 && Lo == Pair[0] && Hi == Pair[1];
 }
 
+std::string vpair(unsigned N) {
+  return "v[" + std::to_string(N) + ":" + std::to_string(N + 1) + "]";
+}
 std::string spair(unsigned N) {
   return "s[" + std::to_string(N) + ":" + std::to_string(N + 1) + "]";
 }
@@ -429,7 +437,8 @@ private:
   static unsigned preambleTemp(const KernelLaunch &L, LaunchState S);
   bool hasPreamble() const {
     return StatesUsed || StackBytes || !CounterReg.empty() || CountersInLanes ||
-           (Records && !Records->empty()) || LaneWordVgpr;
+           (Records && !Records->empty()) || LaneWordVgpr ||
+           any_of(VectorReg, [](unsigned V) { return V != ~0u; });
   }
   /// Where RawInput::State \p N (a launch state, or a half of a wave
   /// counter) lives for the whole kernel: an SGPR of its own, or lane N of
@@ -604,6 +613,20 @@ private:
   bool isRecord(unsigned Counter) const {
     return Records && Records->isRecord(Counter);
   }
+  /// Per wave counter in a VGPR pair (WaveCounter::InVgpr): its first
+  /// VGPR, or ~0u.
+  std::vector<unsigned> VectorReg;
+  bool inVgpr(unsigned Counter) const {
+    return Counter < VectorReg.size() && VectorReg[Counter] != ~0u;
+  }
+  /// Neither a record nor in a VGPR: in SGPRs (or lanes of the state's).
+  bool inSgprs(unsigned Counter) const {
+    return !isRecord(Counter) && !inVgpr(Counter);
+  }
+  /// Adds to counters in VGPRs, their zeroing and their flush.
+  void emitVectorAdds(ArrayRef<CounterAdd> Adds, const Seam &Around);
+  void emitVectorInit(unsigned SavePair, bool SccFree);
+  void emitVectorFlush();
   /// VGPR pairs for Records, above every register the code and the points
   /// use.
   Error takeRecordVgprs();
@@ -1050,7 +1073,8 @@ unsigned Emitter::preambleTemp(const KernelLaunch &L, LaunchState S) {
 }
 
 Error Emitter::emitPreamble(const BinaryFunction &K) {
-  if (Records && !Records->empty()) {
+  bool AnyVector = any_of(VectorReg, [](unsigned V) { return V != ~0u; });
+  if ((Records && !Records->empty()) || AnyVector) {
     // EXEC saved meanwhile above the initial SGPRs, which nothing reads
     // yet (the launch state is written after).
     const codeobj::Kernel *CK = BC.codeObject().findKernel(K.name());
@@ -1059,8 +1083,10 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
                                               : SgprLayout::of(CK->KD).Total,
                             2);
     noteHighest(RegisterSet().addSgprs(Save, 2), HighestSgpr, HighestVgpr);
-    Records->emitInit(OS, Save,
-                      !Live->of(K)->entryLiveIn().has(SpecialReg::Scc));
+    bool SccFree = !Live->of(K)->entryLiveIn().has(SpecialReg::Scc);
+    if (Records)
+      Records->emitInit(OS, Save, SccFree);
+    emitVectorInit(Save, SccFree);
   }
   for (size_t C = 0; C < CounterReg.size(); ++C)
     if (CounterReg[C] != ~0u) {
@@ -1079,7 +1105,7 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
   if (CountersInLanes)
     for (size_t C = 0; C < Plan.counters().size(); ++C)
       for (bool High : {false, true})
-        if (!isRecord(C))
+        if (inSgprs(C))
           emitStateWrite(waveCounterState(C, High), "0");
   if (!StatesUsed && !StackBytes)
     return Error::success();
@@ -1198,7 +1224,18 @@ Error Emitter::planCounters() {
   Records.emplace(Counters, CounterAddress);
   if (Error E = takeRecordVgprs())
     return E;
-  if (all_of(seq(Counters.size()), [&](size_t C) { return isRecord(C); }))
+  VectorReg.assign(Counters.size(), ~0u);
+  for (size_t C = 0; C < Counters.size(); ++C) {
+    if (!Counters[C].InVgpr)
+      continue;
+    unsigned Used = Budget.FirstFreeVgpr;
+    std::optional<unsigned> V = takeFreeVgprs(2, 2);
+    if (!V)
+      return fail("no free vector registers for wave counter " + Twine(C) +
+                  " (the kernels use v0..v" + Twine(Used - 1) + ")");
+    VectorReg[C] = *V;
+  }
+  if (all_of(seq(Counters.size()), [&](size_t C) { return !inSgprs(C); }))
     return Error::success();
   if (LaunchInLanes)
     return takeCounterLanes();
@@ -1222,7 +1259,7 @@ Error Emitter::planCounters() {
     return N - Count;
   };
   for (size_t C = 0; C < Counters.size(); ++C) {
-    if (isRecord(C)) {
+    if (!inSgprs(C)) {
       CounterReg.push_back(~0u); // none
       continue;
     }
@@ -1430,7 +1467,7 @@ void Emitter::emitCounterFlush() {
     // (s[0:1], s[2:3], ...) and the base after them.
     unsigned Pair = 0;
     for (size_t C = 0; C < Plan.counters().size(); ++C) {
-      if (Plan.counters()[C].Global.empty() || isRecord(C))
+      if (Plan.counters()[C].Global.empty() || !inSgprs(C))
         continue;
       for (bool High : {false, true})
         emitStateRead(sreg(Pair + High), waveCounterState(C, High));
@@ -1447,7 +1484,7 @@ void Emitter::emitCounterFlush() {
       return;
     for (size_t C = 0; C < CounterReg.size(); ++C) {
       const WaveCounter &WC = Plan.counters()[C];
-      if (WC.Global.empty() || isRecord(C))
+      if (WC.Global.empty() || !inSgprs(C))
         continue;
       if (WC.Product)
         emitProduct(C);
@@ -1492,7 +1529,7 @@ bool Emitter::emitGroupedFlush() {
   std::optional<uint64_t> Low, High;
   for (size_t C = 0; C < CounterReg.size(); ++C) {
     const WaveCounter &WC = Counters[C];
-    if (WC.Global.empty() || isRecord(C))
+    if (WC.Global.empty() || !inSgprs(C))
       continue;
     Low = std::min(Low.value_or(CounterAddress[C]), CounterAddress[C]);
     High = std::max(High.value_or(CounterAddress[C]), CounterAddress[C]);
@@ -1503,7 +1540,7 @@ bool Emitter::emitGroupedFlush() {
     return false;
   for (size_t C = 0; C < CounterReg.size(); ++C) {
     const WaveCounter &WC = Counters[C];
-    if (!WC.Global.empty() && !isRecord(C) && !Groups.count(C) &&
+    if (!WC.Global.empty() && inSgprs(C) && !Groups.count(C) &&
         !(WC.Product && Groups.count(WC.Product->first)))
       Rest.push_back(C);
   }
@@ -1591,6 +1628,77 @@ void Emitter::planLaneWord() {
     LaneWordVgpr = takeFreeVgprs(1, 1);
 }
 
+
+void Emitter::emitVectorAdds(ArrayRef<CounterAdd> Adds, const Seam &Around) {
+  std::vector<HazardInst> Insts;
+  for (const CounterAdd &A : Adds) {
+    HazardInst I;
+    I.U = HazardInst::Unit::Valu;
+    I.Reads.addVgprs(VectorReg[A.Counter]).addExec();
+    I.Writes.addVgprs(VectorReg[A.Counter]);
+    Insts.push_back(I);
+  }
+  HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
+  Before.insert(Before.end(), Around.Before.begin(), Around.Before.end());
+  padSeam(Before, hazardSteps(Insts, /*Reversed=*/false));
+  for (const CounterAdd &A : Adds)
+    OS << "\tv_add_u32_e32 " << vreg(VectorReg[A.Counter]) << ", "
+       << A.Amount << ", " << vreg(VectorReg[A.Counter]) << "\n";
+  PreviousTail = std::move(Insts);
+  padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
+}
+
+void Emitter::emitVectorInit(unsigned SavePair, bool SccFree) {
+  if (none_of(VectorReg, [](unsigned V) { return V != ~0u; }))
+    return;
+  if (SccFree) {
+    OS << "\ts_or_saveexec_b64 " << spair(SavePair) << ", -1\n";
+  } else {
+    OS << "\ts_mov_b64 " << spair(SavePair) << ", exec\n";
+    OS << "\ts_mov_b64 exec, -1\n";
+  }
+  // A 64-bit shift of 0 zeroes both VGPRs of a pair at once.
+  for (unsigned V : VectorReg)
+    if (V != ~0u)
+      OS << "\tv_lshlrev_b64 " << vpair(V) << ", 0, 0\n";
+  OS << "\ts_mov_b64 exec, " << spair(SavePair) << "\n";
+}
+
+void Emitter::emitVectorFlush() {
+  if (none_of(VectorReg, [](unsigned V) { return V != ~0u; }))
+    return;
+  // Nothing is live before s_endpgm: v0 (below every counter's pair) takes
+  // an offset of 0 in every lane, s[0:1] the word's address; every lane
+  // adds its count to the one word.
+  HazardInst Exec, Offset;
+  Exec.U = HazardInst::Unit::Salu;
+  Exec.Writes.addExec();
+  Offset.U = HazardInst::Unit::Valu;
+  Offset.Writes.addVgprs(0);
+  Offset.Reads.addExec();
+  padSeam(hazardSteps(PreviousTail, /*Reversed=*/true),
+          hazardSteps({Exec, Offset}, /*Reversed=*/false));
+  PreviousTail.clear();
+  OS << "\ts_mov_b64 exec, -1\n\tv_mov_b32 v0, 0\n";
+  // Words within the instruction's 12-bit offset share a base.
+  std::optional<uint64_t> Base;
+  for (size_t C = 0; C < VectorReg.size(); ++C) {
+    if (VectorReg[C] == ~0u)
+      continue;
+    uint64_t At = CounterAddress[C];
+    if (!Base || At < *Base || At - *Base >= 4096) {
+      Base = At;
+      OS << "\ts_mov_b32 s0, 0x" << utohexstr(uint32_t(At))
+         << "\n\ts_mov_b32 s1, 0x" << utohexstr(uint32_t(At >> 32)) << "\n";
+    }
+    OS << "\tglobal_atomic_add_x2 v0, " << vpair(VectorReg[C]) << ", s[0:1]";
+    if (At != *Base)
+      OS << " offset:" << At - *Base;
+    OS << "\n";
+  }
+  noteHighest(RegisterSet().addSgprs(0, 2).addVgprs(0), HighestSgpr,
+              HighestVgpr);
+}
 
 void Emitter::emitRecordAdds(ArrayRef<CounterAdd> Adds, const Seam &Around) {
   std::vector<HazardInst> Insts;
@@ -2484,13 +2592,19 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     auto It = Adds.find(Addr);
     if (It == Adds.end())
       return;
-    SmallVector<CounterAdd, 4> InLanes, Rest;
+    SmallVector<CounterAdd, 4> InLanes, InVgprs, Rest;
     for (const CounterAdd &A : It->second)
-      (isRecord(A.Counter) ? InLanes : Rest).push_back(A);
-    if (!InLanes.empty()) {
+      (isRecord(A.Counter)       ? InLanes
+       : inVgpr(A.Counter) ? InVgprs
+                                 : Rest)
+          .push_back(A);
+    if (!InLanes.empty() || !InVgprs.empty()) {
       if (IndexMask)
         OS << "\ts_set_gpr_idx_off\n";
-      emitRecordAdds(InLanes, seamAt(F, B, Pos));
+      if (!InLanes.empty())
+        emitRecordAdds(InLanes, seamAt(F, B, Pos));
+      if (!InVgprs.empty())
+        emitVectorAdds(InVgprs, seamAt(F, B, Pos));
       if (IndexMask)
         OS << "\ts_set_gpr_idx_on m0, " << *IndexMask << "\n\ts_nop 0\n";
     }
@@ -2585,6 +2699,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       if (F.isKernel() && Block.Instructions[I].Props.isEndProgram()) {
         emitCounterFlush();
         emitRecordFlush();
+        emitVectorFlush();
       }
       OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
       AddressMapLabels.push_back(Addr);

@@ -578,14 +578,14 @@ TEST_F(InstrumenterTest, WaveCountersCountExactly) {
   for (const BinaryFunction &F : Lifted->functions())
     for (const BinaryBasicBlock &B : F.blocks())
       for (const BinaryInstruction &I : B.Instructions) {
-        ASSERT_OK(Plan.countBefore(F, I, {Waves, 1, false}));
+        ASSERT_OK(Plan.countBefore(F, I, {Waves, 1, false, {}, false}));
         if (I.Props.IsVector)
-          ASSERT_OK(Plan.countBefore(F, I, {Lanes, 1, true}));
+          ASSERT_OK(Plan.countBefore(F, I, {Lanes, 1, true, {}, false}));
         SccLive |= I.Props.Reads.has(SpecialReg::Scc);
       }
   EXPECT_TRUE(SccLive);
-  ASSERT_OK(Plan.countAtBlockEntry(*K, K->blocks()[0], {Entry, 3, true}));
-  EXPECT_TRUE(bool(Plan.countAtBlockEntry(*K, K->blocks()[0], {7, 1, false})))
+  ASSERT_OK(Plan.countAtBlockEntry(*K, K->blocks()[0], {Entry, 3, true, {}, false}));
+  EXPECT_TRUE(bool(Plan.countAtBlockEntry(*K, K->blocks()[0], {7, 1, false, {}, false})))
       << "a counter that does not exist";
   auto M = instrumentAndLoad(Plan);
   ASSERT_TRUE(M);
@@ -683,15 +683,15 @@ OnceCounters askOnceCounters(InstrumentationPlan &Plan, const BinaryFunction &K)
     }
     uint64_t Word = O.Expect.size();
     unsigned W = Plan.waveCounter("loom_test_waves", 8 * Word, true);
-    Error Two = Plan.countAtBlockEntry(K, B, {W, 2, false});
+    Error Two = Plan.countAtBlockEntry(K, B, {W, 2, false, {}, false});
     EXPECT_TRUE(bool(Two)) << "once-per-wave counters take adds of 1";
     llvm::consumeError(std::move(Two));
-    Ok(Plan.countAtBlockEntry(K, B, {W, 1, false}));
+    Ok(Plan.countAtBlockEntry(K, B, {W, 1, false, {}, false}));
     O.Expect.push_back({B.Address - K.address(), false});
     if (!Vector)
       continue;
     unsigned L = Plan.waveCounter("loom_test_waves", 8 * (Word + 1), true);
-    Ok(Plan.countBefore(K, *Vector, {L, 1, true}));
+    Ok(Plan.countBefore(K, *Vector, {L, 1, true, {}, false}));
     O.Expect.push_back({Vector->address() - K.address(), true});
   }
   return O;
@@ -794,8 +794,8 @@ TEST_F(InstrumenterTest, ACallUnlessExecIsRunsWhereLanesWereLost) {
   ASSERT_OK(Plan.add(Z));
   unsigned Waves = Plan.waveCounter("loom_test_waves", 0, true);
   unsigned Lanes = Plan.waveCounter("loom_test_waves", 8, true);
-  ASSERT_OK(Plan.countBefore(*K, *Branch, {Waves, 1, false}));
-  ASSERT_OK(Plan.countBefore(*K, *Branch, {Lanes, 1, true}));
+  ASSERT_OK(Plan.countBefore(*K, *Branch, {Waves, 1, false, {}, false}));
+  ASSERT_OK(Plan.countBefore(*K, *Branch, {Lanes, 1, true, {}, false}));
   std::string Assembly;
   auto M = instrumentAndLoad(Plan, &Assembly);
   ASSERT_TRUE(M);
@@ -1043,9 +1043,9 @@ TEST_F(InstrumenterTest, StateAndCountersLiveInLanesWhenSgprsRunOut) {
   for (const BinaryFunction *F : Lifted->callGraph().reachableFrom(*K))
     for (const BinaryBasicBlock &B : F->blocks())
       for (const BinaryInstruction &I : B.Instructions) {
-        ASSERT_OK(Plan.countBefore(*F, I, {Waves, 1, false}));
+        ASSERT_OK(Plan.countBefore(*F, I, {Waves, 1, false, {}, false}));
         if (I.Props.IsVector)
-          ASSERT_OK(Plan.countBefore(*F, I, {Lanes, 1, true}));
+          ASSERT_OK(Plan.countBefore(*F, I, {Lanes, 1, true, {}, false}));
         ASSERT_OK(Plan.add(HookRequest::call(
             F->name().str(), HookPoint::Before, I.address(), "bump",
             {HookArg::waveCounter(Bumps), HookArg::constant(2)}, Bumps)));

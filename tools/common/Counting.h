@@ -256,11 +256,23 @@ public:
           Temps = true;
       }
     }
+    // The other loop slots' lanes (EXEC changing in the loop) per lane, in
+    // a VGPR pair (WaveCounter::InVgpr): one v_add_u32 an iteration, each
+    // lane active adding 1, against three scalar instructions; about six
+    // more a wave (zeroing, the flush's vector atomic), while VGPRs last.
+    std::vector<bool> PerLaneVgpr(Points.size());
+    unsigned SpareVgprs = K.spareVgprs();
+    if (M != CountMode::Instruction)
+      for (size_t S = 0; S < Points.size(); ++S)
+        if (InRegisters[S] && Lanes[S] && !Folded[S] && SpareVgprs >= 2) {
+          PerLaneVgpr[S] = true;
+          SpareVgprs -= 2;
+        }
     // The kernel's runs outside loops, which a wave passes at most once,
     // in once-per-wave counters (lanes of VGPRs, one vector atomic a wave
     // for all) where that beats their hooks (onceInLanes).
     std::vector<bool> InLanes = onceInLanes(K, M, Points, InLoop, InRegisters,
-                                            Waves, Lanes);
+                                            Waves, Lanes, SpareVgprs);
     // Words: two per slot (waves, lanes), then the once-per-wave counters',
     // one each, in a run.
     size_t Records = 0;
@@ -304,6 +316,8 @@ public:
           unsigned Counter = K.plan().waveCounter(
               "LoomCounts", Plan.Base * 16 + Word * 8, InLanes[S],
               InRegisters[S] && !PerLane);
+          if (PerLane && PerLaneVgpr[S])
+            K.plan().counter(Counter).InVgpr = true;
           if (!PerLane)
             TallyOf[S] = Counter;
           CounterAdd A{Counter, 1, PerLane, std::nullopt, false};
@@ -662,7 +676,8 @@ private:
   onceInLanes(instrument::KernelInstrumentation &K, CountMode M,
               const PointList &Points, const std::vector<bool> &InLoop,
               const std::vector<bool> &InRegisters,
-              const std::vector<bool> &Waves, const std::vector<bool> &Lanes) {
+              const std::vector<bool> &Waves, const std::vector<bool> &Lanes,
+              unsigned SpareVgprs) {
     constexpr unsigned SavedPerRun = 5, FixedCost = 14, PerVgprs = 64;
     std::vector<bool> InLanes(Points.size());
     if (M == CountMode::Instruction)
@@ -681,7 +696,7 @@ private:
                SavedPerRun;
     }
     unsigned Vgprs = 2 * ((Records + PerVgprs - 1) / PerVgprs);
-    if (Saved <= 2 * FixedCost || Vgprs > K.spareVgprs())
+    if (Saved <= 2 * FixedCost || Vgprs > SpareVgprs)
       InLanes.assign(Points.size(), false);
     return InLanes;
   }

@@ -204,6 +204,14 @@ struct WaveCounter {
   /// (CounterAdd::Set) before it is read, or read only in a product whose
   /// other factor is still 0 (a loop's lanes at its entry, times its runs).
   bool NoZero = false;
+  /// Kept per lane, in a VGPR pair of its own (the high VGPR 0): an add,
+  /// of Amount times the lanes (PerLane: the only kind it takes), is one
+  /// `v_add_u32 vC, Amount, vC`, each active lane adding Amount, no SGPR,
+  /// no SCC; before each s_endpgm one global_atomic_add_x2 of every lane
+  /// adds them to the word. A lane's total must fit 32 bits. Needs a
+  /// Global and two VGPRs (KernelInstrumentation::spareVgprs); never read
+  /// by hooks.
+  bool InVgpr = false;
 };
 
 /// Two narrow counters for a fold (CounterAdd::Since): Tally, added to
@@ -312,14 +320,16 @@ public:
   /// spareSgprs says how many), or its copy fails to build.
   unsigned waveCounter(llvm::StringRef Global, uint64_t Offset,
                        bool OncePerWave = false, bool Narrow = false) {
-    Counters.push_back({Global.str(), Offset, OncePerWave, Narrow, {}, false});
+    Counters.push_back(
+        {Global.str(), Offset, OncePerWave, Narrow, {}, false, false});
     return Counters.size() - 1;
   }
   /// A counter flushed as counter \p A times counter \p B (both narrow).
   unsigned productCounter(llvm::StringRef Global, uint64_t Offset, unsigned A,
                           unsigned B) {
     Counters.push_back(
-        {Global.str(), Offset, false, false, std::make_pair(A, B), false});
+        {Global.str(), Offset, false, false, std::make_pair(A, B), false,
+         false});
     return Counters.size() - 1;
   }
   /// Adds to a counter at a point: before \p I or at \p B's entry.
