@@ -623,9 +623,8 @@ private:
   bool inSgprs(unsigned Counter) const {
     return !isRecord(Counter) && !inVgpr(Counter);
   }
-  /// Adds to counters in VGPRs, their zeroing and their flush.
+  /// Adds to counters in VGPRs, and their flush.
   void emitVectorAdds(ArrayRef<CounterAdd> Adds, const Seam &Around);
-  void emitVectorInit(unsigned SavePair, bool SccFree);
   void emitVectorFlush();
   /// VGPR pairs for Records, above every register the code and the points
   /// use.
@@ -1083,10 +1082,21 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
                                               : SgprLayout::of(CK->KD).Total,
                             2);
     noteHighest(RegisterSet().addSgprs(Save, 2), HighestSgpr, HighestVgpr);
-    bool SccFree = !Live->of(K)->entryLiveIn().has(SpecialReg::Scc);
+    // Under EXEC = -1, EXEC saved meanwhile (s_or_saveexec where SCC is
+    // free, else s_mov: SCC kept).
+    if (!Live->of(K)->entryLiveIn().has(SpecialReg::Scc)) {
+      OS << "\ts_or_saveexec_b64 " << spair(Save) << ", -1\n";
+    } else {
+      OS << "\ts_mov_b64 " << spair(Save) << ", exec\n";
+      OS << "\ts_mov_b64 exec, -1\n";
+    }
     if (Records)
-      Records->emitInit(OS, Save, SccFree);
-    emitVectorInit(Save, SccFree);
+      Records->emitZero(OS);
+    // A 64-bit shift of 0 zeroes both VGPRs of a pair at once.
+    for (unsigned V : VectorReg)
+      if (V != ~0u)
+        OS << "\tv_lshlrev_b64 " << vpair(V) << ", 0, 0\n";
+    OS << "\ts_mov_b64 exec, " << spair(Save) << "\n";
   }
   for (size_t C = 0; C < CounterReg.size(); ++C)
     if (CounterReg[C] != ~0u) {
@@ -1646,22 +1656,6 @@ void Emitter::emitVectorAdds(ArrayRef<CounterAdd> Adds, const Seam &Around) {
        << A.Amount << ", " << vreg(VectorReg[A.Counter]) << "\n";
   PreviousTail = std::move(Insts);
   padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
-}
-
-void Emitter::emitVectorInit(unsigned SavePair, bool SccFree) {
-  if (none_of(VectorReg, [](unsigned V) { return V != ~0u; }))
-    return;
-  if (SccFree) {
-    OS << "\ts_or_saveexec_b64 " << spair(SavePair) << ", -1\n";
-  } else {
-    OS << "\ts_mov_b64 " << spair(SavePair) << ", exec\n";
-    OS << "\ts_mov_b64 exec, -1\n";
-  }
-  // A 64-bit shift of 0 zeroes both VGPRs of a pair at once.
-  for (unsigned V : VectorReg)
-    if (V != ~0u)
-      OS << "\tv_lshlrev_b64 " << vpair(V) << ", 0, 0\n";
-  OS << "\ts_mov_b64 exec, " << spair(SavePair) << "\n";
 }
 
 void Emitter::emitVectorFlush() {
