@@ -12,7 +12,9 @@
 //  - someWaves: a loop only odd work-groups' waves enter, two loops in one
 //    kernel (the flush skips the loop a wave did not enter);
 //  - exits: a loop left by three ways (a break, a return, the bound);
-//  - crowded: a loop whose kernel leaves no SGPR for wave counters.
+//  - crowded: a loop whose kernel leaves no SGPR for wave counters;
+//  - fixed: a loop of six trips the code fixes (counted not at all: the
+//    host multiplies the block before's count).
 #include <hip/hip_runtime.h>
 #include <cstdio>
 #include <functional>
@@ -114,6 +116,17 @@ __global__ void crowded(const int *in, int *out, int n, int iters) {
   out[i] = Acc;
 }
 
+__global__ void fixed(const int *in, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  int Acc = in[i];
+#pragma clang loop unroll(disable)
+  for (int K = 0; K < 6; ++K)
+    Acc = Acc * 3 + K;
+  out[i] = Acc;
+}
+
 #define CHECK(X)                                                               \
   if ((X) != hipSuccess) {                                                     \
     std::fprintf(stderr, "%s failed\n", #X);                                   \
@@ -209,6 +222,13 @@ int main() {
   Check("crowded", [&](int i) {
     int Acc = in[i];
     for (int K = 0; K < 5; ++K)
+      Acc = Acc * 3 + K;
+    return Acc;
+  });
+  hipLaunchKernelGGL(fixed, dim3(Blocks), dim3(128), 0, 0, din, dout, n);
+  Check("fixed", [&](int i) {
+    int Acc = in[i];
+    for (int K = 0; K < 6; ++K)
       Acc = Acc * 3 + K;
     return Acc;
   });

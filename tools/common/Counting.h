@@ -150,6 +150,7 @@ public:
           if (Starts) {
             Plan.WavesOf.push_back(Plan.Slots.size());
             Plan.LanesOf.push_back(Plan.Slots.size());
+            Plan.Times.push_back(1);
             Plan.Slots.emplace_back();
             Points.push_back({F, &Inst});
             CountsVector.push_back(false);
@@ -194,6 +195,29 @@ public:
           Plan.LanesOf[S] = Kernel::WorkItemLanes;
         else if (Exec && CountsVector[S])
           Plan.LanesOf[S] = LanesCounted.try_emplace({C, *Exec}, S).first->second;
+      }
+      // A loop of one block with a trip count the code fixes: its waves and
+      // lanes are the block before's, times the trips.
+      for (size_t S = FirstSlot; S < Points.size(); ++S) {
+        const BinaryInstruction *Inst = Points[S].second;
+        unsigned BI = *F->blockContaining(Inst->address());
+        if (!InLoop[S] || Inst != Blocks[BI].Instructions.data())
+          continue;
+        std::optional<std::pair<unsigned, uint64_t>> Trips =
+            fixedTrips(MC, *F, BI);
+        if (!Trips)
+          continue;
+        const BinaryBasicBlock &P = Blocks[Trips->first];
+        size_t PS = S;
+        while (PS > FirstSlot && Points[PS].second->address() > P.last().address())
+          --PS;
+        if (*F->blockContaining(Points[PS].second->address()) != Trips->first)
+          continue;
+        Plan.WavesOf[S] = Plan.WavesOf[PS];
+        Plan.LanesOf[S] = Plan.LanesOf[PS];
+        Plan.Times[S] = Trips->second;
+        if (CountsVector[S] && Plan.LanesOf[PS] < Points.size())
+          CountsVector[Plan.LanesOf[PS]] = true; // counts the lanes for both
       }
       if (IsKernel && Live)
         findLosses(MC, *F, *Live, Points, FirstSlot, Plan, Losses);
@@ -430,14 +454,15 @@ public:
       return Raw[Plan.WaveWord[Slot]];
     };
     for (size_t S = 0; S < Plan.Slots.size(); ++S) {
-      uint64_t W = wavesOf(Plan.WavesOf[S]);
+      uint64_t W = wavesOf(Plan.WavesOf[S]) * Plan.Times[S];
       size_t L = Plan.LanesOf[S];
       uint64_t Lanes =
-          L == Kernel::WorkItemLanes ? WorkItems
-          : L == Kernel::EveryLane   ? W * WaveSize
-          : Plan.Lost[L] != Kernel::None
-              ? WorkItems - Raw[Plan.LostWord[Plan.Lost[L]] + 1]
-              : Raw[Plan.LaneWord[L]];
+          L == Kernel::EveryLane ? W * WaveSize
+          : (L == Kernel::WorkItemLanes ? WorkItems
+             : Plan.Lost[L] != Kernel::None
+                 ? WorkItems - Raw[Plan.LostWord[Plan.Lost[L]] + 1]
+                 : Raw[Plan.LaneWord[L]]) *
+                Plan.Times[S];
       if (!W) // as the counters, only what ran
         continue;
       for (uint32_t I : Plan.Slots[S]) {
@@ -452,7 +477,7 @@ public:
       }
     }
     for (const auto &[Name, Slot] : Plan.Blocks)
-      C.Blocks[Name] += wavesOf(Plan.WavesOf[Slot]);
+      C.Blocks[Name] += wavesOf(Plan.WavesOf[Slot]) * Plan.Times[Slot];
     return C;
   }
 
@@ -552,6 +577,134 @@ private:
     if (Last.Props.isBranch() || !Last.Props.writesExec())
       Best.Entry = &Last;
     return Best;
+  }
+
+  /// A loop of block \p BI alone whose trips the code fixes: the block
+  /// P before it, its one predecessor besides itself, always enters it
+  /// and last sets an SGPR sI to a constant (s_mov_b32, s_movk_i32); the
+  /// loop adds a constant to sI once (s_add_i32, s_add_u32, s_sub_i32),
+  /// writes it nowhere else, and branches back on SCC from its last
+  /// compare of sI with a constant; no EXEC write, call or end in it. The
+  /// trips are found by running those three on the host (at most 2^20).
+  /// Every entry then runs the block that many times under P's last EXEC:
+  /// (P, trips), or none.
+  static std::optional<std::pair<unsigned, uint64_t>>
+  fixedTrips(const isa::McContext &MC, const instrument::BinaryFunction &F,
+             unsigned BI) {
+    llvm::ArrayRef<instrument::BinaryBasicBlock> Blocks = F.blocks();
+    const instrument::BinaryBasicBlock &B = Blocks[BI];
+    if (B.Predecessors.size() != 2 || B.Instructions.size() < 3)
+      return std::nullopt;
+    unsigned P = B.Predecessors[0] == BI ? B.Predecessors[1]
+                                         : B.Predecessors[0];
+    if (P == BI || Blocks[P].Successors.size() != 1 ||
+        Blocks[P].Instructions.empty() || Blocks[P].last().Props.writesExec())
+      return std::nullopt;
+    const instrument::BinaryInstruction &Branch = B.last();
+    llvm::StringRef BranchOp = MC.opcodeBaseName(Branch.Inst.getOpcode());
+    bool OnScc1 = BranchOp == "S_CBRANCH_SCC1";
+    if ((!OnScc1 && BranchOp != "S_CBRANCH_SCC0") || !Branch.Info.Target ||
+        *Branch.Info.Target != B.Address)
+      return std::nullopt;
+    auto Sgpr = [&](const llvm::MCOperand &O) -> std::optional<unsigned> {
+      if (!O.isReg())
+        return std::nullopt;
+      std::optional<unsigned> C = MC.scalarCode(O.getReg().id());
+      if (C && *C < instrument::MaxSgprs)
+        return C;
+      return std::nullopt;
+    };
+    // The compare: the last SCC writer.
+    size_t N = B.Instructions.size(), Cmp = N;
+    for (size_t I = N - 1; I-- > 0;)
+      if (B.Instructions[I].Props.Writes.has(instrument::SpecialReg::Scc)) {
+        Cmp = I;
+        break;
+      }
+    if (Cmp == N)
+      return std::nullopt;
+    const llvm::MCInst &CmpInst = B.Instructions[Cmp].Inst;
+    llvm::StringRef CmpOp = MC.opcodeBaseName(CmpInst.getOpcode());
+    if (!CmpOp.starts_with("S_CMP_") || CmpInst.getNumOperands() != 2)
+      return std::nullopt;
+    bool Swapped = !CmpInst.getOperand(0).isReg();
+    std::optional<unsigned> Var = Sgpr(CmpInst.getOperand(Swapped ? 1 : 0));
+    const llvm::MCOperand &Bound = CmpInst.getOperand(Swapped ? 0 : 1);
+    if (!Var || !Bound.isImm())
+      return std::nullopt;
+    // The step: sI's one writer in the loop.
+    size_t Step = N;
+    for (size_t I = 0; I < N; ++I) {
+      const instrument::BinaryInstruction &X = B.Instructions[I];
+      if (X.Props.writesExec() || X.Props.isCall() || X.Props.isReturn() ||
+          X.Props.isEndProgram())
+        return std::nullopt;
+      if (!X.Props.Writes.hasSgpr(*Var))
+        continue;
+      if (Step != N)
+        return std::nullopt;
+      Step = I;
+    }
+    if (Step == N)
+      return std::nullopt;
+    const llvm::MCInst &StepInst = B.Instructions[Step].Inst;
+    llvm::StringRef StepOp = MC.opcodeBaseName(StepInst.getOpcode());
+    if ((StepOp != "S_ADD_I32" && StepOp != "S_ADD_U32" &&
+         StepOp != "S_SUB_I32") ||
+        StepInst.getNumOperands() != 3 || Sgpr(StepInst.getOperand(0)) != Var ||
+        Sgpr(StepInst.getOperand(1)) != Var || !StepInst.getOperand(2).isImm())
+      return std::nullopt;
+    int64_t By = StepInst.getOperand(2).getImm();
+    if (StepOp == "S_SUB_I32")
+      By = -By;
+    // Its value entering: P's last writer of it.
+    std::optional<int64_t> Start;
+    llvm::ArrayRef<instrument::BinaryInstruction> PInsts =
+        Blocks[P].Instructions;
+    for (size_t I = PInsts.size(); I-- > 0;) {
+      if (!PInsts[I].Props.Writes.hasSgpr(*Var))
+        continue;
+      const llvm::MCInst &Def = PInsts[I].Inst;
+      llvm::StringRef Op = MC.opcodeBaseName(Def.getOpcode());
+      if ((Op == "S_MOV_B32" || Op == "S_MOVK_I32") &&
+          Def.getNumOperands() == 2 && Sgpr(Def.getOperand(0)) == Var &&
+          Def.getOperand(1).isImm())
+        Start = Def.getOperand(1).getImm();
+      break;
+    }
+    if (!Start)
+      return std::nullopt;
+    // Run it: 32-bit values, the compare signed or not by its name.
+    bool Signed = CmpOp.ends_with("_I32");
+    if (!Signed && !CmpOp.ends_with("_U32"))
+      return std::nullopt;
+    llvm::StringRef Rel = CmpOp.drop_front(6).take_front(2);
+    uint32_t I32 = uint32_t(*Start), K32 = uint32_t(Bound.getImm());
+    for (uint64_t Trips = 1; Trips <= (1u << 20); ++Trips) {
+      auto Compare = [&]() {
+        int64_t A = Signed ? int64_t(int32_t(I32)) : int64_t(I32);
+        int64_t K = Signed ? int64_t(int32_t(K32)) : int64_t(K32);
+        if (Swapped)
+          std::swap(A, K);
+        return Rel == "EQ"   ? A == K
+               : Rel == "LG" ? A != K
+               : Rel == "LT" ? A < K
+               : Rel == "LE" ? A <= K
+               : Rel == "GT" ? A > K
+                             : A >= K;
+      };
+      bool Scc = false;
+      if (Step < Cmp) {
+        I32 += uint32_t(By);
+        Scc = Compare();
+      } else {
+        Scc = Compare();
+        I32 += uint32_t(By);
+      }
+      if (Scc != OnScc1)
+        return std::make_pair(P, Trips);
+    }
+    return std::nullopt;
   }
 
   /// Per slot: whether it counts in a once-per-wave counter. A kernel's
@@ -727,6 +880,9 @@ private:
     /// first run under the same EXEC), or WorkItemLanes, or EveryLane.
     /// Lanes are only read for vector instructions.
     std::vector<size_t> LanesOf;
+    /// Per slot: what its WavesOf and LanesOf counts are multiplied by (a
+    /// loop's trips, fixedTrips), 1 for most.
+    std::vector<uint64_t> Times;
     /// (opcode, whether it counts lanes).
     std::vector<std::pair<std::string, bool>> Instructions;
     /// Every block, with the slot counting its entries.
