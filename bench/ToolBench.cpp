@@ -28,7 +28,10 @@
 // and not in the other.
 //
 // Prints a row per kernel (summed over its dispatches in one program) and
-// per tool a summary: median, geometric mean and worst of the ratios.
+// per tool a summary: median, geometric mean and worst of the ratios, and
+// what instrumenting a kernel cost (`loom instrument --timing`: lift, the
+// tool, codegen with MC and lld, load; the hooks' compilation, once per
+// process, apart).
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,6 +79,14 @@ struct DispatchLine {
   std::string Kernel;
   uint64_t Waves = 0;
   double Seconds = 0;
+};
+
+/// One copy's instrumentation (a line of `loom instrument --timing`).
+struct CopyTime {
+  std::string Kernel;
+  uint64_t Instructions = 0;
+  double Ms = 0;    ///< lift + tool + codegen + load
+  double Hooks = 0; ///< compiling the hooks: the process's first copy
 };
 
 int fail(const Twine &Msg) {
@@ -129,6 +140,28 @@ countedRunOnce(const Program &P, std::vector<std::string> Prefix) {
   return Lines;
 }
 
+/// Appends the copies of a `loom instrument --timing` file to \p Out.
+void readTiming(StringRef Path, std::vector<CopyTime> &Out) {
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return;
+  SmallVector<StringRef, 64> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef L : Lines) {
+    Expected<json::Value> V = json::parse(L);
+    const json::Object *O = V ? V->getAsObject() : nullptr;
+    if (!V)
+      consumeError(V.takeError());
+    if (!O || !O->getBoolean("made").value_or(false))
+      continue;
+    double Hooks = O->getInteger("hooks_us").value_or(0) / 1000.0;
+    Out.push_back({O->getString("kernel").value_or("?").str(),
+                   uint64_t(O->getInteger("instructions").value_or(0)),
+                   O->getInteger("total_us").value_or(0) / 1000.0 - Hooks,
+                   Hooks});
+  }
+}
+
 /// countedRunOnce \p Repeat times: each dispatch with its least time.
 Expected<std::vector<DispatchLine>>
 countedRun(const Program &P, const std::vector<std::string> &Prefix,
@@ -165,6 +198,7 @@ double geomean(const std::vector<double> &V) {
 
 struct Ratios {
   std::vector<double> Waves, Time;
+  std::vector<CopyTime> Copies;
   std::vector<std::string> Where; ///< parallel to Waves
   /// Sums over every kernel, instrumented and not: ratios weighted by
   /// size, which small kernels' timer noise does not sway.
@@ -209,6 +243,30 @@ void addRealisticSet(std::vector<Program> &Programs) {
     if (sys::fs::exists(Path))
       Programs.push_back({Name, {Path}});
   }
+}
+
+/// The summary's instrumentation line: per copy made, what it cost.
+void printInstrumentationTime(const std::vector<CopyTime> &Copies) {
+  std::vector<double> Small, All, Hooks;
+  const CopyTime *Worst = nullptr;
+  for (const CopyTime &C : Copies) {
+    All.push_back(C.Ms);
+    if (C.Instructions < 2000)
+      Small.push_back(C.Ms);
+    if (C.Hooks > 1)
+      Hooks.push_back(C.Hooks);
+    if (!Worst || C.Ms > Worst->Ms)
+      Worst = &C;
+  }
+  if (!Worst)
+    return;
+  outs() << format("%-30s instrumenting: median %.1f ms a kernel under 2,000 "
+                   "instructions (%zu copies), %.1f ms all (%zu), worst "
+                   "%.1f ms (%s, %llu instructions); hooks compiled once a "
+                   "process: median %.1f ms\n",
+                   "", median(Small), Small.size(), median(All), All.size(),
+                   Worst->Ms, Worst->Kernel.c_str(),
+                   (unsigned long long)Worst->Instructions, median(Hooks));
 }
 
 } // namespace
@@ -288,15 +346,19 @@ int main(int Argc, char **Argv) {
     for (size_t T = 0; T < Tools.size(); ++T) {
       // The tool's detailed output (every shipped tool takes output=) goes
       // to a file of ours, written as it would be, then dropped.
-      SmallString<128> Output;
+      SmallString<128> Output, Timing;
       sys::fs::createTemporaryFile("tool-bench-output", "out", Output);
+      sys::fs::createTemporaryFile("tool-bench-timing", "jsonl", Timing);
       std::vector<std::string> Prefix{LOOM_BIN,     "instrument",
                                       "--tool",     Tools[T].Name,
-                                      "--tool-arg", "output=" + Output.str().str()};
+                                      "--tool-arg", "output=" + Output.str().str(),
+                                      "--timing",   Timing.str().str()};
       for (const std::string &A : Tools[T].Args)
         Prefix.insert(Prefix.end(), {"--tool-arg", A});
       auto Run = countedRun(P, Prefix, Repeat);
+      readTiming(Timing, ByTool[Tools[T].Label].Copies);
       sys::fs::remove(Output);
+      sys::fs::remove(Timing);
       // A run that fails (or hangs past runCommand's limit) leaves its
       // rows empty; the others go on, and the failures are listed last.
       if (!Run) {
@@ -371,6 +433,7 @@ int main(int Argc, char **Argv) {
                      (unsigned long long)R.Base.Waves,
                      R.All.Seconds / R.Base.Seconds, R.All.Seconds,
                      R.Base.Seconds);
+    printInstrumentationTime(R.Copies);
   }
   for (const std::string &F : Failures)
     outs() << "failed: " << StringRef(F).split('\n').first << "\n";

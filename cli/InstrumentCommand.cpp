@@ -3,8 +3,9 @@
 // `loom exec` with instrumentation tools: each --tool becomes an entry of
 // HSA_TOOLS_LIB (a name is a shipped tool, <libdir>/loom/tools/lib<NAME>.so;
 // anything with a '/' or ending in .so is a path), the --tool-arg words
-// become LOOM_TOOL_ARGS, and --dump DIR becomes LOOM_TOOL_DUMP. The tool
-// runtime (libloom_tool) reads them in the program (docs/instrument.md).
+// become LOOM_TOOL_ARGS, --dump DIR becomes LOOM_TOOL_DUMP and --timing FILE
+// becomes LOOM_TOOL_TIMING. The tool runtime (libloom_tool) reads them in the
+// program (docs/instrument.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +45,13 @@ static cl::opt<std::string>
                      "assembly (.s) to DIR"),
             cl::value_desc("DIR"), cl::sub(InstrumentCommand),
             cl::cat(LoomCategory));
+static cl::opt<std::string>
+    TimingFile("timing",
+               cl::desc("Append a JSON line per instrumented copy to FILE: "
+                        "its kernel, instructions and milliseconds per stage "
+                        "(lift, tools, hooks, codegen, load)"),
+               cl::value_desc("FILE"), cl::sub(InstrumentCommand),
+               cl::cat(LoomCategory));
 static cl::list<std::string> ProgramArgs(cl::Positional, cl::OneOrMore,
                                          cl::desc("-- <program> [args...]"),
                                          cl::sub(InstrumentCommand),
@@ -100,6 +108,11 @@ int runInstrument() {
                          createStringError(EC, "--dump %s: %s", Abs.c_str(),
                                            EC.message().c_str()));
     setenv("LOOM_TOOL_DUMP", Abs.c_str(), 1);
+  }
+  if (!TimingFile.empty()) {
+    SmallString<256> Abs(TimingFile);
+    sys::fs::make_absolute(Abs);
+    setenv("LOOM_TOOL_TIMING", Abs.c_str(), 1);
   }
   return execOnLoom("instrument", ProgramArgs);
 }

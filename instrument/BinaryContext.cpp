@@ -4,6 +4,8 @@
 
 #include "llvm/MC/MCInst.h"
 
+#include <optional>
+
 using namespace llvm;
 
 namespace loom::instrument {
@@ -23,7 +25,7 @@ BinaryContext::create(const codeobj::CodeObject &CO) {
   isa::McContext &Ref = **MC;
   std::unique_ptr<BinaryContext> BC(
       new BinaryContext(CO, Ref, std::move(*MC)));
-  if (Error E = BC->disassembleAll())
+  if (Error E = BC->disassemble({}))
     return std::move(E);
   return BC;
 }
@@ -31,36 +33,111 @@ BinaryContext::create(const codeobj::CodeObject &CO) {
 Expected<std::unique_ptr<BinaryContext>>
 BinaryContext::create(const codeobj::CodeObject &CO, isa::McContext &MC) {
   std::unique_ptr<BinaryContext> BC(new BinaryContext(CO, MC, nullptr));
-  if (Error E = BC->disassembleAll())
+  if (Error E = BC->disassemble({}))
     return std::move(E);
   return BC;
 }
 
-Error BinaryContext::disassembleAll() {
+Expected<std::unique_ptr<BinaryContext>>
+BinaryContext::create(const codeobj::CodeObject &CO, isa::McContext &MC,
+                      ArrayRef<StringRef> Roots) {
+  if (Roots.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "%s: no function to lift", CO.name().str().c_str());
+  std::unique_ptr<BinaryContext> BC(new BinaryContext(CO, MC, nullptr));
+  if (Error E = BC->disassemble(Roots))
+    return std::move(E);
+  return BC;
+}
+
+Error BinaryContext::disassemble(ArrayRef<StringRef> Roots) {
   // Symbols name the functions (decision 8): every kernel entry and every
   // other STT_FUNC.
   auto All = Disasm.functionSymbols();
-
-  std::vector<MCInst> Decoded;
-  for (const auto &[Sym, Kind] : All) {
+  struct Lifted {
+    isa::DisassembledFunction DF;
+    std::vector<MCInst> Decoded;
+  };
+  std::vector<std::optional<Lifted>> Done(All.size());
+  auto Lift = [&](size_t I) -> Error {
+    if (Done[I])
+      return Error::success();
+    Lifted L;
     Expected<isa::DisassembledFunction> DF =
-        Disasm.disassemble(*Sym, Kind, Decoded);
+        Disasm.disassemble(*All[I].first, All[I].second, L.Decoded);
     if (!DF)
       return DF.takeError();
-    auto F = std::make_unique<BinaryFunction>(*this, Sym->Name, Kind,
+    L.DF = std::move(*DF);
+    Done[I].emplace(std::move(L));
+    return Error::success();
+  };
+
+  bool Everything = Roots.empty();
+  if (!Everything) {
+    // The closure of Roots under direct calls, found as it is disassembled.
+    DenseMap<uint64_t, size_t> AtAddress;
+    StringMap<size_t> Named;
+    for (size_t I = 0; I < All.size(); ++I) {
+      AtAddress.try_emplace(All[I].first->Address, I);
+      Named.try_emplace(All[I].first->Name, I);
+    }
+    std::vector<size_t> Work;
+    for (StringRef R : Roots) {
+      auto It = Named.find(R);
+      if (It == Named.end())
+        return createStringError(inconvertibleErrorCode(),
+                                 "%s: no kernel or function %s",
+                                 CO.name().str().c_str(), R.str().c_str());
+      Work.push_back(It->second);
+    }
+    while (!Work.empty() && !Everything) {
+      size_t I = Work.back();
+      Work.pop_back();
+      if (Done[I])
+        continue;
+      if (Error E = Lift(I))
+        return E;
+      for (const isa::Instruction &In : Done[I]->DF.Instructions) {
+        if (In.Flow != isa::ControlFlow::Call &&
+            In.Flow != isa::ControlFlow::TailCall)
+          continue;
+        if (In.Target) {
+          auto It = AtAddress.find(*In.Target);
+          if (It != AtAddress.end())
+            Work.push_back(It->second);
+        } else if (In.TargetName.empty()) {
+          // Through a pointer: any function may be the callee.
+          Everything = true;
+          break;
+        }
+        // A named callee of another code object is not lifted here.
+      }
+    }
+  }
+
+  for (size_t I = 0; I < All.size(); ++I) {
+    if (Everything)
+      if (Error E = Lift(I))
+        return E;
+    if (!Done[I])
+      continue;
+    const codeobj::SymbolInfo *Sym = All[I].first;
+    Lifted &L = *Done[I];
+    auto F = std::make_unique<BinaryFunction>(*this, Sym->Name, All[I].second,
                                               Sym->Address, Sym->Size);
     F->Exported = Sym->Binding != codeobj::SymbolBinding::Local &&
                   (Sym->Visibility == codeobj::SymbolVisibility::Default ||
                    Sym->Visibility == codeobj::SymbolVisibility::Protected);
-    F->Insts.reserve(DF->Instructions.size());
-    for (size_t K = 0; K != DF->Instructions.size(); ++K) {
+    F->Insts.reserve(L.DF.Instructions.size());
+    for (size_t K = 0; K != L.DF.Instructions.size(); ++K) {
       BinaryInstruction BI;
-      BI.Info = std::move(DF->Instructions[K]);
-      BI.Inst = std::move(Decoded[K]);
+      BI.Info = std::move(L.DF.Instructions[K]);
+      BI.Inst = std::move(L.Decoded[K]);
       if (BI.Info.Valid)
         BI.Props = Analyzer.analyze(BI.Inst, BI.Info.Flow);
       F->Insts.push_back(std::move(BI));
     }
+    Done[I].reset(); // its memory, before the next function's
     ByAddress.try_emplace(F->address(), F.get());
     ByName.try_emplace(F->name(), F.get());
     Functions.push_back(std::move(F));

@@ -969,6 +969,37 @@ private:
   std::map<unsigned, Value *> WaveValues;
 };
 
+/// LLVM resolves an inline asm statement's "~{memory}" clobber by comparing
+/// the name of every register of every AMDGPU register class with "memory"
+/// (the generic TargetLowering::getRegForInlineAsmConstraint), twice per
+/// statement; a hook's statements, inlined into every point, made that a
+/// third of the points' compile time. A statement with side effects needs
+/// no such clobber to stay in order with memory accesses: its call's
+/// attributes, not the clobber, say what memory it may touch, SelectionDAG
+/// chains it, and its machine instruction has unmodeled side effects,
+/// which the schedulers do not move memory accesses across.
+void dropMemoryClobbers(Module &M) {
+  for (Function &F : M)
+    for (Instruction &I : instructions(F)) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      auto *IA = CB ? dyn_cast<InlineAsm>(CB->getCalledOperand()) : nullptr;
+      if (!IA || !IA->hasSideEffects())
+        continue;
+      SmallVector<StringRef, 8> Parts;
+      StringRef(IA->getConstraintString()).split(Parts, ',');
+      std::string Kept;
+      for (StringRef C : Parts)
+        if (C != "~{memory}")
+          Kept += (Kept.empty() ? "" : ",") + C.str();
+      if (Kept.size() == IA->getConstraintString().size())
+        continue;
+      CB->setCalledOperand(InlineAsm::get(
+          IA->getFunctionType(), IA->getAsmString(), Kept,
+          /*hasSideEffects=*/true, IA->isAlignStack(), IA->getDialect(),
+          IA->canThrow()));
+    }
+}
+
 /// The hook modules of every library, linked into one, with each tool
 /// global replaced by its address in the tool's loaded executable and the
 /// hooks made internal and always inlined.
@@ -1019,6 +1050,7 @@ Expected<std::unique_ptr<Module>> loadHooks(ArrayRef<HookLibrary> Hooks,
         return fail("hooks of tool '" + L.Name + "': '" + F.getName() +
                     "' is a kernel; hooks are device functions");
     }
+    dropMemoryClobbers(**M);
     (*M)->setTargetTriple(Merged->getTargetTriple());
     (*M)->setDataLayout(Merged->getDataLayout());
     if (Linker::linkModules(*Merged, std::move(*M)))

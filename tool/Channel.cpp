@@ -64,6 +64,32 @@ void storeRelease(uint64_t &Word, uint64_t V) {
   std::atomic_ref<uint64_t>(Word).store(V, std::memory_order_release);
 }
 
+/// A wave chunk's End word (LoomWaveChunk::End), which its publication
+/// sets (nonzero: the cursor's low word never is).
+uint32_t &endWord(const char *Chunk) {
+  return *reinterpret_cast<uint32_t *>(const_cast<char *>(Chunk) +
+                                       offsetof(LoomWaveChunk, End));
+}
+
+/// HostMemory::Block::Left of a ring of wave chunks of \p Capacity records
+/// of \p RecordBytes (their log2s, so that no other layout reads as it)
+/// whose first \p Prepared slots have their End word 0.
+constexpr unsigned PreparedBits = 48;
+uint64_t cleanChunks(uint32_t Capacity, uint32_t RecordBytes,
+                     uint64_t Prepared) {
+  return 1ull << 63 | uint64_t(Log2_32(Capacity)) << 56 |
+         uint64_t(Log2_32(RecordBytes)) << PreparedBits | Prepared;
+}
+
+/// Slots a new ring of wave chunks readies at its opening (its End words
+/// zeroed, a page each; the claims past them ready their own slots).
+constexpr uint64_t PrepareAtOpening = 1024;
+
+/// A slot's Free word before the host or its first claim readied it: no
+/// claim's, nor a claim's + Capacity; its high word 0, so that the claim
+/// makes it its own by storing the low word.
+constexpr uint64_t Unprepared = 0xffffffffull;
+
 } // namespace
 
 Expected<std::shared_ptr<ChannelRing>>
@@ -101,6 +127,23 @@ ChannelDrain::open(ToolHost &Tool, const ChannelOptions &Options,
   R->Ring->Records =
       alignTo(reinterpret_cast<uint64_t>(Base + Records), uint64_t(Align));
   R->Ring->Free = reinterpret_cast<uint64_t>(Free);
+  // Wave chunks: a chunk is published once its End word is nonzero, so
+  // each slot's End word is zeroed before its first claim: by the host
+  // for the first slots (prepare), by the claim itself past them. The
+  // drain zeroes it again as it releases the slot, so a ring's block
+  // comes back with its used slots ready, and Left says how many.
+  R->WaveChunks = Options.WaveChunks;
+  if (Options.WaveChunks) {
+    uint64_t Left = B->Left, Layout = cleanChunks(Options.Capacity,
+                                                  Options.RecordBytes, 0);
+    R->Prepared = Left >> PreparedBits == Layout >> PreparedBits
+                      ? Left & ((1ull << PreparedBits) - 1)
+                      : 0;
+    for (uint64_t I = R->Prepared; I < Options.Capacity; ++I)
+      Free[I] = Unprepared;
+    prepare(*R);
+  }
+  R->Memory.Left = 0; // until finish finds every chunk released
   return R;
 }
 
@@ -112,6 +155,21 @@ void ChannelDrain::start(std::shared_ptr<ChannelRing> R) {
     Thread = std::thread([this] { run(); });
   }
   Wake.notify_one();
+}
+
+void ChannelDrain::prepare(ChannelRing &R) {
+  LoomChannelRing &H = *R.Ring;
+  auto *Free = reinterpret_cast<uint64_t *>(H.Free);
+  auto *Records = reinterpret_cast<char *>(H.Records);
+  for (uint64_t I = R.Prepared; I < std::min<uint64_t>(H.Capacity,
+                                                       PrepareAtOpening);
+       ++I) {
+    endWord(Records + I * H.RecordBytes) = 0;
+    Free[I] = I;
+  }
+  R.Prepared = std::max<uint64_t>(
+      R.Prepared, std::min<uint64_t>(H.Capacity, PrepareAtOpening));
+  H.Ready = uint32_t(R.Prepared);
 }
 
 uint64_t ChannelDrain::drain(ChannelRing &R) {
@@ -131,9 +189,19 @@ uint64_t ChannelDrain::drain(ChannelRing &R) {
   // still being written no longer holds up the ones claimed after it.
   std::vector<uint8_t> &Ready = R.Ready;
   Ready.assign(size_t(Limit - Consumed), 0);
-  for (uint64_t I = Limit; I-- > Consumed;)
-    Ready[I - Consumed] = loadRelaxed(Free[I & Mask]) != I + Capacity &&
-                          loadAcquire(Sequence[I & Mask]) == I + 1;
+  // A wave chunk is its claim's once the host released its slot to it
+  // (Free), published once its End word is set.
+  if (R.WaveChunks)
+    for (uint64_t I = Limit; I-- > Consumed;)
+      Ready[I - Consumed] =
+          loadRelaxed(Free[I & Mask]) == I &&
+          std::atomic_ref<uint32_t>(
+              endWord(Records + (I & Mask) * H.RecordBytes))
+                  .load(std::memory_order_acquire) != 0;
+  else
+    for (uint64_t I = Limit; I-- > Consumed;)
+      Ready[I - Consumed] = loadRelaxed(Free[I & Mask]) != I + Capacity &&
+                            loadAcquire(Sequence[I & Mask]) == I + 1;
   uint64_t Got = 0;
   for (uint64_t I = Consumed; I < Limit;) {
     if (!Ready[I - Consumed]) {
@@ -150,8 +218,12 @@ uint64_t ChannelDrain::drain(ChannelRing &R) {
     });
     // The tool is done with the slots: their producers' next claims may
     // take them.
-    for (uint64_t C = I; C < End; ++C)
+    for (uint64_t C = I; C < End; ++C) {
+      if (R.WaveChunks) // unpublished for its next claim
+        std::atomic_ref<uint32_t>(endWord(Records + (C & Mask) * H.RecordBytes))
+            .store(0, std::memory_order_relaxed);
       storeRelease(Free[C & Mask], C + Capacity);
+    }
     Got += End - I;
     I = End;
   }
@@ -206,6 +278,13 @@ uint64_t ChannelDrain::finish(ChannelRing &R) {
     Consumed = R.Ring->Consumed;
     Dropped = loadAcquire(R.Ring->Dropped);
     R.Finished = true;
+    // Every claimed chunk released: the End words of every slot readied
+    // or claimed 0 again.
+    if (R.WaveChunks && Claimed == Consumed)
+      R.Memory.Left = cleanChunks(
+          R.Ring->Capacity, R.Ring->RecordBytes,
+          std::max<uint64_t>(R.Prepared,
+                             std::min<uint64_t>(Claimed, R.Ring->Capacity)));
     Memory.put(R.Memory);
     R.Ring = nullptr;
   }

@@ -40,6 +40,11 @@ struct ChannelRing {
   instrument::Dispatch D; ///< given to channelRecords
   HostMemory::Block Memory;
   LoomChannelRing *Ring = nullptr; ///< at Memory.Ptr
+  /// ChannelOptions::WaveChunks: each record published by its End word.
+  bool WaveChunks = false;
+  /// Wave chunks: the slots the host readied for their first claim (End
+  /// word 0, Free their index), LoomChannelRing::Ready.
+  uint64_t Prepared = 0;
   std::mutex Lock;       ///< the drain thread and the final drain
   bool Finished = false; ///< drained for the last time; Memory given back
   std::vector<uint8_t> Ready; ///< drain's: which records it may hand over
@@ -69,6 +74,9 @@ public:
   void stop();
 
 private:
+  /// Readies the first slots of \p R's wave chunks for their first claims
+  /// (End 0, Free[I] = I) and sets the ring's Ready; before its dispatch.
+  static void prepare(ChannelRing &R);
   void run();
   /// Hands the records published after Consumed (up to Capacity ahead) to
   /// the tool and releases them; R.Lock held. Returns how many.

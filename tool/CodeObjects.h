@@ -25,7 +25,8 @@
 namespace loom::tool {
 
 /// A code object loaded into an executable, and (made on first need, by
-/// whoever instruments it) its lifted form.
+/// whoever instruments one of its kernels) the lifted form of each kernel
+/// instrumented.
 struct LoadedCode {
   std::shared_ptr<const codeobj::CodeObject> Code;
   std::string Uri; ///< the loader's name for it, or Code's name
@@ -34,13 +35,18 @@ struct LoadedCode {
   int64_t LoadDelta = 0; ///< loaded address - ELF virtual address
   uint64_t LoadBase = 0, LoadSize = 0;
 
+  /// A kernel and the functions it calls (BinaryContext::create with the
+  /// kernel as root): lifting the whole code object would cost as much for
+  /// one kernel as for all of a library's.
   struct Lifted {
     std::unique_ptr<instrument::BinaryContext> Context;
     std::optional<instrument::Liveness> Live;
     std::string Error; ///< why it cannot be lifted
   };
-  /// Guarded by the instrumentation lock (Instrumenter.cpp).
-  std::unique_ptr<Lifted> Lift;
+  /// Guarded by KernelCopies' lock: the MC objects for the code object's
+  /// target, shared by its lifts, and the lifts by kernel name.
+  std::unique_ptr<isa::McContext> MC;
+  std::map<std::string, std::unique_ptr<Lifted>> Lifts;
 };
 
 struct KernelInfo {

@@ -115,7 +115,8 @@ Expected<HostMemory::Block> HostMemory::get(Use For, size_t Bytes,
   Bytes = alignTo(std::max<size_t>(Bytes, 1), pools().Granule);
   auto It = Free.find({For, Agent.handle, Bytes});
   if (It != Free.end() && !It->second.empty()) {
-    Block B{It->second.back(), Bytes, For, Agent};
+    Block B{It->second.back().first, Bytes, For, Agent,
+            It->second.back().second};
     It->second.pop_back();
     return B;
   }
@@ -126,9 +127,9 @@ void HostMemory::put(Block B) {
   if (!B)
     return;
   std::lock_guard<std::mutex> L(Lock);
-  std::vector<void *> &Kept = Free[{B.For, B.Agent.handle, B.Bytes}];
+  auto &Kept = Free[{B.For, B.Agent.handle, B.Bytes}];
   if (Kept.size() < KeptPerSize)
-    Kept.push_back(B.Ptr);
+    Kept.push_back({B.Ptr, B.Left});
   else
     hsa().Amd.hsa_amd_memory_pool_free_fn(B.Ptr);
 }
@@ -136,7 +137,7 @@ void HostMemory::put(Block B) {
 void HostMemory::clear() {
   std::lock_guard<std::mutex> L(Lock);
   for (auto &[Key, Kept] : Free)
-    for (void *P : Kept)
+    for (auto &[P, Left] : Kept)
       hsa().Amd.hsa_amd_memory_pool_free_fn(P);
   Free.clear();
   Found.reset();

@@ -39,11 +39,15 @@ public:
     size_t Bytes = 0; ///< as allocated: at least what was asked
     Use For = Use::Kernarg;
     hsa_agent_t Agent{};
+    /// What the block's last user said of what it left in it (put), for
+    /// the next (0 for a new block): a channel ring of wave chunks whose
+    /// End words are all 0, say (ChannelDrain).
+    uint64_t Left = 0;
     explicit operator bool() const { return Ptr; }
   };
 
   /// A block of at least \p Bytes that \p Agent can read and write, not
-  /// zeroed (a reused block holds what its last user left).
+  /// zeroed (a reused block holds what its last user left, as Left says).
   llvm::Expected<Block> get(Use For, size_t Bytes, hsa_agent_t Agent);
   /// Gives \p B back, for reuse.
   void put(Block B);
@@ -62,8 +66,10 @@ private:
 
   std::mutex Lock;
   std::optional<Pools> Found;
-  /// By (use, agent, bytes).
-  std::map<std::tuple<Use, uint64_t, size_t>, std::vector<void *>> Free;
+  /// By (use, agent, bytes): each block and its Left.
+  std::map<std::tuple<Use, uint64_t, size_t>,
+           std::vector<std::pair<void *, uint64_t>>>
+      Free;
 };
 
 } // namespace loom::tool

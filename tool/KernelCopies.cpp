@@ -15,35 +15,82 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 using namespace llvm;
 using namespace loom::instrument;
 
 namespace loom::tool {
 
-static Error lift(LoadedCode &C) {
-  if (!C.Lift) {
-    C.Lift = std::make_unique<LoadedCode::Lifted>();
-    auto BC = BinaryContext::create(*C.Code);
-    Error E = BC ? (*BC)->buildCFGs() : BC.takeError();
+namespace {
+using Clock = std::chrono::steady_clock;
+
+/// Adds the milliseconds since its creation to \p Into when destroyed.
+class StageTimer {
+public:
+  explicit StageTimer(double &Into) : Into(Into), Start(Clock::now()) {}
+  ~StageTimer() {
+    Into += std::chrono::duration<double, std::milli>(Clock::now() - Start)
+                .count();
+  }
+
+private:
+  double &Into;
+  Clock::time_point Start;
+};
+} // namespace
+
+KernelCopies::KernelCopies(std::string DumpDir, const std::string &TimingPath)
+    : DumpDir(std::move(DumpDir)) {
+  if (TimingPath.empty())
+    return;
+  std::error_code EC;
+  Timing = std::make_unique<raw_fd_ostream>(TimingPath, EC, sys::fs::OF_Append);
+  if (EC) {
+    errs() << "loom-tool: cannot write " << TimingPath << ": " << EC.message()
+           << "\n";
+    Timing.reset();
+  }
+}
+
+KernelCopies::~KernelCopies() = default;
+
+/// Kernel \p Name of \p C and the functions it calls, lifted on first need.
+static Expected<LoadedCode::Lifted &> lift(LoadedCode &C, StringRef Name) {
+  std::unique_ptr<LoadedCode::Lifted> &L = C.Lifts[Name.str()];
+  if (!L) {
+    L = std::make_unique<LoadedCode::Lifted>();
+    Error E = Error::success();
+    if (!C.MC) {
+      auto MC = isa::McContext::create(C.Code->target());
+      if (MC)
+        C.MC = std::move(*MC);
+      else
+        E = MC.takeError();
+    }
     if (!E) {
-      auto Live = Liveness::compute(**BC);
-      if (Live) {
-        C.Lift->Context = std::move(*BC);
-        C.Lift->Live.emplace(std::move(*Live));
-      } else {
-        E = Live.takeError();
+      auto BC = BinaryContext::create(*C.Code, *C.MC, {Name});
+      E = BC ? (*BC)->buildCFGs() : BC.takeError();
+      if (!E) {
+        auto Live = Liveness::compute(**BC);
+        if (Live) {
+          L->Context = std::move(*BC);
+          L->Live.emplace(std::move(*Live));
+        } else {
+          E = Live.takeError();
+        }
       }
     }
     if (E)
-      C.Lift->Error = "cannot lift " + C.Uri + ": " + toString(std::move(E));
+      L->Error = "cannot lift " + C.Uri + ": " + toString(std::move(E));
   }
-  if (!C.Lift->Error.empty())
-    return createStringError(inconvertibleErrorCode(), "%s",
-                             C.Lift->Error.c_str());
-  return Error::success();
+  if (!L->Error.empty())
+    return createStringError(inconvertibleErrorCode(), "%s", L->Error.c_str());
+  return *L;
 }
 
 void KernelCopies::dump(StringRef Name, StringRef Extension, StringRef Bytes) {
@@ -62,15 +109,23 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
                                         uint64_t KernelObject,
                                         const std::vector<ToolChoice> &Choices,
                                         const std::string &Suffix,
-                                        hsa_executable_t &Exec) {
+                                        hsa_executable_t &Exec,
+                                        CopyTiming &Time) {
   LoadedCode &C = *K.Code;
-  if (Error E = lift(C))
-    return std::move(E);
-  BinaryContext &BC = *C.Lift->Context;
+  std::optional<StageTimer> Stage;
+  Stage.emplace(Time.Lift);
+  Expected<LoadedCode::Lifted &> Lifted = lift(C, K.Name);
+  if (!Lifted)
+    return Lifted.takeError();
+  Stage.reset();
+  BinaryContext &BC = *Lifted->Context;
   BinaryFunction *Kernel = BC.function(K.Name);
   if (!Kernel)
     return createStringError(inconvertibleErrorCode(), "no function %s in %s",
                              K.Name.c_str(), C.Uri.c_str());
+  for (const BinaryFunction *F : BC.callGraph().reachableFrom(*Kernel))
+    for (const BinaryBasicBlock &B : F->blocks())
+      Time.Instructions += B.Instructions.size();
   if (!Kernel->isInstrumentable())
     return createStringError(inconvertibleErrorCode(), "not instrumentable: %s",
                              Kernel->notInstrumentableReason().str().c_str());
@@ -87,11 +142,15 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
                              toString(std::move(E)).c_str());
   };
   for (const ToolChoice &Choice : Choices) {
-    KernelInstrumentation KI(BC, *C.Lift->Live, *Kernel, Plan,
+    KernelInstrumentation KI(BC, *Lifted->Live, *Kernel, Plan,
                              Choice.Configuration, KernelObject);
-    if (Error E = Choice.Tool->call(
-            [&](Tool &T, ToolContext &Ctx) { return T.instrument(Ctx, KI); }))
-      return Blame(Choice, std::move(E));
+    {
+      StageTimer Timer(Time.Instrument);
+      if (Error E = Choice.Tool->call(
+              [&](Tool &T, ToolContext &Ctx) { return T.instrument(Ctx, KI); }))
+        return Blame(Choice, std::move(E));
+    }
+    StageTimer Timer(Time.Hooks);
     Expected<const HookLibrary &> L = Choice.Tool->hooks(C.Agent);
     if (!L)
       return Blame(Choice, L.takeError());
@@ -101,10 +160,12 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   InstrumentOptions Options;
   Options.LoadDelta = C.LoadDelta;
   Options.Suffix = Suffix;
+  Stage.emplace(Time.Codegen);
   Expected<InstrumentedCodeObject> Out =
       instrumentCodeObject(Plan, Hooks, Options);
   if (!Out)
     return Out.takeError();
+  Stage.reset();
   if (!DumpDir.empty()) {
     dump(K.Name + Suffix, ".s", Out->Assembly);
     dump(K.Name + Suffix, ".co", StringRef(Out->Elf.data(), Out->Elf.size()));
@@ -117,6 +178,7 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
     return createStringError(inconvertibleErrorCode(),
                              "the code generator made no copy of it");
 
+  Stage.emplace(Time.Load);
   Expected<hsa_executable_t> Loaded = loadExecutable(C.Agent, Out->Elf);
   if (!Loaded)
     return Loaded.takeError();
@@ -185,7 +247,10 @@ const KernelCopy *KernelCopies::get(const KernelInfo &K, uint64_t KernelObject,
   Slot.Original = K.Code->Executable.handle;
   unsigned N = CopiesOf[KernelObject]++;
   std::string Suffix = ".loom" + (N ? std::to_string(N) : std::string());
-  Expected<KernelCopy> Copy = make(K, KernelObject, Choices, Suffix, Slot.Exec);
+  CopyTiming Time;
+  Expected<KernelCopy> Copy =
+      make(K, KernelObject, Choices, Suffix, Slot.Exec, Time);
+  writeTiming(K, Choices, Time, bool(Copy));
   if (Copy)
     return &Slot.Copy.emplace(*Copy);
 
@@ -206,6 +271,32 @@ const KernelCopy *KernelCopies::get(const KernelInfo &K, uint64_t KernelObject,
     Slot.Exec = {};
   }
   return nullptr;
+}
+
+void KernelCopies::writeTiming(const KernelInfo &K,
+                               const std::vector<ToolChoice> &Choices,
+                               const CopyTiming &Time, bool Made) {
+  if (!Timing)
+    return;
+  std::string Tools;
+  for (const ToolChoice &C : Choices)
+    Tools += (Tools.empty() ? "" : "+") + C.Tool->name().str();
+  // Whole microseconds: JSON numbers that read as they are.
+  auto Us = [](double Ms) { return int64_t(std::llround(Ms * 1000)); };
+  // One object per line, so that runs may append to one file.
+  *Timing << json::Value(json::Object{{"kernel", K.Name},
+                                      {"code_object", K.Code->Uri},
+                                      {"tools", Tools},
+                                      {"instructions", Time.Instructions},
+                                      {"made", Made},
+                                      {"lift_us", Us(Time.Lift)},
+                                      {"instrument_us", Us(Time.Instrument)},
+                                      {"hooks_us", Us(Time.Hooks)},
+                                      {"codegen_us", Us(Time.Codegen)},
+                                      {"load_us", Us(Time.Load)},
+                                      {"total_us", Us(Time.total())}})
+          << "\n";
+  Timing->flush();
 }
 
 void KernelCopies::forget(hsa_executable_t Original) {

@@ -5,10 +5,16 @@
 #include "CodeObjects.h"
 #include "ToolHost.h"
 
+#include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
+
+namespace llvm {
+class raw_fd_ostream;
+}
 
 namespace loom::tool {
 
@@ -38,11 +44,26 @@ struct KernelCopy {
   std::vector<ToolHost *> Tools;
 };
 
+/// What making one copy cost, in milliseconds, stage by stage
+/// (`loom instrument --timing FILE`, docs/instrument.md).
+struct CopyTiming {
+  double Lift = 0;       ///< lifting the kernel and what it calls
+  double Instrument = 0; ///< the tools' instrument() callbacks
+  double Hooks = 0;      ///< compiling the tools' hooks: once per agent
+  double Codegen = 0;    ///< instrumentCodeObject: glue, MC, lld
+  double Load = 0;       ///< loading the copy as an executable
+  /// The instructions of the kernel and of the functions it calls.
+  size_t Instructions = 0;
+  double total() const { return Lift + Instrument + Hooks + Codegen + Load; }
+};
+
 class KernelCopies {
 public:
   /// Where `loom instrument --dump` writes each copy's code object and
-  /// assembly ("" for nowhere).
-  explicit KernelCopies(std::string DumpDir) : DumpDir(std::move(DumpDir)) {}
+  /// assembly ("" for nowhere), and where `--timing` appends a JSON line
+  /// per copy ("" for nowhere).
+  KernelCopies(std::string DumpDir, const std::string &TimingPath);
+  ~KernelCopies();
 
   /// The copy of kernel \p K carrying the hooks of \p Choices (in tool
   /// order), made on the first request. Null if it cannot be made: the
@@ -57,7 +78,9 @@ private:
   llvm::Expected<KernelCopy> make(const KernelInfo &K, uint64_t KernelObject,
                                   const std::vector<ToolChoice> &Choices,
                                   const std::string &Suffix,
-                                  hsa_executable_t &Exec);
+                                  hsa_executable_t &Exec, CopyTiming &Time);
+  void writeTiming(const KernelInfo &K, const std::vector<ToolChoice> &Choices,
+                   const CopyTiming &Time, bool Made);
   void dump(llvm::StringRef Name, llvm::StringRef Extension,
             llvm::StringRef Bytes);
 
@@ -67,6 +90,7 @@ private:
     uint64_t Original = 0;          ///< the original executable
   };
   std::string DumpDir;
+  std::unique_ptr<llvm::raw_fd_ostream> Timing;
   /// Held while a copy is made: lld links one at a time anyway, and two
   /// queues asking for the same copy must make it once.
   std::mutex Lock;

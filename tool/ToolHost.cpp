@@ -3,6 +3,7 @@
 #include "ToolHost.h"
 #include "Hsa.h"
 
+#include "loom/instrument/LaunchHeader.h"
 #include "loom/jit/Pipeline.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -222,6 +223,12 @@ Error ToolHost::openChannel(const instrument::ChannelOptions &Options) {
     return Refuse("a ring of " + Twine(Options.Capacity) + " records of " +
                   Twine(Options.RecordBytes) +
                   " bytes is more than 4 GiB a dispatch");
+  if (Options.WaveChunks &&
+      (Options.Lossy || !isPowerOf2_32(Options.RecordBytes) ||
+       Options.RecordBytes < 2 * sizeof(LoomWaveChunk)))
+    return Refuse("a ring of wave chunks is lossless, its records a power of "
+                  "two of bytes, at least " +
+                  Twine(2 * sizeof(LoomWaveChunk)));
   Channel = Options;
   return Error::success();
 }

@@ -204,7 +204,9 @@ bool ToolRuntime::load(HsaApiTable *Table) {
           errs() << "loom-tool: " << W << "\n";
         }));
     const char *Dump = getenv("LOOM_TOOL_DUMP");
-    Copies = std::make_unique<KernelCopies>(Dump ? Dump : "");
+    const char *Timing = getenv("LOOM_TOOL_TIMING");
+    Copies = std::make_unique<KernelCopies>(Dump ? Dump : "",
+                                            Timing ? Timing : "");
     static bool AtExitSet = false;
     if (!AtExitSet)
       AtExitSet = atexit(atExit) == 0;

@@ -182,4 +182,68 @@ TEST(Lift, CallThroughGotToAnotherCodeObject) {
   EXPECT_EQ(Sites[0]->Source, isa::TargetSource::Got);
 }
 
+/// The names of the functions \p Path's code object lifts with \p Roots.
+std::vector<std::string> liftedFrom(const std::string &Path,
+                                    std::vector<llvm::StringRef> Roots) {
+  auto L = liftFile(Path, /*BuildCfg=*/false);
+  if (!L)
+    return {};
+  auto BC = BinaryContext::create(*L->CO, L->BC->mc(), Roots);
+  if (!BC) {
+    ADD_FAILURE() << llvm::toString(BC.takeError());
+    return {};
+  }
+  if (llvm::Error E = (*BC)->buildCFGs()) {
+    ADD_FAILURE() << llvm::toString(std::move(E));
+    return {};
+  }
+  EXPECT_TRUE(bool(Liveness::compute(**BC)));
+  std::vector<std::string> Names;
+  for (const BinaryFunction &F : (*BC)->functions())
+    Names.push_back(F.name().str());
+  llvm::sort(Names);
+  return Names;
+}
+
+TEST(Lift, RootsLiftOnlyWhatTheyCall) {
+  std::string Path = std::string(LOOM_FIXTURE_DIR) + "/gfx90a_v5_kernels.elf";
+  EXPECT_EQ(liftedFrom(Path, {"call_chain"}),
+            (std::vector<std::string>{"call_chain", "helper_fib", "helper_mul",
+                                      "helper_sum"}));
+  EXPECT_EQ(liftedFrom(Path, {"scale_add"}),
+            (std::vector<std::string>{"scale_add"}));
+  // Several roots: the union, each function once.
+  EXPECT_EQ(liftedFrom(Path, {"scale_add", "helper_fib", "scale_add"}),
+            (std::vector<std::string>{"helper_fib", "scale_add"}));
+}
+
+TEST(Lift, RootCallingThroughAPointerLiftsEverything) {
+  auto All = liftFile(LOOM_LIFT_CASES);
+  ASSERT_TRUE(All);
+  std::vector<std::string> Everything;
+  for (const BinaryFunction &F : All->BC->functions())
+    Everything.push_back(F.name().str());
+  llvm::sort(Everything);
+  EXPECT_EQ(liftedFrom(LOOM_LIFT_CASES, {"indirect_call"}), Everything);
+  // A call to a known function, and none through a pointer: the two.
+  EXPECT_EQ(liftedFrom(LOOM_LIFT_CASES, {"caller"}),
+            (std::vector<std::string>{"caller", "cfg_diamond"}));
+}
+
+TEST(Lift, RootCallingAnotherCodeObject) {
+  std::string Path = std::string(LOOM_FIXTURE_DIR) + "/xco_caller.elf";
+  EXPECT_EQ(liftedFrom(Path, {"xco_caller"}),
+            (std::vector<std::string>{"xco_caller"}));
+}
+
+TEST(Lift, UnknownRootIsAnError) {
+  auto L = liftFile(LOOM_LIFT_CASES, /*BuildCfg=*/false);
+  ASSERT_TRUE(L);
+  auto BC = BinaryContext::create(*L->CO, L->BC->mc(), {"no_such_kernel"});
+  ASSERT_FALSE(bool(BC));
+  EXPECT_NE(llvm::toString(BC.takeError()).find("no kernel or function "
+                                                 "no_such_kernel"),
+            std::string::npos);
+}
+
 } // namespace

@@ -287,9 +287,16 @@ TEST(ToolChannel, OpenChannelChecksItsOptions) {
       {"capacity=32", "openChannel: Capacity is 32: it must be a power of "
                       "two, at least 64 (a wave)"},
       {"capacity=100", "openChannel: Capacity is 100"},
+      {"chunks=1", "openChannel: a ring of wave chunks is lossless, its "
+                   "records a power of two of bytes, at least 64"},
+      {"chunks=1,lossy=1,record_bytes=1024",
+       "openChannel: a ring of wave chunks is lossless"},
   };
   for (const auto &B : Bad) {
-    ChannelRun Run = runChannel({B.Arg});
+    std::vector<std::string> Args;
+    for (StringRef A : split(B.Arg, ','))
+      Args.push_back(A.str());
+    ChannelRun Run = runChannel(Args);
     EXPECT_EQ(Run.R.ExitCode, 0) << Run.R.Err;
     EXPECT_EQ(Run.R.Out, "axpy ok, n=4000\n");
     EXPECT_NE(Run.R.Err.find(std::string("loom-tool: channel: init failed: ") +

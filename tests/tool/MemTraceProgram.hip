@@ -7,7 +7,11 @@
 // stack (buffer instructions); a third reads and writes global memory
 // through buffer resources of its own (raw and structured buffer_* and
 // s_buffer_load, in inline assembly: clang emits them only from builtins
-// hipcc's clang lacks).
+// hipcc's clang lacks). A fourth runs 1,280 waves through four barriers,
+// with nothing to record between two of them: about 3,200 chunks, more
+// than a new ring readies at its opening (2,048; the rest as the host
+// drains), and MemTraceTest traces it through a ring of 64 chunks too,
+// which wraps many times.
 #include <hip/hip_runtime.h>
 #include <cstdio>
 #include <vector>
@@ -82,6 +86,29 @@ __global__ void buffers(int *Out, const int *In, int N) {
                   "s"(W), "s"(8) : "memory");
 }
 
+constexpr int WaveGroup = 256, WaveGroups = 320;
+
+__global__ void waves(int *Out) {
+  __shared__ int Tile[WaveGroup];
+  int T = threadIdx.x, I = blockIdx.x * WaveGroup + T;
+  Tile[T] = I;
+  __syncthreads();
+  int V = Tile[WaveGroup - 1 - T];
+  __syncthreads();
+  V = V * 3 + T; // no memory access: the next barrier finds no chunk
+  __syncthreads();
+  Tile[T] = V;
+  __syncthreads();
+  if ((T / 64) % 2 == 0) // the odd waves store nothing
+    Out[I] = Tile[T ^ 1];
+}
+
+/// waves' Out[I] where its wave stores: V of lane T ^ 1.
+int wavesWant(int I) {
+  int T = (I % WaveGroup) ^ 1, B = I / WaveGroup;
+  return (B * WaveGroup + WaveGroup - 1 - T) * 3 + T;
+}
+
 int main() {
   const int N = Group * Groups * Stride;
   std::vector<int> Host(N, 7);
@@ -127,6 +154,24 @@ int main() {
                                                In[2 * T + 1] + In[2 * T + 3] +
                                                In[T / 8 * 32 + 8 + T % 8];
   std::printf("buffers %s\n", BuffersOk ? "ok" : "WRONG");
+  const int W = WaveGroup * WaveGroups;
+  std::vector<int> WavesOut(W, -1);
+  int *DevWaves;
+  if (hipMalloc(&DevWaves, W * sizeof(int)) != hipSuccess ||
+      hipMemcpy(DevWaves, WavesOut.data(), W * sizeof(int),
+                hipMemcpyHostToDevice) != hipSuccess)
+    return 1;
+  hipLaunchKernelGGL(waves, dim3(WaveGroups), dim3(WaveGroup), 0, 0,
+                     DevWaves);
+  if (hipMemcpy(WavesOut.data(), DevWaves, W * sizeof(int),
+                hipMemcpyDeviceToHost) != hipSuccess)
+    return 1;
+  bool WavesOk = true;
+  for (int I = 0; I < W; ++I)
+    WavesOk = WavesOk && WavesOut[I] == ((I % WaveGroup) / 64 % 2 == 0
+                                             ? wavesWant(I)
+                                             : -1);
+  std::printf("waves %s\n", WavesOk ? "ok" : "WRONG");
   long Sum = 0;
   bool Ok = true;
   for (int I = 0; I < N; ++I) {
@@ -136,5 +181,5 @@ int main() {
     Sum += Host[I];
   }
   std::printf("mixed %s, sum %ld\n", Ok ? "ok" : "WRONG", Sum);
-  return Ok && StackOk && BuffersOk ? 0 : 1;
+  return Ok && StackOk && BuffersOk && WavesOk ? 0 : 1;
 }

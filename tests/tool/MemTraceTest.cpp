@@ -59,6 +59,18 @@ TEST(MemTrace, FlatLdsAndTheSummaryOnMemTraceProgram) {
     EXPECT_NE(S.Out.find(Line), std::string::npos) << Line << "\n" << S.Out;
 }
 
+// A ring of 64 chunks, the least a channel takes: mem_trace_program's
+// `waves` claims a chunk per wave between barriers (about 3,200), so most
+// claims wait for a slot the host released (the ring of wave chunks
+// zeroing its End word on the way), and a barrier finds waves with no
+// chunk. Every access still arrives, in each wave's order. (With the
+// default ring, FlatLdsAndTheSummaryOnMemTraceProgram, the claims past
+// the 2,048 slots a new ring readies wait for the host to ready theirs.)
+TEST(MemTrace, ASmallRingWrapsThroughBarriers) {
+  expectMemTraceIsTheTruth(LOOM_MEM_TRACE_PROGRAM, true, "",
+                           {"--tool-arg", "capacity=64"});
+}
+
 TEST(MemTrace, KernelAndDispatchOptions) {
   Traced T = memTrace(LOOM_TOOL_PROGRAM, {"--tool-arg", "dispatch=1-2",
                                           "--tool-arg", "kernel=scale"});

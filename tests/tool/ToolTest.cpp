@@ -240,6 +240,93 @@ TEST_F(ToolRuntimeTest, HooksThatDoNotCompileLeaveTheOriginalCode) {
   }
 }
 
+/// The JSON objects of a `loom instrument --timing` file.
+std::vector<json::Object> timingLines(StringRef Path) {
+  std::vector<json::Object> Out;
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf) {
+    ADD_FAILURE() << Path.str() << ": " << Buf.getError().message();
+    return Out;
+  }
+  SmallVector<StringRef, 4> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef L : Lines) {
+    Expected<json::Value> V = json::parse(L);
+    if (!V) {
+      ADD_FAILURE() << toString(V.takeError()) << ": " << L.str();
+      continue;
+    }
+    Out.push_back(std::move(*V->getAsObject()));
+  }
+  return Out;
+}
+
+TEST_F(ToolRuntimeTest, TimingHasALinePerCopyWithItsStages) {
+  SmallString<128> Path;
+  sys::fs::createTemporaryFile("tool-timing", "jsonl", Path);
+  // Two runs append to one file: scale and steps, twice.
+  for (int Run = 0; Run < 2; ++Run) {
+    CommandResult R = instrument({"--tool", "instr_count", "--timing",
+                                  std::string(Path)});
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    EXPECT_EQ(R.Out, *Baseline);
+  }
+  std::vector<json::Object> Copies = timingLines(Path);
+  sys::fs::remove(Path);
+  ASSERT_EQ(Copies.size(), 4u);
+  for (size_t I = 0; I < Copies.size(); ++I) {
+    const json::Object &C = Copies[I];
+    EXPECT_EQ(C.getString("kernel"),
+              I % 2 ? "_Z5stepsPKiPii" : "_Z5scalePffi");
+    EXPECT_EQ(C.getString("tools"), "instr_count");
+    EXPECT_EQ(C.getBoolean("made"), true);
+    EXPECT_TRUE(C.getString("code_object").has_value());
+    // steps calls collatzSteps: more instructions than scale.
+    EXPECT_GT(*C.getInteger("instructions"), I % 2 ? 30 : 10);
+    int64_t Sum = 0;
+    for (const char *Stage : {"lift_us", "instrument_us", "hooks_us",
+                              "codegen_us", "load_us"}) {
+      ASSERT_TRUE(C.getInteger(Stage).has_value()) << Stage;
+      EXPECT_GE(*C.getInteger(Stage), 0) << Stage;
+      Sum += *C.getInteger(Stage);
+    }
+    // Each stage rounded to a microsecond on its own.
+    EXPECT_NEAR(double(*C.getInteger("total_us")), double(Sum), 3.0);
+    EXPECT_GT(*C.getInteger("codegen_us"), 0);
+    EXPECT_GT(*C.getInteger("lift_us"), 0);
+  }
+  // The hooks are compiled for a process's first copy.
+  for (size_t I : {0, 2})
+    EXPECT_GT(*Copies[I].getInteger("hooks_us"),
+              *Copies[I + 1].getInteger("hooks_us"));
+}
+
+TEST_F(ToolRuntimeTest, TimingSaysWhichCopiesFailed) {
+  SmallString<128> Path;
+  sys::fs::createTemporaryFile("tool-timing", "jsonl", Path);
+  CommandResult R = instrument(
+      {"--tool", LOOM_BAD_HOOK_TOOL, "--timing", std::string(Path)});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  std::vector<json::Object> Copies = timingLines(Path);
+  sys::fs::remove(Path);
+  ASSERT_EQ(Copies.size(), 2u);
+  for (const json::Object &C : Copies)
+    EXPECT_EQ(C.getBoolean("made"), false);
+}
+
+TEST(ToolCli, TimingFileThatCannotBeWritten) {
+  CommandResult R =
+      runCommand({LOOM_BIN, "instrument", "--tool", "instr_count", "--timing",
+                  "/nonexistent-dir/timing.jsonl", "--", LOOM_TOOL_PROGRAM});
+  // The program runs and is counted; the runtime says why there is no file.
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_NE(R.Err.find("loom-tool: cannot write "
+                       "/nonexistent-dir/timing.jsonl: "),
+            std::string::npos)
+      << R.Err;
+  EXPECT_EQ(instrCounts(R.Err).size(), 3u) << R.Err;
+}
+
 // The HIP test programs (tests/hip) still pass with every kernel counted:
 // several streams (queues, dispatches from several threads), device
 // globals shared between original and instrumented code, cooperative

@@ -285,7 +285,8 @@ DispatchBuffers launchBuffers(StringRef Path) {
 }
 
 void expectMemTraceIsTheTruth(const Program &P, bool SameOutput,
-                              StringRef LaunchLog) {
+                              StringRef LaunchLog,
+                              std::vector<std::string> More) {
   std::string Logs[2];
   Program Runs[2] = {P, P};
   if (!LaunchLog.empty())
@@ -294,7 +295,7 @@ void expectMemTraceIsTheTruth(const Program &P, bool SameOutput,
       Runs[R].Env.push_back(LaunchLog.str() + "=" + Logs[R]);
     }
   MemoryTruth Want = memoryTruth(Runs[0]);
-  Traced Got = memTrace(Runs[1]);
+  Traced Got = memTrace(Runs[1], std::move(More));
   ASSERT_FALSE(Want.Accesses.empty());
   if (SameOutput)
     EXPECT_EQ(Got.Run.Out, Want.Run.Out) << "the program's output changed";

@@ -111,9 +111,11 @@ Traced memTrace(const Program &P, std::vector<std::string> More = {},
 /// (compareMemoryTraces). \p LaunchLog, if given, is the environment
 /// variable through which \p P logs its launches (emu_diff_hsa's
 /// LOOM_DIFF_LAUNCH_LOG): global addresses are then compared by their
-/// offset in the buffers the arguments give.
+/// offset in the buffers the arguments give. \p More: further
+/// `loom instrument` arguments (mem_trace's options).
 void expectMemTraceIsTheTruth(const Program &P, bool SameOutput = true,
-                              llvm::StringRef LaunchLog = "");
+                              llvm::StringRef LaunchLog = "",
+                              std::vector<std::string> More = {});
 
 } // namespace loom::test
 

@@ -173,7 +173,8 @@ public:
         return createStringError(inconvertibleErrorCode(),
                                  "capacity=%s: not a number", C->c_str());
     Path = Options.output().empty() ? "mem_trace.trace" : Options.output();
-    if (Error E = Ctx.openChannel({MEM_TRACE_CHUNK, Capacity, /*Lossy=*/false}))
+    if (Error E = Ctx.openChannel(
+            {MEM_TRACE_CHUNK, Capacity, /*Lossy=*/false, /*WaveChunks=*/true}))
       return E;
     auto W = TraceWriter::create(Path);
     if (!W)

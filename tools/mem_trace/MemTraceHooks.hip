@@ -12,9 +12,6 @@
 
 #include "MemTraceRecord.h"
 
-/// Where records go in a dispatch with no channel (never read).
-LOOM_DEVICE uint8_t MemTraceSink[2 * MEM_TRACE_CHUNK];
-
 namespace {
 
 __attribute__((device, always_inline)) inline uint64_t
@@ -58,13 +55,13 @@ push(uint64_t Cursor, uint32_t Site, const uint64_t (&Address)[N]) {
       }
   }
   return loom::channelAppendWave<MEM_TRACE_CHUNK, Scalar, Narrow>(
-      Cursor, MemTraceSink, W, R, Address);
+      Cursor, W, R, Address);
 }
 
 } // namespace
 
 LOOM_HOOK uint64_t mem_trace_flush(uint64_t Cursor) {
-  return loom::channelFlushWave<MEM_TRACE_CHUNK>(Cursor, MemTraceSink);
+  return loom::channelFlushWave<MEM_TRACE_CHUNK>(Cursor);
 }
 
 // A hook per mix of instruction kinds, named by them in a fixed order: a

@@ -40,6 +40,15 @@ public:
   /// context).
   static llvm::Expected<std::unique_ptr<BinaryContext>>
   create(const codeobj::CodeObject &CO, isa::McContext &MC);
+  /// Lifts only the kernels \p Roots and the device functions they reach
+  /// through direct calls (every function if one of those calls through a
+  /// pointer), borrowing \p MC: what instrumenting \p Roots needs, at a
+  /// cost that follows their code, not the code object's (a library's
+  /// code object holds thousands of kernels). An error if a root is not a
+  /// kernel or function of \p CO.
+  static llvm::Expected<std::unique_ptr<BinaryContext>>
+  create(const codeobj::CodeObject &CO, isa::McContext &MC,
+         llvm::ArrayRef<llvm::StringRef> Roots);
 
   ~BinaryContext();
   BinaryContext(const BinaryContext &) = delete;
@@ -90,7 +99,8 @@ public:
 private:
   BinaryContext(const codeobj::CodeObject &CO, isa::McContext &MC,
                 std::unique_ptr<isa::McContext> Owned);
-  llvm::Error disassembleAll();
+  /// Every function, or with \p Roots those that create() names.
+  llvm::Error disassemble(llvm::ArrayRef<llvm::StringRef> Roots);
 
   std::unique_ptr<isa::McContext> OwnedMC;
   const codeobj::CodeObject &CO;

@@ -440,66 +440,102 @@ LOOM_DEVICE_FN bool channelPushWave(const H &Header, const L &Lane) {
 // records, in the wave's order.
 
 namespace detail {
-/// The start of the chunk \p Cursor (nonzero) points into.
+/// The start of the chunk \p Cursor (nonzero) points into: a cursor lies
+/// past its chunk's headers and short of its end.
 template <uint32_t ChunkBytes>
 LOOM_DEVICE_FN uint64_t chunkBase(uint64_t Cursor) {
-  return (Cursor - 1) & ~uint64_t(ChunkBytes - 1);
+  return Cursor & ~uint64_t(ChunkBytes - 1);
 }
 
-/// The chunk in \p Sink (2 * ChunkBytes bytes), aligned to its size.
-template <uint32_t ChunkBytes>
-LOOM_DEVICE_FN uint64_t sinkChunk(uint8_t *Sink) {
-  return (reinterpret_cast<uint64_t>(Sink) + ChunkBytes - 1) &
-         ~uint64_t(ChunkBytes - 1);
-}
-
-/// Publishes the chunk \p Cursor (nonzero) points into, as its claim
-/// said: the cursor's low word, every lane's stores and the headers, then
-/// its Sequence word.
+/// Publishes the chunk \p Cursor (nonzero) points into: every lane's
+/// stores and the headers, then its End word (the cursor's low word,
+/// never 0), by an atomic, which the L2 takes (no scalar cache to write
+/// back after it).
 template <uint32_t ChunkBytes>
 LOOM_DEVICE_FN void publishChunk(uint64_t Cursor) {
   uint64_t Base = chunkBase<ChunkBytes>(Cursor);
-  Doubles2 How; // Publish, Sequence
-  __asm__ volatile("s_load_dwordx4 %0, %1, 0x8 glc\n\t"
-                   "s_waitcnt lgkmcnt(0)"
-                   : "=s"(How)
-                   : "s"(Base)
-                   : "memory");
-  __asm__ volatile("s_store_dword %0, %1, 0x0 glc" ::"s"(uint32_t(Cursor)),
-                   "s"(Base)
-                   : "memory");
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
   scalarWriteBack();
-  scalarStore8(reinterpret_cast<void *>(How.y), How.x);
-  scalarWriteBack();
+  __asm__ volatile("s_atomic_swap %0, %1, %2" ::"s"(uint32_t(Cursor)),
+                   "s"(Base), "i"(__builtin_offsetof(LoomWaveChunk, End))
+                   : "memory");
 }
 
-/// Publishes the wave's chunk unless it has none (\p Cursor 0) or it is
-/// the sink's.
-template <uint32_t ChunkBytes>
-LOOM_DEVICE_FN void publishUnlessSink(uint64_t Cursor, uint8_t *Sink) {
-  if (Cursor && chunkBase<ChunkBytes>(Cursor) != sinkChunk<ChunkBytes>(Sink))
-    publishChunk<ChunkBytes>(Cursor);
+/// Makes slot \p Slot, whose chunk is at \p Base, claim \p Claim's: below
+/// \p Ready as it is (the host readied it); else, if the slot's first
+/// claim (below \p Capacity), readies it (End 0, then the low word of its
+/// Free word, whose high word the host left 0, Claim; each written back:
+/// the host reads a chunk once its Free word says it is the claim's); else
+/// waits until the host released it to the claim (as scalarWaitForSlot).
+/// One block of scalar code, the Free word reached by an SGPR offset:
+/// LLVM made an if-else of its own a lane mask (wrong with EXEC empty),
+/// and computed the Free word's address on every claim.
+LOOM_DEVICE_FN void scalarTakeSlot(void *Base, const uint64_t *Free,
+                                   uint32_t Slot, uint32_t Claim,
+                                   uint32_t Ready, uint32_t Capacity) {
+  uint32_t Offset, Word;
+  __asm__ volatile("s_cmp_lt_u32 %2, %3\n\t"
+                   "s_cbranch_scc1 3f\n\t"
+                   "s_lshl_b32 %0, %5, 3\n\t"
+                   "s_cmp_lt_u32 %2, %4\n\t"
+                   "s_cbranch_scc0 1f\n\t"
+                   "s_mov_b32 %1, 0\n\t"
+                   "s_store_dword %1, %6, 0x0 glc\n\t"
+                   "s_dcache_wb\n\t"
+                   "s_waitcnt lgkmcnt(0)\n\t"
+                   "s_store_dword %2, %7, %0 glc\n\t"
+                   "s_dcache_wb\n\t"
+                   "s_waitcnt lgkmcnt(0)\n\t"
+                   "s_branch 3f\n"
+                   "1:\n\t"
+                   "s_load_dword %1, %7, %0 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)\n\t"
+                   "s_cmp_eq_u32 %1, %2\n\t"
+                   "s_cbranch_scc1 3f\n\t"
+                   "s_sleep 1\n\t"
+                   "s_branch 1b\n"
+                   "3:"
+                   : "=&s"(Offset), "=&s"(Word)
+                   : "s"(Claim), "s"(Ready), "s"(Capacity), "s"(Slot),
+                     "s"(Base), "s"(Free)
+                   : "memory", "scc");
 }
 
-/// Claims a chunk of ring \p R, writes its headers; the cursor after
-/// them, or 0 if the tool has no channel or its records are not
-/// ChunkBytes.
+/// Claims a chunk of ring \p R (the tool's channel, of wave chunks of
+/// ChunkBytes) and writes \p ChunkHeader after its LoomWaveChunk; the
+/// cursor after them. A claim below the ring's Ready takes its slot as it
+/// is (the host readied it); one past Ready readies its slot itself if it
+/// is the slot's first (no wait for the host), else waits on its Free
+/// word.
 template <uint32_t ChunkBytes, typename C>
 LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
-  if (!R)
-    return 0;
-  RingConstants K = ringConstants(R);
-  if (K.RecordBytes != ChunkBytes)
-    return 0;
-  uint64_t Index = scalarClaim(R, K);
-  uint64_t Slot = Index & (K.Capacity - 1);
-  uint64_t Base = K.Records + Slot * ChunkBytes;
-  // How to publish it (End is written then; the reserved words never).
-  Doubles2 How = {Index + 1, K.Sequence + Slot * 8};
-  __asm__ volatile("s_store_dwordx4 %0, %1, %2 glc" ::"s"(How),
-                   "s"(Base), "i"(__builtin_offsetof(LoomWaveChunk, Publish))
+  // The ring's constants and the claim, one wait for them all.
+  Doubles2 Sizes; // Capacity, RecordBytes, Lossy, Ready
+  Doubles2 Where; // Records, Free
+  uint64_t Index = 1;
+  __asm__ volatile("s_load_dwordx4 %0, %3, %4\n\t"
+                   "s_load_dwordx4 %1, %3, %5\n\t"
+                   "s_atomic_add_x2 %2, %3, %6 glc\n\t"
+                   "s_waitcnt lgkmcnt(0)"
+                   : "=&s"(Sizes), "=&s"(Where), "+&s"(Index)
+                   : "s"(R), "i"(__builtin_offsetof(LoomChannelRing, Capacity)),
+                     "i"(__builtin_offsetof(LoomChannelRing, Records)),
+                     "i"(__builtin_offsetof(LoomChannelRing, Claimed))
                    : "memory");
+  static_assert(__builtin_offsetof(LoomChannelRing, Free) ==
+                    __builtin_offsetof(LoomChannelRing, Records) + 8,
+                "Records and Free in one load");
+  static_assert(__builtin_offsetof(LoomChannelRing, Ready) ==
+                    __builtin_offsetof(LoomChannelRing, Capacity) + 12,
+                "Capacity and Ready in one load");
+  uint32_t Capacity = uint32_t(Sizes.x), Ready = uint32_t(Sizes.y >> 32);
+  // Claims run less than 2^32 ahead of the host, and a ring holds less
+  // than 4 GiB (ToolHost refuses larger): 32-bit slot arithmetic.
+  uint32_t Claim = uint32_t(Index), Slot = Claim & (Capacity - 1);
+  uint64_t Base = Where.x + Slot * ChunkBytes;
+  scalarTakeSlot(reinterpret_cast<void *>(Base),
+                 reinterpret_cast<const uint64_t *>(Where.y), Slot, Claim,
+                 Ready, Capacity);
   scalarStoreRecordHeader<sizeof(LoomWaveChunk)>(
       reinterpret_cast<void *>(Base), ChunkHeader);
   return Base + sizeof(LoomWaveChunk) + sizeof(C);
@@ -515,14 +551,14 @@ LOOM_DEVICE_FN uint64_t claimChunk(LoomChannelRing *R, const C &ChunkHeader) {
 /// it. \p ChunkHeader
 /// is written at the start of each new chunk (the wave's identity, say).
 /// ChunkBytes, a power of two, must be the channel's RecordBytes (the tool
-/// runtime then aligns the ring's records to it); with another size, or no
-/// channel, the records go to \p Sink, a device buffer of the tool's of 2 *
-/// ChunkBytes bytes that nothing reads (so that the common path needs no
-/// test for it). The ring waits for room (lossless) whatever
-/// ChannelOptions::Lossy says.
+/// runtime then aligns the ring's records to it), and the tool must open
+/// its channel (ToolContext::openChannel): nothing on the device checks
+/// either (session 11 sent records to a sink chunk without them, at a
+/// test in every claim and publication). The ring waits for room
+/// (lossless) whatever ChannelOptions::Lossy says.
 template <uint32_t ChunkBytes, unsigned Skip = 0, unsigned Narrow = 0,
           typename C, typename H, typename L, unsigned N>
-LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
+LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor,
                                           const C &ChunkHeader,
                                           const H &Header,
                                           const L (&Lanes)[N]) {
@@ -545,12 +581,10 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
   // the hook with EXEC empty would see as false; a cursor tested where it
   // is compared branches on SCC.
   if (((uint32_t(Cursor) - 1) & (ChunkBytes - 1)) + Bytes >= ChunkBytes - 1) {
-    detail::publishUnlessSink<ChunkBytes>(Cursor, Sink);
-    Cursor = detail::claimChunk<ChunkBytes>(detail::channelRing(), ChunkHeader);
-    // A select, not a branch (LLVM would make a lane mask of it).
-    uint64_t SinkCursor = detail::sinkChunk<ChunkBytes>(Sink) +
-                          sizeof(LoomWaveChunk) + sizeof(C);
-    Cursor = Cursor ? Cursor : SinkCursor;
+    if (Cursor)
+      detail::publishChunk<ChunkBytes>(Cursor);
+    Cursor = detail::claimChunk<ChunkBytes>(detail::channelRing(),
+                                            ChunkHeader);
   }
   // Through a global pointer: a global store from the cursor's SGPRs plus
   // the lane's offset (constant offsets in the instruction), where a flat
@@ -583,9 +617,12 @@ LOOM_DEVICE_FN uint64_t channelAppendWave(uint64_t Cursor, uint8_t *Sink,
 
 /// Publishes the wave's chunk, if it has one; the cursor to keep (0).
 template <uint32_t ChunkBytes>
-LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor, uint8_t *Sink) {
-  detail::publishUnlessSink<ChunkBytes>(Cursor, Sink);
-  return 0;
+LOOM_DEVICE_FN uint64_t channelFlushWave(uint64_t Cursor) {
+  if (Cursor)
+    detail::publishChunk<ChunkBytes>(Cursor);
+  uint64_t None; // in one instruction (LLVM sets the halves apart)
+  __asm__("s_mov_b64 %0, 0" : "=s"(None));
+  return None;
 }
 
 #undef LOOM_DEVICE_FN

@@ -19,7 +19,9 @@
 // without waiting for the other): the slot of claim C may take claim C
 // once Free's word for it holds C (a slot's word starts as its index).
 // Producers of whole-wave records wait on their slot's Free word; Consumed
-// (every claim before it released) is what per-lane producers wait on.
+// (every claim before it released) is what per-lane producers wait on. A
+// ring of wave chunks (LoomWaveChunk) publishes by each record's End word
+// instead of Sequence.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_INSTRUMENT_LAUNCHHEADER_H
@@ -53,25 +55,27 @@ struct LoomChannelRing {
   uint32_t Capacity; ///< records, a power of two
   uint32_t RecordBytes;
   uint32_t Lossy;
-  uint32_t Reserved;
+  /// A ring of wave chunks: claims below it find their slot ready (the
+  /// host zeroed its End word, Free[I] is I) with no look at Free; a
+  /// slot's first claim past it readies the slot itself (End 0, then
+  /// Free[I] = I), so that a new ring's memory is touched as it is used.
+  uint32_t Ready;
   uint64_t Sequence; ///< Capacity uint64_t: claim + 1 once published
   uint64_t Records;  ///< Capacity * RecordBytes bytes
   uint64_t Free;     ///< Capacity uint64_t: the claim each slot may take
 };
 
-/// The start of a wave's chunk of a channel (loom::channelAppendWave): a
-/// ring record the wave fills with records of its own. The claim writes
-/// how the chunk is to be published, so that publishing it needs no look
-/// at the ring.
+/// The start of a wave's chunk of a channel (loom::channelAppendWave) of
+/// ChannelOptions::WaveChunks: a ring record the wave fills with records
+/// of its own. Such a ring has no use for its Sequence words: a chunk is
+/// published by its End word, which is 0 from its claim (the host zeroes
+/// it as it releases the slot) until the wave's last store to it.
 struct LoomWaveChunk {
   /// The low 32 bits of the cursor after the last record, written at the
   /// publication: End & (RecordBytes - 1) is the bytes of the chunk in use
-  /// (a cursor never reaches its chunk's end).
+  /// (a cursor never reaches its chunk's end, nor has a low word of 0).
   uint32_t End;
-  uint32_t Reserved;
-  uint64_t Publish;  ///< the value its Sequence word takes: its claim + 1
-  uint64_t Sequence; ///< that word's address
-  uint64_t Reserved2;
+  uint32_t Reserved[7];
 };
 
 #ifdef __cplusplus

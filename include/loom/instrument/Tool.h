@@ -125,6 +125,11 @@ struct ChannelOptions {
   /// Drop (and count) records when the ring is full, instead of making the
   /// hooks wait for the host.
   bool Lossy = false;
+  /// The records are whole waves' chunks (loom::channelAppendWave, of
+  /// RecordBytes, a power of two), each published by its LoomWaveChunk's
+  /// End word rather than a Sequence word (a store less for the claim and
+  /// the publication). Lossless.
+  bool WaveChunks = false;
 };
 
 /// One kernel to instrument: the lifted code object it lives in, the kernel

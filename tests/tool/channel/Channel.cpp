@@ -8,6 +8,7 @@
 //   capacity=N    the ring's records (default 64: it wraps, producers wait)
 //   record_bytes=N  ChannelOptions::RecordBytes (default the record's size)
 //   lossy=1       a lossy ring
+//   chunks=1      ChannelOptions::WaveChunks (only for openChannel's checks)
 //   data=1        launch data: 0xC0FFEE00 + the dispatch index
 //   memory=0      no hooks at memory instructions
 //   slow=US       sleep US microseconds in each channelRecords (a slow host)
@@ -57,6 +58,7 @@ public:
         std::stoul(Ctx.option("record_bytes", std::to_string(sizeof(ChannelRecord))));
     O.Capacity = std::stoul(Ctx.option("capacity", "64"));
     O.Lossy = Ctx.option("lossy", "0") == "1";
+    O.WaveChunks = Ctx.option("chunks", "0") == "1";
     if (Late)
       return Error::success();
     if (Error E = Ctx.openChannel(O))
