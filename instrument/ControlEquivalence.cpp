@@ -93,6 +93,7 @@ ControlEquivalence::ControlEquivalence(const BinaryFunction &F) {
   const unsigned N = Blocks.size();
   ClassOf.assign(N, ~0u);
   InLoop.assign(N, false);
+  Loops.assign(N, BitVector(N));
   auto ownClass = [&](unsigned B) {
     ClassOf[B] = Representatives.size();
     Representatives.push_back(B);
@@ -112,7 +113,6 @@ ControlEquivalence::ControlEquivalence(const BinaryFunction &F) {
 
   // Natural loops: every retreating edge must go to a block dominating its
   // tail, or the CFG is irreducible.
-  std::vector<BitVector> Loops(N, BitVector(N));
   bool Reducible = true;
   for (auto [Tail, Head] : D.Retreating) {
     if (!Dom[Tail].test(Head)) {
@@ -182,6 +182,17 @@ ControlEquivalence::ControlEquivalence(const BinaryFunction &F) {
     if (!Reachable[B])
       ownClass(B);
   OncePerCall = Reducible && Exits[0] && !InLoop[0];
+  if (!Reducible)
+    for (BitVector &L : Loops)
+      L.reset();
+}
+
+std::vector<unsigned> ControlEquivalence::loopBody(unsigned Header) const {
+  std::vector<unsigned> Body;
+  for (unsigned B = 0; B < Loops.size(); ++B)
+    if (Loops[B].test(Header))
+      Body.push_back(B);
+  return Body;
 }
 
 } // namespace loom::instrument

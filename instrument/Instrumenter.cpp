@@ -182,6 +182,30 @@ Error InstrumentationPlan::add(HookRequest R) {
     if (C.OncePerWave && (R.Add->Amount != 1 || C.Global.empty()))
       return fail(W + ": once-per-wave counter " + Twine(R.Add->Counter) +
                   " takes adds of 1 (or of the lanes) into a global's word");
+    if (C.OncePerWave && C.Narrow)
+      return fail(W + ": counter " + Twine(R.Add->Counter) +
+                  " is once per wave and narrow: one or the other");
+    if (C.Product)
+      return fail(W + ": counter " + Twine(R.Add->Counter) +
+                  " is a product: it takes no adds");
+    if (C.InVgpr && (!R.Add->PerLane || R.Add->Set || R.Add->Since ||
+                     C.Global.empty() || C.OncePerWave || C.Narrow))
+      return fail(W + ": counter " + Twine(R.Add->Counter) +
+                  " is in a VGPR: it takes adds of lanes, into a global's "
+                  "word");
+    if (R.Add->Set && (!C.Narrow || !C.Global.empty() || R.Add->Since))
+      return fail(W + ": counter " + Twine(R.Add->Counter) +
+                  " is set: it must be narrow and of no global");
+    if (const std::optional<CounterFold> &F = R.Add->Since) {
+      auto Narrow = [&](unsigned N) {
+        return N < Counters.size() && Counters[N].Narrow;
+      };
+      if (C.OncePerWave || !Narrow(F->Tally) || !Narrow(F->Mark) ||
+          F->Tally == F->Mark || !Counters[F->Mark].Global.empty())
+        return fail(W + ": a fold into counter " + Twine(R.Add->Counter) +
+                    " needs a narrow tally and a narrow mark of no global, "
+                    "not once per wave");
+    }
   } else if (R.Call.Hook.empty()) {
     return fail(W + ": no hook named");
   } else {
@@ -278,6 +302,9 @@ bool getPcPair(const isa::McContext &MC, const BinaryBasicBlock &B,
   return Pair.size() == 2 && Lo == Pair[0] && Hi == Pair[1];
 }
 
+std::string vpair(unsigned N) {
+  return "v[" + std::to_string(N) + ":" + std::to_string(N + 1) + "]";
+}
 std::string spair(unsigned N) {
   return "s[" + std::to_string(N) + ":" + std::to_string(N + 1) + "]";
 }
@@ -395,6 +422,10 @@ private:
   /// Every counter added to its word, before an s_endpgm (the records
   /// after the rest).
   void emitCounterFlush();
+  /// emitCounterFlush's SGPR counters by group, if it pays; false if not.
+  bool emitGroupedFlush();
+  /// Counter \p C's product into its SGPR pair.
+  void emitProduct(size_t C);
   void emitRecordFlush();
   bool usesState(LaunchState S) const {
     return StatesUsed & 1u << unsigned(S);
@@ -406,7 +437,8 @@ private:
   static unsigned preambleTemp(const KernelLaunch &L, LaunchState S);
   bool hasPreamble() const {
     return StatesUsed || StackBytes || !CounterReg.empty() || CountersInLanes ||
-           (Records && !Records->empty()) || LaneWordVgpr;
+           (Records && !Records->empty()) || LaneWordVgpr ||
+           any_of(VectorReg, [](unsigned V) { return V != ~0u; });
   }
   /// Where RawInput::State \p N (a launch state, or a half of a wave
   /// counter) lives for the whole kernel: an SGPR of its own, or lane N of
@@ -581,6 +613,19 @@ private:
   bool isRecord(unsigned Counter) const {
     return Records && Records->isRecord(Counter);
   }
+  /// Per wave counter in a VGPR pair (WaveCounter::InVgpr): its first
+  /// VGPR, or ~0u.
+  std::vector<unsigned> VectorReg;
+  bool inVgpr(unsigned Counter) const {
+    return Counter < VectorReg.size() && VectorReg[Counter] != ~0u;
+  }
+  /// Neither a record nor in a VGPR: in SGPRs (or lanes of the state's).
+  bool inSgprs(unsigned Counter) const {
+    return !isRecord(Counter) && !inVgpr(Counter);
+  }
+  /// Adds to counters in VGPRs, and their flush.
+  void emitVectorAdds(ArrayRef<CounterAdd> Adds, const Seam &Around);
+  void emitVectorFlush();
   /// VGPR pairs for Records, above every register the code and the points
   /// use.
   Error takeRecordVgprs();
@@ -591,6 +636,8 @@ private:
   /// laneWord()'s VGPR, set by the preamble; none: the glue computes it.
   std::optional<unsigned> LaneWordVgpr;
   unsigned AddTemp = 0, AddScc = 0, FlushBase = 0;
+  /// Two more for folds (CounterAdd::Since), if any.
+  std::optional<unsigned> FoldTemp;
   /// Where no SGPRs are left for them (-O0 code calling functions uses
   /// s0..s101), the launch state and the counters live in lanes of
   /// StateVgpr instead, state N in lane N; counter adds there borrow
@@ -1025,7 +1072,8 @@ unsigned Emitter::preambleTemp(const KernelLaunch &L, LaunchState S) {
 }
 
 Error Emitter::emitPreamble(const BinaryFunction &K) {
-  if (Records && !Records->empty()) {
+  bool AnyVector = any_of(VectorReg, [](unsigned V) { return V != ~0u; });
+  if ((Records && !Records->empty()) || AnyVector) {
     // EXEC saved meanwhile above the initial SGPRs, which nothing reads
     // yet (the launch state is written after).
     const codeobj::Kernel *CK = BC.codeObject().findKernel(K.name());
@@ -1034,18 +1082,40 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
                                               : SgprLayout::of(CK->KD).Total,
                             2);
     noteHighest(RegisterSet().addSgprs(Save, 2), HighestSgpr, HighestVgpr);
-    Records->emitInit(OS, Save,
-                      !Live->of(K)->entryLiveIn().has(SpecialReg::Scc));
+    // Under EXEC = -1, EXEC saved meanwhile (s_or_saveexec where SCC is
+    // free, else s_mov: SCC kept).
+    if (!Live->of(K)->entryLiveIn().has(SpecialReg::Scc)) {
+      OS << "\ts_or_saveexec_b64 " << spair(Save) << ", -1\n";
+    } else {
+      OS << "\ts_mov_b64 " << spair(Save) << ", exec\n";
+      OS << "\ts_mov_b64 exec, -1\n";
+    }
+    if (Records)
+      Records->emitZero(OS);
+    // A 64-bit shift of 0 zeroes both VGPRs of a pair at once.
+    for (unsigned V : VectorReg)
+      if (V != ~0u)
+        OS << "\tv_lshlrev_b64 " << vpair(V) << ", 0, 0\n";
+    OS << "\ts_mov_b64 exec, " << spair(Save) << "\n";
   }
-  for (unsigned R : CounterReg)
-    if (R != ~0u)
-      OS << "\ts_mov_b64 " << spair(R) << ", 0\n";
+  for (size_t C = 0; C < CounterReg.size(); ++C)
+    if (CounterReg[C] != ~0u) {
+      const WaveCounter &WC = Plan.counters()[C];
+      // A product is made at the flush; a set counter is read only where
+      // it was set or multiplied by a zero.
+      if (WC.Product || WC.NoZero)
+        continue;
+      if (WC.Narrow && WC.Global.empty()) // one SGPR
+        OS << "\ts_mov_b32 " << sreg(CounterReg[C]) << ", 0\n";
+      else
+        OS << "\ts_mov_b64 " << spair(CounterReg[C]) << ", 0\n";
+    }
   if (LaneWordVgpr)
     emitLaneWord(OS, vreg(*LaneWordVgpr));
   if (CountersInLanes)
     for (size_t C = 0; C < Plan.counters().size(); ++C)
       for (bool High : {false, true})
-        if (!isRecord(C))
+        if (inSgprs(C))
           emitStateWrite(waveCounterState(C, High), "0");
   if (!StatesUsed && !StackBytes)
     return Error::success();
@@ -1152,10 +1222,30 @@ Error Emitter::planCounters() {
                   "': no tool has a global of that name (LOOM_DEVICE)");
     CounterAddress.push_back(*Address + C.Offset);
   }
+  for (const WaveCounter &C : Counters)
+    if (C.Product &&
+        (C.OncePerWave || C.Global.empty() ||
+         C.Product->first >= Counters.size() ||
+         C.Product->second >= Counters.size() ||
+         !Counters[C.Product->first].Narrow ||
+         !Counters[C.Product->second].Narrow))
+      return fail("a product wave counter needs a global's word and two "
+                  "narrow counters");
   Records.emplace(Counters, CounterAddress);
   if (Error E = takeRecordVgprs())
     return E;
-  if (all_of(seq(Counters.size()), [&](size_t C) { return isRecord(C); }))
+  VectorReg.assign(Counters.size(), ~0u);
+  for (size_t C = 0; C < Counters.size(); ++C) {
+    if (!Counters[C].InVgpr)
+      continue;
+    unsigned Used = Budget.FirstFreeVgpr;
+    std::optional<unsigned> V = takeFreeVgprs(2, 2);
+    if (!V)
+      return fail("no free vector registers for wave counter " + Twine(C) +
+                  " (the kernels use v0..v" + Twine(Used - 1) + ")");
+    VectorReg[C] = *V;
+  }
+  if (all_of(seq(Counters.size()), [&](size_t C) { return !inSgprs(C); }))
     return Error::success();
   if (LaunchInLanes)
     return takeCounterLanes();
@@ -1179,11 +1269,13 @@ Error Emitter::planCounters() {
     return N - Count;
   };
   for (size_t C = 0; C < Counters.size(); ++C) {
-    if (isRecord(C)) {
+    if (!inSgprs(C)) {
       CounterReg.push_back(~0u); // none
       continue;
     }
-    Expected<unsigned> R = Take(2);
+    // A narrow counter of no word (a fold's mark) takes one SGPR.
+    const WaveCounter &WC = Counters[C];
+    Expected<unsigned> R = Take(WC.Narrow && WC.Global.empty() ? 1 : 2);
     if (!R) {
       // None left: lanes of a VGPR of its own, as the launch state can.
       CounterReg.clear();
@@ -1194,6 +1286,9 @@ Error Emitter::planCounters() {
     }
     CounterReg.push_back(*R);
   }
+  bool Folds = any_of(Plan.requests(), [](const HookRequest &R) {
+    return R.Add && R.Add->Since;
+  });
   Expected<unsigned> Base = Take(2), Temp = Take(1), Scc = Take(1);
   if (!Base || !Temp || !Scc) {
     CounterReg.clear();
@@ -1203,6 +1298,12 @@ Error Emitter::planCounters() {
       return joinErrors(std::move(Why), std::move(E));
     consumeError(std::move(Why));
     return Error::success();
+  }
+  if (Folds) {
+    Expected<unsigned> Fold = Take(2);
+    if (!Fold)
+      return Fold.takeError();
+    FoldTemp = *Fold;
   }
   FlushBase = *Base;
   AddTemp = *Temp;
@@ -1214,6 +1315,11 @@ Error Emitter::planCounters() {
 
 Error Emitter::takeCounterLanes() {
   size_t Count = Plan.counters().size();
+  if (any_of(Plan.requests(),
+             [](const HookRequest &R) { return R.Add && R.Add->Since; }) ||
+      any_of(Plan.counters(), [](const WaveCounter &C) { return C.Product; }))
+    return fail("no free scalar registers for " + Twine(Count) +
+                " wave counters, and folds and products need them there");
   if (NumLaunchStates + 2 * Count > BorrowLane)
     return fail("no free scalar registers for " + Twine(Count) +
                 " wave counters, and at most " +
@@ -1225,6 +1331,34 @@ Error Emitter::takeCounterLanes() {
 
 void Emitter::emitAdd(const CounterAdd &A, unsigned Lo, unsigned Hi,
                       unsigned Temp) {
+  if (A.Since) {
+    // Gained = tally - mark; mark = tally; counter += gained (times the
+    // lanes: a 38-bit product, high half from s_mul_hi_u32).
+    std::string Gained = sreg(*FoldTemp), High = sreg(*FoldTemp + 1);
+    std::string Tally = sreg(CounterReg[A.Since->Tally]),
+                Mark = sreg(CounterReg[A.Since->Mark]);
+    OS << "\ts_sub_u32 " << Gained << ", " << Tally << ", " << Mark
+       << "\n\ts_mov_b32 " << Mark << ", " << Tally << "\n";
+    if (A.PerLane) {
+      OS << "\ts_bcnt1_i32_b64 " << sreg(Temp) << ", exec\n";
+      OS << "\ts_mul_hi_u32 " << High << ", " << Gained << ", " << sreg(Temp)
+         << "\n\ts_mul_i32 " << Gained << ", " << Gained << ", "
+         << sreg(Temp) << "\n";
+    } else {
+      OS << "\ts_mov_b32 " << High << ", 0\n";
+    }
+    OS << "\ts_add_u32 " << sreg(Lo) << ", " << sreg(Lo) << ", " << Gained
+       << "\n\ts_addc_u32 " << sreg(Hi) << ", " << sreg(Hi) << ", " << High
+       << "\n";
+    return;
+  }
+  if (A.Set) {
+    if (A.PerLane)
+      OS << "\ts_bcnt1_i32_b64 " << sreg(Lo) << ", exec\n";
+    else
+      OS << "\ts_mov_b32 " << sreg(Lo) << ", " << A.Amount << "\n";
+    return;
+  }
   std::string Amount = std::to_string(A.Amount);
   if (A.PerLane) {
     OS << "\ts_bcnt1_i32_b64 " << sreg(Temp) << ", exec\n";
@@ -1234,7 +1368,10 @@ void Emitter::emitAdd(const CounterAdd &A, unsigned Lo, unsigned Hi,
     Amount = sreg(Temp);
   }
   OS << "\ts_add_u32 " << sreg(Lo) << ", " << sreg(Lo) << ", " << Amount
-     << "\n\ts_addc_u32 " << sreg(Hi) << ", " << sreg(Hi) << ", 0\n";
+     << "\n";
+  // A narrow counter's total fits its low half: the high one stays 0.
+  if (!Plan.counters()[A.Counter].Narrow)
+    OS << "\ts_addc_u32 " << sreg(Hi) << ", " << sreg(Hi) << ", 0\n";
 }
 
 void Emitter::emitCounterAdds(ArrayRef<CounterAdd> Adds,
@@ -1295,15 +1432,18 @@ void Emitter::emitCounterAddsInLanes(ArrayRef<CounterAdd> Adds,
   for (const CounterAdd &A : Adds) {
     StateHome L = stateHome(waveCounterState(A.Counter, false));
     StateHome H = stateHome(waveCounterState(A.Counter, true));
+    bool Narrow = Plan.counters()[A.Counter].Narrow; // its high lane: 0
     OS << "\tv_readlane_b32 " << Lo << ", " << vreg(V) << ", " << L.Lane
        << "\n";
-    OS << "\tv_readlane_b32 " << Hi << ", " << vreg(V) << ", " << H.Lane
-       << "\n";
+    if (!Narrow)
+      OS << "\tv_readlane_b32 " << Hi << ", " << vreg(V) << ", " << H.Lane
+         << "\n";
     emitAdd(A, Regs[0], Regs[1], Regs.size() > 2 ? Regs[2] : 0);
     OS << "\tv_writelane_b32 " << vreg(V) << ", " << Lo << ", " << L.Lane
        << "\n";
-    OS << "\tv_writelane_b32 " << vreg(V) << ", " << Hi << ", " << H.Lane
-       << "\n";
+    if (!Narrow)
+      OS << "\tv_writelane_b32 " << vreg(V) << ", " << Hi << ", " << H.Lane
+         << "\n";
     OS << "\ts_nop 1\n";
   }
   if (KeepScc)
@@ -1337,7 +1477,7 @@ void Emitter::emitCounterFlush() {
     // (s[0:1], s[2:3], ...) and the base after them.
     unsigned Pair = 0;
     for (size_t C = 0; C < Plan.counters().size(); ++C) {
-      if (Plan.counters()[C].Global.empty() || isRecord(C))
+      if (Plan.counters()[C].Global.empty() || !inSgprs(C))
         continue;
       for (bool High : {false, true})
         emitStateRead(sreg(Pair + High), waveCounterState(C, High));
@@ -1350,9 +1490,16 @@ void Emitter::emitCounterFlush() {
     Base = Pair;
     noteHighest(RegisterSet().addSgprs(0, Pair + 2), HighestSgpr, HighestVgpr);
   } else {
-    for (size_t C = 0; C < CounterReg.size(); ++C)
-      if (!Plan.counters()[C].Global.empty() && !isRecord(C))
-        Words.emplace_back(CounterReg[C], CounterAddress[C]);
+    if (emitGroupedFlush())
+      return;
+    for (size_t C = 0; C < CounterReg.size(); ++C) {
+      const WaveCounter &WC = Plan.counters()[C];
+      if (WC.Global.empty() || !inSgprs(C))
+        continue;
+      if (WC.Product)
+        emitProduct(C);
+      Words.emplace_back(CounterReg[C], CounterAddress[C]);
+    }
   }
   if (Words.empty())
     return;
@@ -1369,6 +1516,70 @@ void Emitter::emitCounterFlush() {
        << utohexstr(Address - *At) << "\n";
   }
   OS << "\ts_waitcnt lgkmcnt(0)\n";
+}
+
+void Emitter::emitProduct(size_t C) {
+  const WaveCounter &WC = Plan.counters()[C];
+  std::string A = sreg(CounterReg[WC.Product->first]),
+              B = sreg(CounterReg[WC.Product->second]);
+  OS << "\ts_mul_i32 " << sreg(CounterReg[C]) << ", " << A << ", " << B
+     << "\n\ts_mul_hi_u32 " << sreg(CounterReg[C] + 1) << ", " << A << ", "
+     << B << "\n";
+}
+
+bool Emitter::emitGroupedFlush() {
+  // A narrow counter and the products it is a factor of are all 0 while it
+  // is (a loop the wave never entered): where two or more such groups
+  // exist (waves entering some of several loops), each is flushed only if
+  // its tally is not 0 (two instructions against one atomic for it and
+  // three, two multiplies and an atomic, a product). One base for all.
+  ArrayRef<WaveCounter> Counters = Plan.counters();
+  std::map<size_t, std::vector<size_t>> Groups; // by tally; others: own
+  std::vector<size_t> Rest;
+  std::optional<uint64_t> Low, High;
+  for (size_t C = 0; C < CounterReg.size(); ++C) {
+    const WaveCounter &WC = Counters[C];
+    if (WC.Global.empty() || !inSgprs(C))
+      continue;
+    Low = std::min(Low.value_or(CounterAddress[C]), CounterAddress[C]);
+    High = std::max(High.value_or(CounterAddress[C]), CounterAddress[C]);
+    if (WC.Product && !Counters[WC.Product->first].Global.empty())
+      Groups[WC.Product->first].push_back(C);
+  }
+  if (Groups.size() < 2 || *High - *Low >= (1u << 20))
+    return false;
+  for (size_t C = 0; C < CounterReg.size(); ++C) {
+    const WaveCounter &WC = Counters[C];
+    if (!WC.Global.empty() && inSgprs(C) && !Groups.count(C) &&
+        !(WC.Product && Groups.count(WC.Product->first)))
+      Rest.push_back(C);
+  }
+  OS << "\ts_mov_b32 " << sreg(FlushBase) << ", 0x" << utohexstr(uint32_t(*Low))
+     << "\n\ts_mov_b32 " << sreg(FlushBase + 1) << ", 0x"
+     << utohexstr(uint32_t(*Low >> 32)) << "\n";
+  auto Add = [&](size_t C) {
+    OS << "\ts_atomic_add_x2 " << spair(CounterReg[C]) << ", "
+       << spair(FlushBase) << ", 0x" << utohexstr(CounterAddress[C] - *Low)
+       << "\n";
+  };
+  for (size_t C : Rest) {
+    if (Counters[C].Product)
+      emitProduct(C);
+    Add(C);
+  }
+  for (auto &[Tally, Products] : Groups) {
+    std::string Skip = ".Lloom_fs" + std::to_string(GuardLabels++);
+    OS << "\ts_cmp_eq_u32 " << sreg(CounterReg[Tally]) << ", 0\n"
+       << "\ts_cbranch_scc1 " << Skip << "\n";
+    Add(Tally);
+    for (size_t C : Products) {
+      emitProduct(C);
+      Add(C);
+    }
+    OS << Skip << ":\n";
+  }
+  OS << "\ts_waitcnt lgkmcnt(0)\n";
+  return true;
 }
 
 void Emitter::emitRecordFlush() {
@@ -1427,6 +1638,61 @@ void Emitter::planLaneWord() {
     LaneWordVgpr = takeFreeVgprs(1, 1);
 }
 
+
+void Emitter::emitVectorAdds(ArrayRef<CounterAdd> Adds, const Seam &Around) {
+  std::vector<HazardInst> Insts;
+  for (const CounterAdd &A : Adds) {
+    HazardInst I;
+    I.U = HazardInst::Unit::Valu;
+    I.Reads.addVgprs(VectorReg[A.Counter]).addExec();
+    I.Writes.addVgprs(VectorReg[A.Counter]);
+    Insts.push_back(I);
+  }
+  HazardSteps Before = hazardSteps(PreviousTail, /*Reversed=*/true);
+  Before.insert(Before.end(), Around.Before.begin(), Around.Before.end());
+  padSeam(Before, hazardSteps(Insts, /*Reversed=*/false));
+  for (const CounterAdd &A : Adds)
+    OS << "\tv_add_u32_e32 " << vreg(VectorReg[A.Counter]) << ", "
+       << A.Amount << ", " << vreg(VectorReg[A.Counter]) << "\n";
+  PreviousTail = std::move(Insts);
+  padSeam(hazardSteps(PreviousTail, /*Reversed=*/true), Around.After);
+}
+
+void Emitter::emitVectorFlush() {
+  if (none_of(VectorReg, [](unsigned V) { return V != ~0u; }))
+    return;
+  // Nothing is live before s_endpgm: v0 (below every counter's pair) takes
+  // an offset of 0 in every lane, s[0:1] the word's address; every lane
+  // adds its count to the one word.
+  HazardInst Exec, Offset;
+  Exec.U = HazardInst::Unit::Salu;
+  Exec.Writes.addExec();
+  Offset.U = HazardInst::Unit::Valu;
+  Offset.Writes.addVgprs(0);
+  Offset.Reads.addExec();
+  padSeam(hazardSteps(PreviousTail, /*Reversed=*/true),
+          hazardSteps({Exec, Offset}, /*Reversed=*/false));
+  PreviousTail.clear();
+  OS << "\ts_mov_b64 exec, -1\n\tv_mov_b32 v0, 0\n";
+  // Words within the instruction's 12-bit offset share a base.
+  std::optional<uint64_t> Base;
+  for (size_t C = 0; C < VectorReg.size(); ++C) {
+    if (VectorReg[C] == ~0u)
+      continue;
+    uint64_t At = CounterAddress[C];
+    if (!Base || At < *Base || At - *Base >= 4096) {
+      Base = At;
+      OS << "\ts_mov_b32 s0, 0x" << utohexstr(uint32_t(At))
+         << "\n\ts_mov_b32 s1, 0x" << utohexstr(uint32_t(At >> 32)) << "\n";
+    }
+    OS << "\tglobal_atomic_add_x2 v0, " << vpair(VectorReg[C]) << ", s[0:1]";
+    if (At != *Base)
+      OS << " offset:" << At - *Base;
+    OS << "\n";
+  }
+  noteHighest(RegisterSet().addSgprs(0, 2).addVgprs(0), HighestSgpr,
+              HighestVgpr);
+}
 
 void Emitter::emitRecordAdds(ArrayRef<CounterAdd> Adds, const Seam &Around) {
   std::vector<HazardInst> Insts;
@@ -2320,13 +2586,19 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
     auto It = Adds.find(Addr);
     if (It == Adds.end())
       return;
-    SmallVector<CounterAdd, 4> InLanes, Rest;
+    SmallVector<CounterAdd, 4> InLanes, InVgprs, Rest;
     for (const CounterAdd &A : It->second)
-      (isRecord(A.Counter) ? InLanes : Rest).push_back(A);
-    if (!InLanes.empty()) {
+      (isRecord(A.Counter)       ? InLanes
+       : inVgpr(A.Counter) ? InVgprs
+                                 : Rest)
+          .push_back(A);
+    if (!InLanes.empty() || !InVgprs.empty()) {
       if (IndexMask)
         OS << "\ts_set_gpr_idx_off\n";
-      emitRecordAdds(InLanes, seamAt(F, B, Pos));
+      if (!InLanes.empty())
+        emitRecordAdds(InLanes, seamAt(F, B, Pos));
+      if (!InVgprs.empty())
+        emitVectorAdds(InVgprs, seamAt(F, B, Pos));
       if (IndexMask)
         OS << "\ts_set_gpr_idx_on m0, " << *IndexMask << "\n\ts_nop 0\n";
     }
@@ -2421,6 +2693,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       if (F.isKernel() && Block.Instructions[I].Props.isEndProgram()) {
         emitCounterFlush();
         emitRecordFlush();
+        emitVectorFlush();
       }
       OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
       AddressMapLabels.push_back(Addr);

@@ -59,20 +59,10 @@ WaveRecords::WaveRecords(ArrayRef<WaveCounter> Counters,
   }
 }
 
-void WaveRecords::emitInit(raw_ostream &OS, unsigned SavePair,
-                           bool SccFree) const {
-  if (empty())
-    return;
-  if (SccFree) {
-    OS << "\ts_or_saveexec_b64 " << spair(SavePair) << ", -1\n";
-  } else {
-    OS << "\ts_mov_b64 " << spair(SavePair) << ", exec\n";
-    OS << "\ts_mov_b64 exec, -1\n";
-  }
+void WaveRecords::emitZero(raw_ostream &OS) const {
   // A 64-bit shift of 0 zeroes both VGPRs of a pair at once.
   for (unsigned P = 0; P < Pairs; ++P)
     OS << "\tv_lshlrev_b64 " << vpair(First + 2 * P) << ", 0, 0\n";
-  OS << "\ts_mov_b64 exec, " << spair(SavePair) << "\n";
 }
 
 void WaveRecords::emitAdd(raw_ostream &OS, const CounterAdd &A) const {

@@ -45,9 +45,8 @@ public:
     return Counter < LaneOf.size() && LaneOf[Counter] >= 0;
   }
 
-  /// Zeroes the pairs, EXEC saved in \p SavePair meanwhile (s_or_saveexec
-  /// if \p SccFree, else s_mov: SCC kept).
-  void emitInit(llvm::raw_ostream &OS, unsigned SavePair, bool SccFree) const;
+  /// Zeroes the pairs; EXEC must be -1.
+  void emitZero(llvm::raw_ostream &OS) const;
   /// Add \p A (to a record: Amount 1), as instructions and as the wait-state
   /// rules see them.
   void emitAdd(llvm::raw_ostream &OS, const CounterAdd &A) const;

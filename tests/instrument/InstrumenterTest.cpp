@@ -578,14 +578,14 @@ TEST_F(InstrumenterTest, WaveCountersCountExactly) {
   for (const BinaryFunction &F : Lifted->functions())
     for (const BinaryBasicBlock &B : F.blocks())
       for (const BinaryInstruction &I : B.Instructions) {
-        ASSERT_OK(Plan.countBefore(F, I, {Waves, 1, false}));
+        ASSERT_OK(Plan.countBefore(F, I, {Waves, 1, false, {}, false}));
         if (I.Props.IsVector)
-          ASSERT_OK(Plan.countBefore(F, I, {Lanes, 1, true}));
+          ASSERT_OK(Plan.countBefore(F, I, {Lanes, 1, true, {}, false}));
         SccLive |= I.Props.Reads.has(SpecialReg::Scc);
       }
   EXPECT_TRUE(SccLive);
-  ASSERT_OK(Plan.countAtBlockEntry(*K, K->blocks()[0], {Entry, 3, true}));
-  EXPECT_TRUE(bool(Plan.countAtBlockEntry(*K, K->blocks()[0], {7, 1, false})))
+  ASSERT_OK(Plan.countAtBlockEntry(*K, K->blocks()[0], {Entry, 3, true, {}, false}));
+  EXPECT_TRUE(bool(Plan.countAtBlockEntry(*K, K->blocks()[0], {7, 1, false, {}, false})))
       << "a counter that does not exist";
   auto M = instrumentAndLoad(Plan);
   ASSERT_TRUE(M);
@@ -601,6 +601,55 @@ TEST_F(InstrumenterTest, WaveCountersCountExactly) {
   EXPECT_EQ(Words[1], Truth.ActiveLaneInstructions);
   EXPECT_EQ(Words[2], 3u * N);
   EXPECT_GT(Truth.WaveInstructions, 300u); // the loop and the recursion ran
+}
+
+// The loop counters' pieces, on call_chain: a narrow counter (32-bit adds)
+// before every instruction counts every wave-instruction; a tally of the
+// kernel's first instruction times the lanes set there (CounterAdd::Set),
+// as a product flushed at s_endpgm, and the same tally folded there
+// (CounterAdd::Since) and again before each s_endpgm (nothing gained
+// since: 0 added), are the work-items. Results unchanged.
+TEST_F(InstrumenterTest, NarrowSetProductAndFoldCountExactly) {
+  InstrumentationPlan Plan(*Lifted);
+  Plan.addKernel("call_chain");
+  const BinaryFunction *K = Lifted->function("call_chain");
+  ASSERT_NE(K, nullptr);
+  unsigned Waves = Plan.waveCounter("loom_test_events", 0, false, true);
+  unsigned Tally = Plan.waveCounter("", 0, false, true);
+  unsigned Lanes = Plan.waveCounter("", 0, false, true);
+  unsigned Mark = Plan.waveCounter("", 0, false, true);
+  Plan.counter(Lanes).NoZero = true;
+  Plan.productCounter("loom_test_events", 8, Tally, Lanes);
+  unsigned Folded = Plan.waveCounter("loom_test_events", 16);
+  for (const BinaryFunction &F : Lifted->functions())
+    for (const BinaryBasicBlock &B : F.blocks())
+      for (const BinaryInstruction &I : B.Instructions)
+        ASSERT_OK(Plan.countBefore(F, I, {Waves, 1, false, {}, false}));
+  const BinaryInstruction &First = K->blocks()[0].Instructions[0];
+  CounterAdd Fold{Folded, 1, true, CounterFold{Tally, Mark}, false};
+  ASSERT_OK(Plan.countBefore(*K, First, {Tally, 1, false, {}, false}));
+  ASSERT_OK(Plan.countBefore(*K, First, {Lanes, 1, true, {}, true}));
+  ASSERT_OK(Plan.countBefore(*K, First, Fold));
+  for (const BinaryBasicBlock &B : K->blocks())
+    if (B.last().Props.isEndProgram())
+      ASSERT_OK(Plan.countBefore(*K, B.last(), Fold));
+  // A set counter must be narrow and of no word; a fold needs narrow ones.
+  EXPECT_TRUE(bool(Plan.countBefore(*K, First, {Folded, 1, true, {}, true})));
+  EXPECT_TRUE(bool(Plan.countBefore(
+      *K, First, {Folded, 1, true, CounterFold{Folded, Mark}, false})));
+  auto M = instrumentAndLoad(Plan);
+  ASSERT_TRUE(M);
+
+  constexpr unsigned N = 150; // three waves, the last one partial
+  emu::DispatchCounters Truth;
+  std::vector<int> Want = runCallChain(*Dev, *Orig, "call_chain", N, 13, 6,
+                                       &Truth);
+  resetCounts();
+  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", N, 13, 6), Want);
+  const uint64_t *Words = global("loom_test_events");
+  EXPECT_EQ(Words[0], Truth.WaveInstructions);
+  EXPECT_EQ(Words[1], N);
+  EXPECT_EQ(Words[2], N);
 }
 
 /// Once-per-wave counters in \p Kernel (of the fixture loaded): at the entry
@@ -634,15 +683,15 @@ OnceCounters askOnceCounters(InstrumentationPlan &Plan, const BinaryFunction &K)
     }
     uint64_t Word = O.Expect.size();
     unsigned W = Plan.waveCounter("loom_test_waves", 8 * Word, true);
-    Error Two = Plan.countAtBlockEntry(K, B, {W, 2, false});
+    Error Two = Plan.countAtBlockEntry(K, B, {W, 2, false, {}, false});
     EXPECT_TRUE(bool(Two)) << "once-per-wave counters take adds of 1";
     llvm::consumeError(std::move(Two));
-    Ok(Plan.countAtBlockEntry(K, B, {W, 1, false}));
+    Ok(Plan.countAtBlockEntry(K, B, {W, 1, false, {}, false}));
     O.Expect.push_back({B.Address - K.address(), false});
     if (!Vector)
       continue;
     unsigned L = Plan.waveCounter("loom_test_waves", 8 * (Word + 1), true);
-    Ok(Plan.countBefore(K, *Vector, {L, 1, true}));
+    Ok(Plan.countBefore(K, *Vector, {L, 1, true, {}, false}));
     O.Expect.push_back({Vector->address() - K.address(), true});
   }
   return O;
@@ -745,8 +794,8 @@ TEST_F(InstrumenterTest, ACallUnlessExecIsRunsWhereLanesWereLost) {
   ASSERT_OK(Plan.add(Z));
   unsigned Waves = Plan.waveCounter("loom_test_waves", 0, true);
   unsigned Lanes = Plan.waveCounter("loom_test_waves", 8, true);
-  ASSERT_OK(Plan.countBefore(*K, *Branch, {Waves, 1, false}));
-  ASSERT_OK(Plan.countBefore(*K, *Branch, {Lanes, 1, true}));
+  ASSERT_OK(Plan.countBefore(*K, *Branch, {Waves, 1, false, {}, false}));
+  ASSERT_OK(Plan.countBefore(*K, *Branch, {Lanes, 1, true, {}, false}));
   std::string Assembly;
   auto M = instrumentAndLoad(Plan, &Assembly);
   ASSERT_TRUE(M);
@@ -994,9 +1043,9 @@ TEST_F(InstrumenterTest, StateAndCountersLiveInLanesWhenSgprsRunOut) {
   for (const BinaryFunction *F : Lifted->callGraph().reachableFrom(*K))
     for (const BinaryBasicBlock &B : F->blocks())
       for (const BinaryInstruction &I : B.Instructions) {
-        ASSERT_OK(Plan.countBefore(*F, I, {Waves, 1, false}));
+        ASSERT_OK(Plan.countBefore(*F, I, {Waves, 1, false, {}, false}));
         if (I.Props.IsVector)
-          ASSERT_OK(Plan.countBefore(*F, I, {Lanes, 1, true}));
+          ASSERT_OK(Plan.countBefore(*F, I, {Lanes, 1, true, {}, false}));
         ASSERT_OK(Plan.add(HookRequest::call(
             F->name().str(), HookPoint::Before, I.address(), "bump",
             {HookArg::waveCounter(Bumps), HookArg::constant(2)}, Bumps)));

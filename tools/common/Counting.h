@@ -43,6 +43,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -122,6 +123,9 @@ public:
     // started with (the dispatch's work-items).
     std::vector<bool> CountsVector; // per slot: has vector instructions
     std::vector<bool> InLoop;       // per slot: its block is in a loop
+    // Per slot in a loop whose EXEC is the same in every iteration: that
+    // loop (invariantLoop).
+    std::vector<InvariantLoop> Loop;
     for (BinaryFunction *F : K.functions()) {
       std::optional<ControlEquivalence> Classes;
       if (M != CountMode::Instruction)
@@ -146,10 +150,12 @@ public:
           if (Starts) {
             Plan.WavesOf.push_back(Plan.Slots.size());
             Plan.LanesOf.push_back(Plan.Slots.size());
+            Plan.Times.push_back(1);
             Plan.Slots.emplace_back();
             Points.push_back({F, &Inst});
             CountsVector.push_back(false);
             InLoop.push_back(false);
+            Loop.emplace_back();
           }
           Plan.Slots.back().push_back(Plan.Instructions.size());
           Plan.Instructions.push_back(
@@ -166,6 +172,7 @@ public:
       bool IsKernel = F->isKernel();
       const FunctionLiveness *Live = K.liveness().of(*F);
       std::map<std::pair<unsigned, unsigned>, size_t> LanesCounted;
+      std::map<unsigned, InvariantLoop> LoopAt; // by block
       for (size_t S = FirstSlot; S < Plan.Slots.size(); ++S) {
         const BinaryInstruction *Inst = Points[S].second;
         unsigned BI = *F->blockContaining(Inst->address());
@@ -173,6 +180,12 @@ public:
         bool Once = IsKernel && Classes->runsOncePerCall(C);
         Plan.WavesOf[S] = Once ? Kernel::DispatchWaves : ClassSlot[C];
         InLoop[S] = Classes->inLoop(BI);
+        if (InLoop[S]) {
+          auto [It, New] = LoopAt.try_emplace(BI);
+          if (New)
+            It->second = invariantLoop(*F, *Classes, BI);
+          Loop[S] = It->second;
+        }
         std::optional<unsigned> Exec;
         if (Live)
           Exec = Live->execName(BI, Inst - Blocks[BI].Instructions.data());
@@ -182,6 +195,29 @@ public:
           Plan.LanesOf[S] = Kernel::WorkItemLanes;
         else if (Exec && CountsVector[S])
           Plan.LanesOf[S] = LanesCounted.try_emplace({C, *Exec}, S).first->second;
+      }
+      // A loop of one block with a trip count the code fixes: its waves and
+      // lanes are the block before's, times the trips.
+      for (size_t S = FirstSlot; S < Points.size(); ++S) {
+        const BinaryInstruction *Inst = Points[S].second;
+        unsigned BI = *F->blockContaining(Inst->address());
+        if (!InLoop[S] || Inst != Blocks[BI].Instructions.data())
+          continue;
+        std::optional<std::pair<unsigned, uint64_t>> Trips =
+            fixedTrips(MC, *F, BI);
+        if (!Trips)
+          continue;
+        const BinaryBasicBlock &P = Blocks[Trips->first];
+        size_t PS = S;
+        while (PS > FirstSlot && Points[PS].second->address() > P.last().address())
+          --PS;
+        if (*F->blockContaining(Points[PS].second->address()) != Trips->first)
+          continue;
+        Plan.WavesOf[S] = Plan.WavesOf[PS];
+        Plan.LanesOf[S] = Plan.LanesOf[PS];
+        Plan.Times[S] = Trips->second;
+        if (CountsVector[S] && Plan.LanesOf[PS] < Points.size())
+          CountsVector[Plan.LanesOf[PS]] = true; // counts the lanes for both
       }
       if (IsKernel && Live)
         findLosses(MC, *F, *Live, Points, FirstSlot, Plan, Losses);
@@ -204,22 +240,63 @@ public:
     // rest with hooks (scalar atomics at each count). A counter costs two
     // more per wave (zeroed at the start, flushed at the end), more than
     // a hook where the slot runs once or never.
-    std::vector<bool> InRegisters(Points.size());
+    //
+    // A slot's lanes in a loop whose EXEC is the same in every iteration
+    // need no add an iteration: they are its class's runs times EXEC's
+    // lanes. Where a kernel enters the loop at most once per wave (from
+    // one block outside loops), the lanes are taken where it enters (one
+    // s_bcnt1 an entry, one SGPR a loop) and multiplied by the runs at the
+    // flush (two instructions a wave); elsewhere the runs since the last
+    // fold are folded in where the loop is left (seven instructions an
+    // exit; one SGPR, the mark, and two for the folds' temporaries). An
+    // iteration saves three (s_bcnt1, s_add, s_addc).
+    std::vector<bool> InRegisters(Points.size()), Folded(Points.size());
+    std::set<std::pair<const BinaryFunction *, unsigned>> Entered;
     if (M != CountMode::Instruction) {
-      unsigned Spare = K.spareSgprs() / 2;
+      unsigned Spare = K.spareSgprs();
       for (size_t S = 0; S < Points.size(); ++S) {
-        unsigned Need = Waves[S] + Lanes[S];
+        unsigned Need = 2 * (Waves[S] + Lanes[S]);
         if (InLoop[S] && Need && Need <= Spare) {
           InRegisters[S] = true;
           Spare -= Need;
         }
       }
+      bool Temps = false;
+      for (size_t S = 0; S < Points.size(); ++S) {
+        size_t W = Plan.WavesOf[S];
+        const InvariantLoop &L = Loop[S];
+        if (!InRegisters[S] || !Lanes[S] || L.Exits.empty() ||
+            W >= Points.size() || !InRegisters[W] || !Waves[W])
+          continue;
+        bool NewLoop = !Entered.count({Points[S].first, L.Header});
+        unsigned Need = L.Entry ? NewLoop : Temps ? 1 : 3;
+        if (Need > Spare)
+          continue;
+        Folded[S] = true;
+        Spare -= Need;
+        if (L.Entry)
+          Entered.insert({Points[S].first, L.Header});
+        else
+          Temps = true;
+      }
     }
+    // The other loop slots' lanes (EXEC changing in the loop) per lane, in
+    // a VGPR pair (WaveCounter::InVgpr): one v_add_u32 an iteration, each
+    // lane active adding 1, against three scalar instructions; about six
+    // more a wave (zeroing, the flush's vector atomic), while VGPRs last.
+    std::vector<bool> PerLaneVgpr(Points.size());
+    unsigned SpareVgprs = K.spareVgprs();
+    if (M != CountMode::Instruction)
+      for (size_t S = 0; S < Points.size(); ++S)
+        if (InRegisters[S] && Lanes[S] && !Folded[S] && SpareVgprs >= 2) {
+          PerLaneVgpr[S] = true;
+          SpareVgprs -= 2;
+        }
     // The kernel's runs outside loops, which a wave passes at most once,
     // in once-per-wave counters (lanes of VGPRs, one vector atomic a wave
     // for all) where that beats their hooks (onceInLanes).
     std::vector<bool> InLanes = onceInLanes(K, M, Points, InLoop, InRegisters,
-                                            Waves, Lanes);
+                                            Waves, Lanes, SpareVgprs);
     // Words: two per slot (waves, lanes), then the once-per-wave counters',
     // one each, in a run.
     size_t Records = 0;
@@ -244,6 +321,7 @@ public:
     if (!Base)
       return Base.takeError();
     Plan.Base = *Base;
+    std::vector<unsigned> TallyOf(Points.size()); // per slot: waves' counter
     for (size_t S = 0; S < Points.size(); ++S) {
       auto [F, Inst] = Points[S];
       const BinaryBasicBlock &B = F->blocks()[*F->blockContaining(
@@ -254,11 +332,19 @@ public:
         for (bool PerLane : {false, true}) {
           if (!(PerLane ? Lanes[S] : Waves[S]))
             continue;
+          if (PerLane && Folded[S])
+            continue; // at the loop's exits, below
           size_t Word = PerLane ? Plan.LaneWord[S] : Plan.WaveWord[S];
-          CounterAdd A{K.plan().waveCounter("LoomCounts",
-                                            Plan.Base * 16 + Word * 8,
-                                            InLanes[S]),
-                       1, PerLane};
+          // A wave's runs of a loop class fit 32 bits: its waves' counter
+          // is narrow (one s_add_u32 a run). Lanes, up to 64 a run, not.
+          unsigned Counter = K.plan().waveCounter(
+              "LoomCounts", Plan.Base * 16 + Word * 8, InLanes[S],
+              InRegisters[S] && !PerLane);
+          if (PerLane && PerLaneVgpr[S])
+            K.plan().counter(Counter).InVgpr = true;
+          if (!PerLane)
+            TallyOf[S] = Counter;
+          CounterAdd A{Counter, 1, PerLane, std::nullopt, false};
           if (llvm::Error E = AtEntry ? K.plan().countAtBlockEntry(*F, B, A)
                                       : K.plan().countBefore(*F, *Inst, A))
             return E;
@@ -275,6 +361,37 @@ public:
       if (llvm::Error E = AtEntry ? K.plan().atBlockEntry(*F, B, Hook, Args)
                                   : K.plan().before(*F, *Inst, Hook, Args))
         return E;
+    }
+    // Lanes of invariant loops, once every tally has its counter (a
+    // class's waves are counted at its representative's slot, which may
+    // come after).
+    std::map<std::pair<const BinaryFunction *, unsigned>, unsigned> LanesAt;
+    for (size_t S = 0; S < Points.size(); ++S) {
+      if (!Folded[S])
+        continue;
+      const BinaryFunction &F = *Points[S].first;
+      const InvariantLoop &L = Loop[S];
+      unsigned Tally = TallyOf[Plan.WavesOf[S]];
+      uint64_t Offset = Plan.Base * 16 + Plan.LaneWord[S] * 8;
+      if (L.Entry) {
+        auto [It, New] = LanesAt.try_emplace({&F, L.Header});
+        if (New) {
+          It->second = K.plan().waveCounter("", 0, false, true);
+          K.plan().counter(It->second).NoZero = true;
+          CounterAdd A{It->second, 1, true, std::nullopt, /*Set=*/true};
+          if (llvm::Error E = K.plan().countBefore(F, *L.Entry, A))
+            return E;
+        }
+        K.plan().productCounter("LoomCounts", Offset, Tally, It->second);
+        continue;
+      }
+      CounterFold Since{Tally, K.plan().waveCounter("", 0, false, true)};
+      CounterAdd A{K.plan().waveCounter("LoomCounts", Offset), 1, true, Since,
+                   false};
+      for (unsigned X : L.Exits)
+        if (llvm::Error E =
+                K.plan().countAtBlockEntry(F, F.blocks()[X], A))
+          return E;
     }
     for (size_t L = 0; L < Losses.size(); ++L) {
       const Loss &X = Losses[L];
@@ -337,14 +454,15 @@ public:
       return Raw[Plan.WaveWord[Slot]];
     };
     for (size_t S = 0; S < Plan.Slots.size(); ++S) {
-      uint64_t W = wavesOf(Plan.WavesOf[S]);
+      uint64_t W = wavesOf(Plan.WavesOf[S]) * Plan.Times[S];
       size_t L = Plan.LanesOf[S];
       uint64_t Lanes =
-          L == Kernel::WorkItemLanes ? WorkItems
-          : L == Kernel::EveryLane   ? W * WaveSize
-          : Plan.Lost[L] != Kernel::None
-              ? WorkItems - Raw[Plan.LostWord[Plan.Lost[L]] + 1]
-              : Raw[Plan.LaneWord[L]];
+          L == Kernel::EveryLane ? W * WaveSize
+          : (L == Kernel::WorkItemLanes ? WorkItems
+             : Plan.Lost[L] != Kernel::None
+                 ? WorkItems - Raw[Plan.LostWord[Plan.Lost[L]] + 1]
+                 : Raw[Plan.LaneWord[L]]) *
+                Plan.Times[S];
       if (!W) // as the counters, only what ran
         continue;
       for (uint32_t I : Plan.Slots[S]) {
@@ -359,7 +477,7 @@ public:
       }
     }
     for (const auto &[Name, Slot] : Plan.Blocks)
-      C.Blocks[Name] += wavesOf(Plan.WavesOf[Slot]);
+      C.Blocks[Name] += wavesOf(Plan.WavesOf[Slot]) * Plan.Times[Slot];
     return C;
   }
 
@@ -396,6 +514,197 @@ private:
       }
     }
     return Runs;
+  }
+
+  /// A loop whose EXEC is the same in every iteration: no instruction of
+  /// its body writes EXEC, calls, returns or ends the program, and it
+  /// branches only to known blocks.
+  struct InvariantLoop {
+    unsigned Header = 0;
+    /// The blocks it is left to: EXEC at their entries, from the loop, is
+    /// the loop's. Empty: no such loop.
+    std::vector<unsigned> Exits;
+    /// Where a kernel's wave enters it at most once, with the loop's EXEC:
+    /// before the last instruction of its one predecessor outside it, a
+    /// block in no loop (the last a branch, or writing no EXEC); or null.
+    const instrument::BinaryInstruction *Entry = nullptr;
+  };
+  /// The outermost such loop around block \p BI of \p F.
+  static InvariantLoop invariantLoop(const instrument::BinaryFunction &F,
+                                     const instrument::ControlEquivalence &Classes,
+                                     unsigned BI) {
+    llvm::ArrayRef<instrument::BinaryBasicBlock> Blocks = F.blocks();
+    InvariantLoop Best;
+    std::vector<unsigned> BestBody;
+    for (unsigned H : Classes.loopsOf(BI).set_bits()) {
+      std::vector<unsigned> Body = Classes.loopBody(H);
+      if (Body.size() <= BestBody.size())
+        continue;
+      std::vector<bool> In(Blocks.size());
+      for (unsigned B : Body)
+        In[B] = true;
+      bool Invariant = true;
+      std::vector<unsigned> Exits;
+      for (unsigned B : Body) {
+        const instrument::BinaryBasicBlock &Block = Blocks[B];
+        if (Block.Successors.empty())
+          Invariant = false;
+        for (const instrument::BinaryInstruction &I : Block.Instructions)
+          if (I.Props.writesExec() || I.Props.isCall() ||
+              I.Props.isReturn() || I.Props.isEndProgram() ||
+              I.Props.Flow == isa::ControlFlow::IndirectBranch)
+            Invariant = false;
+        for (unsigned X : Block.Successors)
+          if (!In[X] && std::find(Exits.begin(), Exits.end(), X) == Exits.end())
+            Exits.push_back(X);
+      }
+      if (Invariant && !Exits.empty()) {
+        Best.Header = H;
+        Best.Exits = std::move(Exits);
+        BestBody = std::move(Body);
+      }
+    }
+    if (Best.Exits.empty() || !F.isKernel())
+      return Best;
+    std::vector<unsigned> Outside;
+    for (unsigned P : Blocks[Best.Header].Predecessors)
+      if (!Classes.loopsOf(P).test(Best.Header))
+        Outside.push_back(P);
+    if (Outside.size() != 1 || Classes.inLoop(Outside[0]) ||
+        Blocks[Outside[0]].Instructions.empty())
+      return Best;
+    const instrument::BinaryInstruction &Last = Blocks[Outside[0]].last();
+    if (Last.Props.isBranch() || !Last.Props.writesExec())
+      Best.Entry = &Last;
+    return Best;
+  }
+
+  /// A loop of block \p BI alone whose trips the code fixes: the block
+  /// P before it, its one predecessor besides itself, always enters it
+  /// and last sets an SGPR sI to a constant (s_mov_b32, s_movk_i32); the
+  /// loop adds a constant to sI once (s_add_i32, s_add_u32, s_sub_i32),
+  /// writes it nowhere else, and branches back on SCC from its last
+  /// compare of sI with a constant; no EXEC write, call or end in it. The
+  /// trips are found by running those three on the host (at most 2^20).
+  /// Every entry then runs the block that many times under P's last EXEC:
+  /// (P, trips), or none.
+  static std::optional<std::pair<unsigned, uint64_t>>
+  fixedTrips(const isa::McContext &MC, const instrument::BinaryFunction &F,
+             unsigned BI) {
+    llvm::ArrayRef<instrument::BinaryBasicBlock> Blocks = F.blocks();
+    const instrument::BinaryBasicBlock &B = Blocks[BI];
+    if (B.Predecessors.size() != 2 || B.Instructions.size() < 3)
+      return std::nullopt;
+    unsigned P = B.Predecessors[0] == BI ? B.Predecessors[1]
+                                         : B.Predecessors[0];
+    if (P == BI || Blocks[P].Successors.size() != 1 ||
+        Blocks[P].Instructions.empty() || Blocks[P].last().Props.writesExec())
+      return std::nullopt;
+    const instrument::BinaryInstruction &Branch = B.last();
+    llvm::StringRef BranchOp = MC.opcodeBaseName(Branch.Inst.getOpcode());
+    bool OnScc1 = BranchOp == "S_CBRANCH_SCC1";
+    if ((!OnScc1 && BranchOp != "S_CBRANCH_SCC0") || !Branch.Info.Target ||
+        *Branch.Info.Target != B.Address)
+      return std::nullopt;
+    auto Sgpr = [&](const llvm::MCOperand &O) -> std::optional<unsigned> {
+      if (!O.isReg())
+        return std::nullopt;
+      std::optional<unsigned> C = MC.scalarCode(O.getReg().id());
+      if (C && *C < instrument::MaxSgprs)
+        return C;
+      return std::nullopt;
+    };
+    // The compare: the last SCC writer.
+    size_t N = B.Instructions.size(), Cmp = N;
+    for (size_t I = N - 1; I-- > 0;)
+      if (B.Instructions[I].Props.Writes.has(instrument::SpecialReg::Scc)) {
+        Cmp = I;
+        break;
+      }
+    if (Cmp == N)
+      return std::nullopt;
+    const llvm::MCInst &CmpInst = B.Instructions[Cmp].Inst;
+    llvm::StringRef CmpOp = MC.opcodeBaseName(CmpInst.getOpcode());
+    if (!CmpOp.starts_with("S_CMP_") || CmpInst.getNumOperands() != 2)
+      return std::nullopt;
+    bool Swapped = !CmpInst.getOperand(0).isReg();
+    std::optional<unsigned> Var = Sgpr(CmpInst.getOperand(Swapped ? 1 : 0));
+    const llvm::MCOperand &Bound = CmpInst.getOperand(Swapped ? 0 : 1);
+    if (!Var || !Bound.isImm())
+      return std::nullopt;
+    // The step: sI's one writer in the loop.
+    size_t Step = N;
+    for (size_t I = 0; I < N; ++I) {
+      const instrument::BinaryInstruction &X = B.Instructions[I];
+      if (X.Props.writesExec() || X.Props.isCall() || X.Props.isReturn() ||
+          X.Props.isEndProgram())
+        return std::nullopt;
+      if (!X.Props.Writes.hasSgpr(*Var))
+        continue;
+      if (Step != N)
+        return std::nullopt;
+      Step = I;
+    }
+    if (Step == N)
+      return std::nullopt;
+    const llvm::MCInst &StepInst = B.Instructions[Step].Inst;
+    llvm::StringRef StepOp = MC.opcodeBaseName(StepInst.getOpcode());
+    if ((StepOp != "S_ADD_I32" && StepOp != "S_ADD_U32" &&
+         StepOp != "S_SUB_I32") ||
+        StepInst.getNumOperands() != 3 || Sgpr(StepInst.getOperand(0)) != Var ||
+        Sgpr(StepInst.getOperand(1)) != Var || !StepInst.getOperand(2).isImm())
+      return std::nullopt;
+    int64_t By = StepInst.getOperand(2).getImm();
+    if (StepOp == "S_SUB_I32")
+      By = -By;
+    // Its value entering: P's last writer of it.
+    std::optional<int64_t> Start;
+    llvm::ArrayRef<instrument::BinaryInstruction> PInsts =
+        Blocks[P].Instructions;
+    for (size_t I = PInsts.size(); I-- > 0;) {
+      if (!PInsts[I].Props.Writes.hasSgpr(*Var))
+        continue;
+      const llvm::MCInst &Def = PInsts[I].Inst;
+      llvm::StringRef Op = MC.opcodeBaseName(Def.getOpcode());
+      if ((Op == "S_MOV_B32" || Op == "S_MOVK_I32") &&
+          Def.getNumOperands() == 2 && Sgpr(Def.getOperand(0)) == Var &&
+          Def.getOperand(1).isImm())
+        Start = Def.getOperand(1).getImm();
+      break;
+    }
+    if (!Start)
+      return std::nullopt;
+    // Run it: 32-bit values, the compare signed or not by its name.
+    bool Signed = CmpOp.ends_with("_I32");
+    if (!Signed && !CmpOp.ends_with("_U32"))
+      return std::nullopt;
+    llvm::StringRef Rel = CmpOp.drop_front(6).take_front(2);
+    uint32_t I32 = uint32_t(*Start), K32 = uint32_t(Bound.getImm());
+    for (uint64_t Trips = 1; Trips <= (1u << 20); ++Trips) {
+      auto Compare = [&]() {
+        int64_t A = Signed ? int64_t(int32_t(I32)) : int64_t(I32);
+        int64_t K = Signed ? int64_t(int32_t(K32)) : int64_t(K32);
+        if (Swapped)
+          std::swap(A, K);
+        return Rel == "EQ"   ? A == K
+               : Rel == "LG" ? A != K
+               : Rel == "LT" ? A < K
+               : Rel == "LE" ? A <= K
+               : Rel == "GT" ? A > K
+                             : A >= K;
+      };
+      bool Scc = false;
+      if (Step < Cmp) {
+        I32 += uint32_t(By);
+        Scc = Compare();
+      } else {
+        Scc = Compare();
+        I32 += uint32_t(By);
+      }
+      if (Scc != OnScc1)
+        return std::make_pair(P, Trips);
+    }
+    return std::nullopt;
   }
 
   /// Per slot: whether it counts in a once-per-wave counter. A kernel's
@@ -520,7 +829,8 @@ private:
   onceInLanes(instrument::KernelInstrumentation &K, CountMode M,
               const PointList &Points, const std::vector<bool> &InLoop,
               const std::vector<bool> &InRegisters,
-              const std::vector<bool> &Waves, const std::vector<bool> &Lanes) {
+              const std::vector<bool> &Waves, const std::vector<bool> &Lanes,
+              unsigned SpareVgprs) {
     constexpr unsigned SavedPerRun = 5, FixedCost = 14, PerVgprs = 64;
     std::vector<bool> InLanes(Points.size());
     if (M == CountMode::Instruction)
@@ -539,7 +849,7 @@ private:
                SavedPerRun;
     }
     unsigned Vgprs = 2 * ((Records + PerVgprs - 1) / PerVgprs);
-    if (Saved <= 2 * FixedCost || Vgprs > K.spareVgprs())
+    if (Saved <= 2 * FixedCost || Vgprs > SpareVgprs)
       InLanes.assign(Points.size(), false);
     return InLanes;
   }
@@ -570,6 +880,9 @@ private:
     /// first run under the same EXEC), or WorkItemLanes, or EveryLane.
     /// Lanes are only read for vector instructions.
     std::vector<size_t> LanesOf;
+    /// Per slot: what its WavesOf and LanesOf counts are multiplied by (a
+    /// loop's trips, fixedTrips), 1 for most.
+    std::vector<uint64_t> Times;
     /// (opcode, whether it counts lanes).
     std::vector<std::pair<std::string, bool>> Instructions;
     /// Every block, with the slot counting its entries.

@@ -17,6 +17,8 @@
 #ifndef LOOM_INSTRUMENT_CONTROLEQUIVALENCE_H
 #define LOOM_INSTRUMENT_CONTROLEQUIVALENCE_H
 
+#include "llvm/ADT/BitVector.h"
+
 #include <vector>
 
 namespace loom::instrument {
@@ -41,11 +43,17 @@ public:
   /// True if block \p Block is inside a loop (it may run more than once
   /// per call).
   bool inLoop(unsigned Block) const { return InLoop[Block]; }
+  /// The natural loops block \p Block is in, by their headers (a bit per
+  /// block); empty where the CFG is irreducible.
+  const llvm::BitVector &loopsOf(unsigned Block) const { return Loops[Block]; }
+  /// The blocks of the natural loop headed by \p Header.
+  std::vector<unsigned> loopBody(unsigned Header) const;
 
 private:
   std::vector<unsigned> ClassOf;
   std::vector<unsigned> Representatives;
   std::vector<bool> InLoop;
+  std::vector<llvm::BitVector> Loops;
   bool OncePerCall = false;
 };
 

@@ -184,17 +184,60 @@ struct HookCall {
 /// (instrument/WaveRecords.h). It needs a Global, is never read by hooks,
 /// and needs two VGPRs per 64 the original code leaves
 /// (KernelInstrumentation::spareVgprs), or the copy fails to build.
+///
+/// A counter marked Narrow is the tool's promise that the wave's total
+/// fits 32 bits (a loop's iterations in one wave): its adds are one
+/// s_add_u32 to the low SGPR, the high one staying 0 for the flush (one
+/// instruction an add instead of two). Not with OncePerWave.
+///
+/// A counter with Product takes no adds: at the flush its word gets the
+/// product of the two narrow counters named (a loop's runs times the lanes
+/// EXEC had where the loop was entered, CounterAdd::Set), two scalar
+/// instructions, and it is never zeroed. SGPR counters only.
 struct WaveCounter {
   std::string Global;
   uint64_t Offset = 0;
   bool OncePerWave = false;
+  bool Narrow = false;
+  std::optional<std::pair<unsigned, unsigned>> Product;
+  /// Not zeroed when the wave starts: the tool's promise that it is set
+  /// (CounterAdd::Set) before it is read, or read only in a product whose
+  /// other factor is still 0 (a loop's lanes at its entry, times its runs).
+  bool NoZero = false;
+  /// Kept per lane, in a VGPR pair of its own (the high VGPR 0): an add,
+  /// of Amount times the lanes (PerLane: the only kind it takes), is one
+  /// `v_add_u32 vC, Amount, vC`, each active lane adding Amount, no SGPR,
+  /// no SCC; before each s_endpgm one global_atomic_add_x2 of every lane
+  /// adds them to the word. A lane's total must fit 32 bits. Needs a
+  /// Global and two VGPRs (KernelInstrumentation::spareVgprs); never read
+  /// by hooks.
+  bool InVgpr = false;
+};
+
+/// Two narrow counters for a fold (CounterAdd::Since): Tally, added to
+/// where something runs, and Mark, Tally's value at the last fold (a
+/// counter with no Global: state only, one SGPR).
+struct CounterFold {
+  unsigned Tally = 0, Mark = 0;
 };
 
 /// Adds Amount, times EXEC's active lanes if PerLane, to a WaveCounter.
+/// With Since, a fold: adds what Since.Tally gained since the last fold
+/// instead of Amount (times the lanes if PerLane) and sets Since.Mark to
+/// Since.Tally; seven scalar instructions (a tally's runs times the lanes
+/// at the fold: a loop's lanes, counted at its exits where EXEC is the
+/// same in every iteration). SGPR counters only: the copy fails to build
+/// where they fall back to lanes of a VGPR.
+///
+/// With Set, the counter (a narrow one of no Global) is set to Amount, or
+/// to EXEC's active lanes if PerLane, instead of added to: one scalar
+/// instruction.
 struct CounterAdd {
   unsigned Counter = 0; ///< InstrumentationPlan::waveCounter's number
   uint32_t Amount = 1;
   bool PerLane = false;
+  std::optional<CounterFold> Since;
+  bool Set = false;
 };
 
 struct HookRequest {
@@ -276,8 +319,17 @@ public:
   /// counters that fit above its own registers (KernelInstrumentation::
   /// spareSgprs says how many), or its copy fails to build.
   unsigned waveCounter(llvm::StringRef Global, uint64_t Offset,
-                       bool OncePerWave = false) {
-    Counters.push_back({Global.str(), Offset, OncePerWave});
+                       bool OncePerWave = false, bool Narrow = false) {
+    Counters.push_back(
+        {Global.str(), Offset, OncePerWave, Narrow, {}, false, false});
+    return Counters.size() - 1;
+  }
+  /// A counter flushed as counter \p A times counter \p B (both narrow).
+  unsigned productCounter(llvm::StringRef Global, uint64_t Offset, unsigned A,
+                          unsigned B) {
+    Counters.push_back(
+        {Global.str(), Offset, false, false, std::make_pair(A, B), false,
+         false});
     return Counters.size() - 1;
   }
   /// Adds to a counter at a point: before \p I or at \p B's entry.
@@ -286,6 +338,7 @@ public:
   llvm::Error countAtBlockEntry(const BinaryFunction &F,
                                 const BinaryBasicBlock &B, CounterAdd A);
   llvm::ArrayRef<WaveCounter> counters() const { return Counters; }
+  WaveCounter &counter(unsigned N) { return Counters[N]; }
 
   /// Kernels to copy even with no hook in them (so a dispatch of each can be
   /// redirected). If none is named, every kernel with a hook, or calling a

@@ -1,0 +1,102 @@
+//===- tests/tool/LoopsTest.cpp - Block counting of loops, against truth ---===//
+//
+// loop_program (LoopProgram.hip: a kernel per kind of loop block counting
+// treats apart) under instr_count, both modes, and bb_count, against the
+// virtual GPU's own counts of the same program; and, from the instrumented
+// code (`loom instrument --dump`), that each kind took the way meant for
+// it: lanes taken at the loop's entry and multiplied at the flush, folded
+// at the exits, the flush skipping loops not entered, 32-bit loop counters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ToolTruth.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+using namespace llvm;
+using namespace loom::test;
+
+namespace {
+
+TEST(BlockCountingLoops, CountsEqualTheTruth) {
+  std::vector<DispatchTruth> Truth = groundTruth(LOOM_LOOP_PROGRAM);
+  ASSERT_EQ(Truth.size(), 9u);
+  expectInstrCountsEqualTruth(instrCount(LOOM_LOOP_PROGRAM, "block"), Truth);
+  expectInstrCountsEqualTruth(instrCount(LOOM_LOOP_PROGRAM, "instruction"),
+                              Truth);
+  expectBlocksEqualTruth(LOOM_LOOP_PROGRAM, Truth);
+}
+
+/// The instrumented code of \p Kernel under instr_count mode=block.
+std::string dumped(StringRef Kernel) {
+  SmallString<128> Dir;
+  EXPECT_FALSE(sys::fs::createUniqueDirectory("loom-loops-dump", Dir));
+  CommandResult R = instrument(
+      LOOM_LOOP_PROGRAM, {"--tool", "instr_count", "--tool-arg", "mode=block",
+                          "--tool-arg", "kernel=^" + Kernel.str() + "$",
+                          "--tool-arg", "output=/dev/null", "--dump",
+                          Dir.str().str()});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  std::string Text;
+  std::error_code EC;
+  for (sys::fs::directory_iterator I(Dir, EC), E; I != E && !EC;
+       I.increment(EC))
+    if (StringRef(I->path()).ends_with(".s"))
+      if (auto B = MemoryBuffer::getFile(I->path()))
+        Text += (*B)->getBuffer().str();
+  sys::fs::remove_directories(Dir);
+  EXPECT_FALSE(Text.empty()) << "no code dumped for " << Kernel.str();
+  return Text;
+}
+
+/// Lines of \p Text holding \p Needle.
+size_t count(StringRef Text, StringRef Needle) {
+  size_t N = 0;
+  for (size_t At = Text.find(Needle); At != StringRef::npos;
+       At = Text.find(Needle, At + 1))
+    ++N;
+  return N;
+}
+
+TEST(BlockCountingLoops, EachLoopTakesItsWay) {
+  // Entered once per wave, EXEC the same throughout: the lanes taken at the
+  // entry, multiplied at the flush; the runs in a 32-bit counter (no
+  // s_addc_u32 of ours in the loop).
+  std::string Invariant = dumped("_Z9invariantPKiPiii");
+  EXPECT_EQ(count(Invariant, "\ts_bcnt1_i32_b64"), 1u) << Invariant;
+  EXPECT_EQ(count(Invariant, "\ts_mul_hi_u32"), 1u) << Invariant;
+  EXPECT_EQ(count(Invariant, "\ts_addc_u32"), 0u) << Invariant;
+  // Divergent: the lanes an iteration, each active lane adding 1 to its
+  // own count in a VGPR, one vector atomic at the end.
+  std::string Divergent = dumped("_Z9divergentPKiPii");
+  EXPECT_EQ(count(Divergent, "\ts_mul_hi_u32"), 0u) << Divergent;
+  EXPECT_EQ(count(Divergent, "\ts_bcnt1_i32_b64"), 0u) << Divergent;
+  EXPECT_GE(count(Divergent, "\tv_add_u32_e32"), 1u) << Divergent;
+  EXPECT_GE(count(Divergent, "\tglobal_atomic_add_x2 v0"), 1u) << Divergent;
+  // The inner loop of a divergent one: folded where it is left.
+  std::string Nested = dumped("_Z6nestedPKiS0_Piii");
+  EXPECT_GE(count(Nested, "\ts_sub_u32"), 1u) << Nested;
+  EXPECT_GE(count(Nested, "\ts_mul_hi_u32"), 1u) << Nested;
+  // Left by three ways, entered once: the lanes taken at the entry, once
+  // (the hooks' own instructions are dumped as .long), for the products of
+  // each of its classes with vector instructions.
+  std::string Exits = dumped("_Z5exitsPKiS0_Piii");
+  EXPECT_EQ(count(Exits, "\ts_bcnt1_i32_b64"), 1u) << Exits;
+  EXPECT_GE(count(Exits, "\ts_mul_hi_u32"), 1u) << Exits;
+  // Six trips the code fixes: nothing counted in the loop, nothing at all
+  // (the `if (i < n)` block's waves and lanes come from the lanes lost).
+  std::string Fixed = dumped("_Z5fixedPKiPii");
+  EXPECT_EQ(count(Fixed, "\ts_add_u32"), 0u) << Fixed;
+  EXPECT_EQ(count(Fixed, "\tv_add_u32_e32"), 0u) << Fixed;
+  EXPECT_EQ(count(Fixed, "s_atomic_add_x2"), 2u) << Fixed; // the losses' call
+  // Two loops a wave enters one of: the flush skips the other's words.
+  std::string Some = dumped("_Z9someWavesPKiPiii");
+  EXPECT_GE(count(Some, ".Lloom_fs"), 4u) << Some; // two branches, two labels
+}
+
+} // namespace
