@@ -941,8 +941,11 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
             T->answer(Worker, unsigned(Thief), nullptr);
         }
         // The tail (every group claimed, this worker's one started): look
-        // for an exchange now and then.
-        if (Held == 1 && Active.size() == 1 &&
+        // for an exchange now and then. One-wave groups only: they move at
+        // the next taken branch, with a small state; exchanging lds_barrier's
+        // four-wave groups (a round's wait, the LDS's cold lines) cost more
+        // than it gained (docs/performance.md, "Session 12").
+        if (Held == 1 && Active.size() == 1 && D.WavesPerGroup == 1 &&
             D.NextGroup.load(std::memory_order_relaxed) >= D.TotalGroups) {
           if (uint64_t Now = nowNs(); Now >= NextSwapCheck) {
             NextSwapCheck = Now + SwapCheckNs;
