@@ -29,7 +29,9 @@
 //
 // What an owner pays while nobody is idle: two relaxed stores (the wave time
 // slices it has run, published for thieves' speed estimates) and a relaxed
-// load of its request word per round of a group.
+// load of its request word per round of a group; a one-wave group's wave
+// also loads that word at each taken branch and trace; in the tail, a
+// clock read per round and a scan of the workers every 20 us.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_EMU_TAKEOVER_H
