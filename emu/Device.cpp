@@ -341,9 +341,12 @@ constexpr uint64_t MaxWaveScratchBytes = ((uint64_t(1) << 13) - 1) * 1024;
 struct Resident {
   Workgroup G;
   /// Resident slot: waves use Slot * WavesPerGroup + i. A group taken over
-  /// from another worker is in the slot after the last (its scratch is
-  /// still the slot's of the worker that started it).
+  /// from another worker is in the slot after the last, or, exchanged,
+  /// in its partner's slot.
   unsigned Slot = 0;
+  /// It changed workers: its scratch is still that of the slot that
+  /// started it, which is not used again in this dispatch (nor is this one).
+  bool Moved = false;
   uint64_t Slices = 0;   // wave time slices run (takeovers' estimates)
   uint64_t Admitted = 0; // LOOM_DISPATCH_PROFILE only
   std::vector<uint8_t> Lds;
@@ -464,6 +467,11 @@ template <bool Count> void runSlice(Wave &W, unsigned Budget) {
       Idx = Next;
       Region = W.Region;
       Insts = Region->insts();
+      // Takeovers' safe point inside a slice: a thief waits for this
+      // (one-wave) group. Here, not at every instruction: loops and traces
+      // pass here often enough, and straight-line code ends its slice soon.
+      if (W.Preempt->load(std::memory_order_relaxed)) [[unlikely]]
+        W.Yield = W.Preempted = true;
     } else {
       ++Idx;
       // Keeps the compiler from merging the two paths into Idx = Next,
@@ -581,6 +589,17 @@ void initWave(Wave &W, DispatchState &D, Workgroup &G, unsigned WaveInGroup,
   W.State = WaveState::Running;
 }
 
+/// Points a one-wave group's wave at \p Worker's request word, its
+/// takeover safe point inside a slice (Wave::Preempt).
+void allowSafePoint(DispatchState &D, Workgroup &G, unsigned Worker) {
+  if (D.Takeover && G.Waves.size() == 1)
+    G.Waves[0]->Preempt = D.Takeover->safePoint(Worker);
+}
+
+/// How often a worker with one group left looks for an exchange (a scan of
+/// every worker's published progress).
+constexpr uint64_t SwapCheckNs = 20'000;
+
 /// Makes work-group \p GroupIndex resident in slot \p Slot of this worker.
 void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
            unsigned Slot, WorkerResources &Res) {
@@ -588,6 +607,7 @@ void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
   Workgroup &G = R.G;
   G = Workgroup();
   R.Slot = Slot;
+  R.Moved = false;
   R.Slices = 0;
   G.Id[0] = GroupIndex % D.NumGroups[0];
   G.Id[1] = (GroupIndex / D.NumGroups[0]) % D.NumGroups[1];
@@ -610,6 +630,7 @@ void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
     W.WaveId = GroupIndex * D.WavesPerGroup + I;
     G.Waves.push_back(&W);
   }
+  allowSafePoint(D, G, Worker);
   G.Live = NumWaves;
   Res.Counters.Waves += NumWaves;
   Res.Counters.Workgroups += 1;
@@ -626,7 +647,7 @@ void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
   unsigned AtBarrier = 0;
   for (Wave *W : G.Waves) {
     if (W->State == WaveState::Running) {
-      W->Spinning = false;
+      W->Spinning = W->Preempted = false;
       if (D.Count)
         runSlice<true>(*W, SliceLength);
       else
@@ -695,17 +716,85 @@ private:
   uint64_t Next = 0, End = 0;
 };
 
-/// Hands \p R, between two of its rounds, to the thief that asked
-/// \p Worker: the group moves to the thief's spare slot (swapSlots), whose
-/// memory takes the group's place here. Its scratch stays where it is, so
-/// a slot given away is not used again in this dispatch.
-void handOver(DispatchState &D, unsigned Worker, WorkerResources &Res,
-              Resident &R, unsigned Thief) {
-  auto &To = *static_cast<WorkerResources *>(D.Takeover->slot(Thief).Spare);
-  Res.fit(R.Slot, D.WavesPerGroup);
-  swapSlots(Res, R.Slot, To, D.MaxResidentGroups, D.WavesPerGroup);
+/// Makes \p R, which came from another worker, \p Worker's: its waves
+/// count here and poll this worker's request word.
+void adopt(DispatchState &D, Resident &R, unsigned Worker,
+           WorkerResources &Res) {
+  for (Wave *W : R.G.Waves)
+    W->Counters = &Res.Counters;
+  allowSafePoint(D, R.G, Worker);
+}
+
+/// Hands \p R, between two of its rounds, to the worker that asked
+/// \p Worker: the group moves to the asker's spare slot (swapSlots), whose
+/// memory takes the group's place here: empty memory from a thief, or, in
+/// an exchange (Takeovers::swap), the asker's own group, returned to run
+/// here. A group's scratch stays where it is, so a slot given away is not
+/// used again in this dispatch.
+Resident *handOver(DispatchState &D, unsigned Worker, WorkerResources &Res,
+                   Resident &R, unsigned Asker) {
+  Takeovers::Slot &To = D.Takeover->slot(Asker);
+  unsigned Slot = R.Slot;
+  Res.fit(Slot, D.WavesPerGroup);
+  swapSlots(Res, Slot, *static_cast<WorkerResources *>(To.Spare),
+            D.MaxResidentGroups, D.WavesPerGroup);
   R.Slot = D.MaxResidentGroups;
-  D.Takeover->answer(Worker, Thief, &R);
+  R.Moved = true;
+  if (R.G.Waves.size() == 1 && R.G.Waves[0]->Preempted)
+    D.Takeover->noteMidSlice();
+  Resident *Back = nullptr;
+  if (To.Swapping) { // read before the answer: the asker resets it then
+    Back = Res.Residents[Slot].get();
+    Back->Slot = Slot;
+    Back->Moved = true;
+    adopt(D, *Back, Worker, Res);
+  }
+  D.Takeover->answer(Worker, Asker, &R);
+  return Back;
+}
+
+/// Spare memory of a group's shape in the slot after the last, to swap for
+/// a group's.
+void reserveSpare(DispatchState &D, WorkerResources &Res) {
+  Res.resident(D.MaxResidentGroups);
+  for (unsigned I = 0; I < D.WavesPerGroup; ++I)
+    Res.reserveWave(D.MaxResidentGroups * D.WavesPerGroup + I);
+}
+
+/// In the dispatch's tail, exchanges \p R, this worker's one group, for a
+/// slower worker's group that is further from its end (Takeover.h): the
+/// group to run on, \p R where none was exchanged.
+Resident *swapGroups(DispatchState &D, unsigned Worker, WorkerResources &Res,
+                     Resident &R, DispatchProfile::Worker *Prof) {
+  Takeovers &T = *D.Takeover;
+  int Partner = T.swapPartner(Worker, R.Slices);
+  if (Partner < 0)
+    return &R;
+  Takeovers::Slot &Me = T.slot(Worker);
+  uint32_t Held = Me.Held.load(std::memory_order_relaxed);
+  Me.Held.store(0, std::memory_order_relaxed);
+  // The group to the spare slot, where the partner's hand-over takes it.
+  if (unsigned Spare = D.MaxResidentGroups; R.Slot != Spare) {
+    reserveSpare(D, Res);
+    Res.fit(R.Slot, D.WavesPerGroup);
+    swapSlots(Res, R.Slot, Res, Spare, D.WavesPerGroup);
+    R.Slot = Spare;
+    R.Moved = true;
+  }
+  Me.Spare = &Res;
+  Me.Swapping = true;
+  uint64_t WaitNs = 0;
+  auto *Got = static_cast<Resident *>(T.swap(Worker, unsigned(Partner), WaitNs));
+  Me.Swapping = false;
+  Me.Held.store(Held, std::memory_order_relaxed);
+  if (!Got)
+    return &R;
+  adopt(D, *Got, Worker, Res);
+  if (Prof) {
+    ++Prof->Takeovers;
+    Prof->TakeoverWaitNs += WaitNs;
+  }
+  return Got;
 }
 
 /// Takes a started group over from a slower worker (Takeover.h), into the
@@ -716,18 +805,14 @@ Resident *takeOver(DispatchState &D, unsigned Worker, WorkerResources &Res,
   Takeovers::Slot &Me = T.slot(Worker);
   uint64_t IdleSince = nowNs();
   Me.Held.store(0, std::memory_order_relaxed);
-  // Spare memory of a group's shape, to swap for the group's.
-  Res.resident(D.MaxResidentGroups);
-  for (unsigned I = 0; I < D.WavesPerGroup; ++I)
-    Res.reserveWave(D.MaxResidentGroups * D.WavesPerGroup + I);
+  reserveSpare(D, Res);
   Me.Spare = &Res;
   uint64_t WaitNs = 0;
   auto *R = static_cast<Resident *>(
       T.take(Worker, IdleSince, D.Stop, Wait, WaitNs));
   if (!R)
     return nullptr;
-  for (Wave *W : R->G.Waves)
-    W->Counters = &Res.Counters;
+  adopt(D, *R, Worker, Res);
   if (Prof) {
     ++Prof->Takeovers;
     Prof->TakeoverWaitNs += WaitNs;
@@ -758,6 +843,7 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
   uint32_t Held = 0;  // groups others may take, as published
   bool Always = T && T->mode() == TakeoverMode::Always;
   unsigned IdleTurns = 0;
+  uint64_t NextSwapCheck = 0;
   if (Always && Worker == 0)
     T->awaitJoins(20'000'000);
   std::vector<Resident *> Active;
@@ -829,8 +915,8 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
         }
         if (T)
           T->noteGroup(R->Slices);
-        // A group taken over keeps its first owner's scratch slot.
-        if (R->Slot < D.MaxResidentGroups)
+        // A group that moved keeps its first owner's scratch slot.
+        if (!R->Moved)
           FreeSlots.push_back(R->Slot);
         Active.erase(Active.begin() + I);
         Progress = true;
@@ -842,14 +928,29 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
         if (T->asked(Worker)) [[unlikely]] {
           int Thief = T->asker(Worker);
           if (Thief >= 0 && Held) {
-            handOver(D, Worker, Res, *R, unsigned(Thief));
+            Progress = true;
+            if (Resident *Back = handOver(D, Worker, Res, *R, unsigned(Thief))) {
+              Active[I++] = Back; // an exchange
+              continue;
+            }
             Active.erase(Active.begin() + I);
             Mine->Held.store(--Held, std::memory_order_relaxed);
-            Progress = true;
             continue;
           }
           if (Thief >= 0)
             T->answer(Worker, unsigned(Thief), nullptr);
+        }
+        // The tail (every group claimed, this worker's one started): look
+        // for an exchange now and then. One-wave groups only: they move at
+        // the next taken branch, with a small state; exchanging lds_barrier's
+        // four-wave groups (a round's wait, the LDS's cold lines) cost more
+        // than it gained (docs/performance.md, "Session 12").
+        if (Held == 1 && Active.size() == 1 && D.WavesPerGroup == 1 &&
+            D.NextGroup.load(std::memory_order_relaxed) >= D.TotalGroups) {
+          if (uint64_t Now = nowNs(); Now >= NextSwapCheck) {
+            NextSwapCheck = Now + SwapCheckNs;
+            Active[I] = swapGroups(D, Worker, Res, *R, Prof);
+          }
         }
       }
       ++I;
@@ -1155,6 +1256,8 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
   R.FirstFault = std::move(D.First);
   R.LdsOutOfRange = D.LdsOutOfRange.load(std::memory_order_relaxed);
   R.Takeovers = Run->Takeover.taken();
+  R.TakeoversMidSlice = Run->Takeover.takenMidSlice();
+  R.TakeoverSwaps = Run->Takeover.swapped();
   R.FirstLdsOutOfRange = std::move(D.FirstLdsOutOfRange);
   if (D.Profile)
     D.Profile->finish(D.KernelName);

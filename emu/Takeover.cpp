@@ -3,6 +3,7 @@
 #include "Takeover.h"
 #include "Clock.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -17,6 +18,11 @@ namespace {
 constexpr double MinSpeedup = 1.2;
 /// ... and only where that saves at least this much of the group's time.
 constexpr double MinGainNs = 10'000;
+
+/// A swap needs the partner's group at least this many slices behind its
+/// asker's (and, once a group's size is known, MinGainNs of gain): speed
+/// estimates move, and each exchange costs both cores a cold cache.
+constexpr uint64_t MinLeadSlices = 2;
 
 /// The answer that refuses.
 char RefusedTag;
@@ -128,6 +134,68 @@ int Takeovers::pick(unsigned Thief, uint64_t IdleSince) const {
     BestLeftNs = LeftNs;
   }
   return Best;
+}
+
+int Takeovers::swapPartner(unsigned W, uint64_t Done) const {
+  if (Mode == TakeoverMode::Always) {
+    for (unsigned I = 1; I < Workers; ++I) {
+      unsigned V = (W + I) % Workers;
+      if (Slots[V].Held.load(std::memory_order_relaxed) == 1 &&
+          !Slots[V].Request.load(std::memory_order_relaxed))
+        return int(V);
+    }
+    return -1;
+  }
+  const Slot &Me = Slots[W];
+  uint64_t Now = nowNs(), MyStart = Me.Start.load(std::memory_order_relaxed);
+  if (Now <= MyStart)
+    return -1;
+  double Mine = double(Me.Slices.load(std::memory_order_relaxed)) /
+                double(Now - MyStart);
+  if (Mine <= 0)
+    return -1;
+  // Time to run \p Slices more of a group of the last finished one's size.
+  uint64_t Size = GroupSize.load(std::memory_order_relaxed);
+  auto Left = [&](uint64_t Ran, double Speed) {
+    return double(Size > Ran ? Size - Ran : 0) / Speed;
+  };
+  int Best = -1;
+  uint64_t BestDone = Done;
+  for (unsigned I = 1; I < Workers; ++I) {
+    unsigned V = (W + I) % Workers;
+    const Slot &S = Slots[V];
+    if (S.Held.load(std::memory_order_relaxed) != 1 ||
+        S.Request.load(std::memory_order_relaxed))
+      continue;
+    uint64_t Start = S.Start.load(std::memory_order_relaxed),
+             Slices = S.Slices.load(std::memory_order_relaxed),
+             Theirs = S.GroupSlices.load(std::memory_order_relaxed);
+    if (!Start || Now <= Start || Slices < MinLeadSlices ||
+        Theirs + MinLeadSlices > Done || Theirs >= BestDone)
+      continue;
+    double Speed = double(Slices) / double(Now - Start);
+    if (Mine < Speed * MinSpeedup)
+      continue;
+    // The later of the two ends, now and after the exchange.
+    if (Size && Left(Theirs, Speed) -
+                        std::max(Left(Theirs, Mine), Left(Done, Speed)) <
+                    MinGainNs)
+      continue;
+    Best = int(V);
+    BestDone = Theirs;
+  }
+  return Best;
+}
+
+void *Takeovers::swap(unsigned W, unsigned Partner, uint64_t &WaitNs) {
+  if (!ask(W, Partner))
+    return nullptr;
+  uint64_t Asked = nowNs();
+  void *Group = await(W);
+  WaitNs = nowNs() - Asked;
+  if (Group)
+    Swapped.fetch_add(1, std::memory_order_relaxed);
+  return Group;
 }
 
 void *Takeovers::take(unsigned Thief, uint64_t IdleSince,

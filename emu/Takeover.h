@@ -11,15 +11,27 @@
 //
 // The hand-over happens at the owner's safe point, between two rounds of
 // the group (all its waves stopped between time slices, at a barrier or
-// not): the group's waves, registers and LDS are plain memory, so the
-// owner swaps them with the thief's spare memory of the same shape and
-// never runs the group again; the thief continues the same round-robin,
-// so the group's waves run in the order they would have on its owner and
-// results are bit-identical. A group runs on one thread at a time.
+// not), or, for a one-wave group, at the next taken branch or trace inside
+// a slice (Wave::Preempt): the group's waves, registers and LDS are plain
+// memory, so the owner swaps them with the thief's spare memory of the same
+// shape and never runs the group again; the thief continues the same
+// round-robin, so the group's waves run in the order they would have on
+// its owner and results are bit-identical. A group runs on one thread at a
+// time.
+//
+// Taking only helps once a worker is idle: with as many groups as workers
+// (16 one-wave groups on 16 threads) a slow core's group ends late while
+// the fast ones have nothing left to take. So in the dispatch's tail a busy
+// faster worker whose group is ahead also exchanges it for a slower
+// worker's group that is behind (swap()): the same hand-over, with the
+// asker's own group in its spare memory. The groups so share the cores'
+// speeds and end closer together, with every core busy.
 //
 // What an owner pays while nobody is idle: two relaxed stores (the wave time
 // slices it has run, published for thieves' speed estimates) and a relaxed
-// load of its request word per round of a group.
+// load of its request word per round of a group; a one-wave group's wave
+// also loads that word at each taken branch and trace; in the tail, a
+// clock read per round and a scan of the workers every 20 us.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_EMU_TAKEOVER_H
@@ -56,6 +68,9 @@ public:
     /// The owner's memory that a victim swaps the group into (set by the
     /// owner before it asks; read by the victim it asked).
     void *Spare = nullptr;
+    /// Whether Spare holds the asker's own group, to exchange for the
+    /// victim's (swap()) rather than empty memory (take()).
+    bool Swapping = false;
     // Written by a thief asking this worker: its index + 1, or Closed.
     alignas(64) std::atomic<uint32_t> Request{0};
     // Written by the victim this worker asked: the group, or Refused.
@@ -86,6 +101,16 @@ public:
   void awaitJoins(uint64_t MaxNs) const;
   /// Groups taken over so far.
   uint64_t taken() const { return Taken.load(std::memory_order_relaxed); }
+  /// One-wave groups handed over (taken or exchanged) inside a slice.
+  uint64_t takenMidSlice() const {
+    return MidSlice.load(std::memory_order_relaxed);
+  }
+  void noteMidSlice() { MidSlice.fetch_add(1, std::memory_order_relaxed); }
+  /// The word a one-wave group's wave on \p W polls at its safe points
+  /// inside a slice (Wave::Preempt): \p W's request word.
+  const std::atomic<uint32_t> *safePoint(unsigned W) const {
+    return &Slots[W].Request;
+  }
   /// Notes a finished group's size, the estimate of a group's work.
   void noteGroup(uint64_t Slices) {
     GroupSize.store(Slices, std::memory_order_relaxed);
@@ -100,6 +125,19 @@ public:
   /// \p Wait. \p WaitNs: the time from asking to the answer.
   void *take(unsigned Thief, uint64_t IdleSince, const std::atomic<bool> &Stop,
              bool Wait, uint64_t &WaitNs);
+
+  /// The slower worker \p W should exchange its one group (\p Done slices
+  /// run) with, in the dispatch's tail: the one whose group is furthest
+  /// from its end, if the exchange brings the later of the two ends
+  /// forward by at least MinGainNs (both groups keep running: no core
+  /// idles). Always: any holder of one group. -1: none.
+  int swapPartner(unsigned W, uint64_t Done) const;
+  /// Asks \p Partner to exchange groups with \p W, whose group waits in
+  /// its Spare (Swapping set): \p W's new group, or null where \p Partner
+  /// refused. \p WaitNs: the time from asking to the answer.
+  void *swap(unsigned W, unsigned Partner, uint64_t &WaitNs);
+  /// Exchanges so far.
+  uint64_t swapped() const { return Swapped.load(std::memory_order_relaxed); }
 
 private:
   /// The worker \p Thief, idle since \p IdleSince, should take a group
@@ -124,6 +162,8 @@ private:
   /// Groups not finished (Always only: its thieves wait while any is).
   std::atomic<uint64_t> Unfinished{0};
   std::atomic<uint64_t> Taken{0};
+  std::atomic<uint64_t> MidSlice{0};
+  std::atomic<uint64_t> Swapped{0};
 };
 
 } // namespace loom::emu

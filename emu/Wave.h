@@ -14,6 +14,7 @@
 
 #include "loom/emu/Memory.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
@@ -26,6 +27,9 @@ struct WorkerCounters;
 
 inline constexpr unsigned WaveSize = 64;
 inline constexpr unsigned MaxVgprs = 512; // ArchVGPRs + AGPRs, gfx90a
+
+/// A word nobody sets: Wave::Preempt's target where no thief can ask.
+inline const std::atomic<uint32_t> NeverAsked{0};
 
 enum class WaveState : uint8_t { Running, AtBarrier, Ended, Faulted };
 
@@ -54,6 +58,8 @@ struct Wave {
   /// row only re-read the same addresses.
   bool LoadedMemory = false, StoredMemory = false;
   bool Spinning = false;
+  /// The slice ended at a safe point inside it (Preempt).
+  bool Preempted = false;
   uint8_t SpinCount = 0;
   uint64_t LoadedFrom = 0, LoadedBefore = 0;
 
@@ -69,6 +75,12 @@ struct Wave {
   uint32_t WaveInGroup = 0;
   uint64_t WaveId = 0; ///< unique in the dispatch
   WorkerCounters *Counters = nullptr;
+  /// Takeovers' safe point inside a slice (Takeover.h): the owner's request
+  /// word, non-zero while a thief waits for this wave's group; the slice
+  /// then ends at the next taken branch or trace. Only a one-wave group's
+  /// wave points at one: where its slices end changes nothing it computes,
+  /// as no other wave of its group runs in between.
+  const std::atomic<uint32_t> *Preempt = &NeverAsked;
   /// Registered memory ranges this wave hit last (see rangeFor).
   RangeCache Ranges;
 

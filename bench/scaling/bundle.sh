@@ -16,8 +16,11 @@ strip -o "$tmp/bin/emu_bench" "$build/bin/emu_bench"
 [ -n "$base" ] && strip -o "$tmp/bin/emu_bench.base" "$base"
 for m in "${more[@]}"; do strip -o "$tmp/bin/$(basename "$m")" "$m"; done
 cp "$build/bench/throughput.elf" "$tmp/bin/"
-# emu_bench finds the kernels at the build path compiled into it.
+# emu_bench finds the kernels at the build path compiled into it (the
+# baseline at its own build's, where it comes from another tree).
 echo "$build/bench" > "$tmp/bin/bench_dir"
+[ -n "$base" ] && echo "$(dirname "$(dirname "$(realpath "$base")")")/bench" \
+  >> "$tmp/bin/bench_dir"
 tar cf - -C "$tmp" bin lib | xz -9 -T0 > "$out/bundle.tar.xz"
 cp "$(dirname "$0")"/{run.sh,ab.sh,summary.py} "$out/"
 ls -la "$out"

@@ -5,7 +5,9 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd); out=${OUT:-$here/out}; mkdir -p "$out"
 b=/tmp/loom-bundle; mkdir -p $b && tar xJf "$here/bundle.tar.xz" -C $b || exit 1
-mkdir -p "$(cat $b/bin/bench_dir)" && cp $b/bin/throughput.elf "$(cat $b/bin/bench_dir)/"
+for d in $(cat $b/bin/bench_dir); do
+  mkdir -p "$d" && cp $b/bin/throughput.elf "$d/"
+done
 cd $b
 n=$(nproc)
 F='^(fma_loop|stream|lds_barrier|lds_barrier_wide|branchy|mfma_loop)/threads'

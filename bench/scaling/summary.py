@@ -7,7 +7,8 @@ share of that capacity and of N times the one-thread rate.
 With ab.sh's results, the variants instead: per kernel, each variant's
 rates on N threads over the rounds (best first), the best as a share of
 the capacity measured before and after, and each variant's dispatch
-profile of its last round where it printed one.
+profile of its last round where it printed one; with ab.sh's EACH=1, also
+each repetition against the capacity right around its run.
 
 usage: bench/scaling/summary.py OUT_DIR
 """
@@ -73,12 +74,57 @@ def best_schedule(speeds, n):
     return n / sum(speeds) / best
 
 
+def bracketed(out, variants):
+    """ab.sh with EACH=1: every repetition's rate as a share of the mean of
+    the capacities measured right before and after its run; per kernel and
+    variant the median, the worst and the best share, and how many reach
+    0.8."""
+    caps = {int(f.split(".")[-2]): rates(f)
+            for f in glob.glob(os.path.join(out, "capacity.*.json"))}
+    shares = collections.defaultdict(lambda: collections.defaultdict(list))
+    for f in glob.glob(os.path.join(out, "ab.*.*.caps")):
+        v = int(f.split(".")[-2])
+        around = [int(i) for i in open(f).read().split()]
+        if not all(i in caps for i in around):  # cut short
+            continue
+        before, after = (caps[i] for i in around)
+        for (k, t), xs in rates(f[:-len("caps")] + "json").items():
+            cap = (sum(before[k, 1]) + sum(after[k, 1])) / 2
+            if cap:
+                shares[k][v] += [x / cap for x in xs]
+    print("\nEach repetition against the mean of the capacities right before "
+          "and after its run: median share (worst, best; repetitions at or "
+          "above 0.8)")
+    print("| kernel | capacity (min-max) | " +
+          " | ".join(f"{v}: {variants[v]}" for v in sorted(variants)) + " |")
+    print("| --- | ---: |" + " ---: |" * len(variants))
+    for k in KERNELS:
+        if k not in shares:
+            continue
+        cs = [sum(c[k, 1]) for c in caps.values() if (k, 1) in c]
+        row = f"| {k} | {min(cs):.0f}-{max(cs):.0f} |"
+        for v in sorted(variants):
+            xs = sorted(shares[k][v])
+            if not xs:
+                row += " |"
+                continue
+            med = xs[len(xs) // 2] if len(xs) % 2 else (
+                xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+            ok = sum(x >= 0.8 for x in xs)
+            row += f" {med:.2f} ({xs[0]:.2f}, {xs[-1]:.2f}; {ok}/{len(xs)}) |"
+        print(row)
+
+
 def ab(out):
     """The variants of ab.sh."""
     variants = {}
     for f in sorted(glob.glob(os.path.join(out, "ab.variant.*"))):
         variants[int(f.split(".")[-1])] = open(f).read().strip()
-    capfiles = sorted(glob.glob(os.path.join(out, "capacity.*.json")))
+    capfiles = sorted(glob.glob(os.path.join(out, "capacity.*.json")),
+                      key=lambda f: int(f.split(".")[-2]))
+    if glob.glob(os.path.join(out, "ab.*.*.caps")):
+        # The first and the last capacity for the table below.
+        capfiles = [capfiles[0], capfiles[-1]]
     caps = [rates(c) for c in capfiles]
     g = groups(capfiles[0])
     runs = collections.defaultdict(lambda: collections.defaultdict(list))
@@ -118,6 +164,8 @@ def ab(out):
         if rows:
             print(f"\nprofile of {v} ({variants[v]}), round {last}:")
             print("\n".join(rows))
+    if glob.glob(os.path.join(out, "ab.*.*.caps")):
+        bracketed(out, variants)
 
 
 def main():

@@ -174,6 +174,12 @@ struct DispatchResult {
   DispatchCounters Counters;
   /// Started work-groups idle workers took over (TakeoverMode).
   uint64_t Takeovers = 0;
+  /// One-wave groups handed over (taken or exchanged) at a safe point
+  /// inside a time slice (a taken branch or trace), not at the slice's end.
+  uint64_t TakeoversMidSlice = 0;
+  /// Exchanges of two started groups between a faster and a slower worker
+  /// (TakeoverMode), in the dispatch's tail.
+  uint64_t TakeoverSwaps = 0;
   bool ok() const { return Status == DispatchStatus::Completed; }
 };
 

@@ -2,9 +2,10 @@
 //
 // With TakeoverMode::Always, idle workers take started work-groups from
 // busy ones at nearly every safe point (between two rounds of the group's
-// waves, at barriers or not): results, counters and faults must be those
-// of one thread, and groups that spin on other groups must still see them
-// run. Each test checks that groups did move.
+// waves, at barriers or not, or, for one-wave groups, inside a slice):
+// results, counters and faults must be those of one thread, and groups that
+// spin on other groups must still see them run. Each test checks that
+// groups did move.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +66,30 @@ DispatchResult ldsBarrier(Machine &M, u32 Groups, std::vector<u32> &Got) {
   EXPECT_TRUE(loom::emu::test::ldsBarrierOutputIsRight(In.data<u32>(), O,
                                                        Groups));
   Got.assign(O, O + 3 * N);
+  return *R;
+}
+
+/// traces.c's `mix` (one-wave groups, a loop of ALU work, 64-bit carries
+/// and divergent branches) with \p Iters iterations on \p M, writing its
+/// integer results to \p OutU (null: a buffer of its own): those results and
+/// the float ones in \p Got, and the dispatch's result.
+DispatchResult mix(Machine &M, u32 Groups, int Iters, std::vector<u32> &Got,
+                   uint64_t OutU = 0) {
+  const u32 N = Groups * 64;
+  DeviceBuffer U(*M.Dev, N * 8), F(*M.Dev, N * 4), In(*M.Dev, N * 4);
+  for (u32 I = 0; I < N; ++I)
+    In.data<u32>()[I] = I * 0x9e3779b9u + 17u;
+  auto R = M.Mod->launch("mix", LaunchConfig::linear(N, 64),
+                         KernelArgs()
+                             .add(OutU ? OutU : U.address())
+                             .add(F.address())
+                             .add(In.address())
+                             .add(Iters));
+  EXPECT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  if (!R)
+    return DispatchResult();
+  Got.assign(U.data<u32>(), U.data<u32>() + 2 * N);
+  Got.insert(Got.end(), F.data<u32>(), F.data<u32>() + N);
   return *R;
 }
 
@@ -159,6 +184,62 @@ TEST(Takeover, SpinningGroupsMove) {
       ASSERT_EQ(Out.data<unsigned>()[I], I / 64) << "work-item " << I;
   } while (!Moved && std::chrono::steady_clock::now() - Start < Patience);
   EXPECT_GT(Moved, 0u);
+}
+
+/// One-wave groups move at the safe point inside a slice (a taken branch or
+/// trace) when a thief waits, not at the slice's end, and two busy workers
+/// exchange their groups in the tail: results and counters stay one
+/// thread's.
+TEST(Takeover, OneWaveGroupsMoveMidSlice) {
+  Machine One = machine(1, TakeoverMode::Off, "traces.O2.elf");
+  Machine Many = machine(2, TakeoverMode::Always, "traces.O2.elf");
+  ASSERT_TRUE(One.Mod && Many.Mod);
+  uint64_t MidSlice = 0, Swaps = 0;
+  for (u32 Groups : {1u, 5u, 16u}) {
+    std::vector<u32> Ref, Got;
+    DispatchResult A = mix(One, Groups, 3000, Ref);
+    ASSERT_TRUE(A.ok()) << A.FirstFault.Message;
+    auto Start = std::chrono::steady_clock::now();
+    uint64_t Before = MidSlice;
+    do {
+      DispatchResult B = mix(Many, Groups, 3000, Got);
+      ASSERT_TRUE(B.ok()) << B.FirstFault.Message;
+      EXPECT_LE(B.TakeoversMidSlice, B.Takeovers + B.TakeoverSwaps);
+      MidSlice += B.TakeoversMidSlice;
+      Swaps += B.TakeoverSwaps;
+      ASSERT_EQ(Ref, Got);
+      EXPECT_EQ(A.Counters.WaveInstructions, B.Counters.WaveInstructions);
+      EXPECT_EQ(A.Counters.ActiveLaneInstructions,
+                B.Counters.ActiveLaneInstructions);
+      EXPECT_EQ(A.Counters.byOpcode(), B.Counters.byOpcode());
+    } while ((MidSlice == Before || (Groups > 1 && !Swaps)) && !HasFailure() &&
+             std::chrono::steady_clock::now() - Start < Patience);
+  }
+  EXPECT_GT(MidSlice, 0u);
+  // Two workers with a group each in the tail exchanged them.
+  EXPECT_GT(Swaps, 0u);
+}
+
+/// A one-wave group that moved mid-slice, then faults: the fault is the one
+/// of one thread, message and all.
+TEST(Takeover, FaultAfterAMidSliceMove) {
+  Machine One = machine(1, TakeoverMode::Off, "traces.O2.elf");
+  Machine Many = machine(2, TakeoverMode::Always, "traces.O2.elf");
+  ASSERT_TRUE(One.Mod && Many.Mod);
+  // Not device memory: the group faults at its first store, after the loop.
+  const uint64_t Bad = 0x1000;
+  std::vector<u32> Got;
+  DispatchResult A = mix(One, 1, 3000, Got, Bad);
+  ASSERT_EQ(A.Status, DispatchStatus::MemoryFault);
+  uint64_t MidSlice = 0;
+  auto Start = std::chrono::steady_clock::now();
+  do {
+    DispatchResult B = mix(Many, 1, 3000, Got, Bad);
+    MidSlice += B.TakeoversMidSlice;
+    ASSERT_EQ(B.Status, DispatchStatus::MemoryFault);
+    ASSERT_EQ(A.FirstFault.Message, B.FirstFault.Message);
+  } while (!MidSlice && std::chrono::steady_clock::now() - Start < Patience);
+  EXPECT_GT(MidSlice, 0u);
 }
 
 /// A fault in a group that moved names that group, and the dispatch ends.
