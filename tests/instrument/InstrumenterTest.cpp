@@ -148,6 +148,12 @@ protected:
     std::memset(global("loom_test_events"), 0, 4 * 8);
   }
 
+  /// call_chain(Out, \p A, \p B) on \p N work-items, run by the original
+  /// and then, the hooks' counts reset, by \p Copy: their outputs must be
+  /// equal. What the virtual GPU counted of the original.
+  emu::DispatchCounters callChainBothWays(emu::Module &Copy, unsigned N,
+                                          int32_t A = 13, int32_t B = 6);
+
   /// Instruments \p Kernel (and the kernels \p More) with \p Hook(index,
   /// exec) before every instruction of every function.
   std::unique_ptr<emu::Module>
@@ -301,6 +307,18 @@ std::vector<int> runCallChain(emu::Device &Dev, emu::Module &M,
   return launchForInts(M, Kernel, N, Args, Out, Counters);
 }
 
+emu::DispatchCounters InstrumenterTest::callChainBothWays(emu::Module &Copy,
+                                                          unsigned N,
+                                                          int32_t A,
+                                                          int32_t B) {
+  emu::DispatchCounters Truth;
+  std::vector<int> Want =
+      runCallChain(*Dev, *Orig, "call_chain", N, A, B, &Truth);
+  resetCounts();
+  EXPECT_EQ(runCallChain(*Dev, Copy, "call_chain.loom", N, A, B), Want);
+  return Truth;
+}
+
 TEST_F(InstrumenterTest, CountsEveryInstructionOfScaleAdd) {
   InstrumentedCodeObject ICO;
   auto M = instrumentAll("scale_add", "count", &ICO);
@@ -353,11 +371,7 @@ void InstrumenterTest::checkStackHookOverDynamicStack() {
   ASSERT_NE(IK, nullptr);
   EXPECT_GE(IK->StackSlotSize, 256u);
   constexpr unsigned N = 150;
-  emu::DispatchCounters Truth;
-  std::vector<int> Want =
-      runCallChain(*Dev, *Orig, "call_chain", N, 13, 6, &Truth);
-  resetCounts();
-  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", N, 13, 6), Want);
+  emu::DispatchCounters Truth = callChainBothWays(*M, N);
   expectCountsEqual(Truth);
 }
 
@@ -591,11 +605,7 @@ TEST_F(InstrumenterTest, WaveCountersCountExactly) {
   ASSERT_TRUE(M);
 
   constexpr unsigned N = 150; // three waves, the last one partial
-  emu::DispatchCounters Truth;
-  std::vector<int> Want = runCallChain(*Dev, *Orig, "call_chain", N, 13, 6,
-                                       &Truth);
-  resetCounts();
-  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", N, 13, 6), Want);
+  emu::DispatchCounters Truth = callChainBothWays(*M, N);
   const uint64_t *Words = global("loom_test_events");
   EXPECT_EQ(Words[0], Truth.WaveInstructions);
   EXPECT_EQ(Words[1], Truth.ActiveLaneInstructions);
@@ -641,11 +651,7 @@ TEST_F(InstrumenterTest, NarrowSetProductAndFoldCountExactly) {
   ASSERT_TRUE(M);
 
   constexpr unsigned N = 150; // three waves, the last one partial
-  emu::DispatchCounters Truth;
-  std::vector<int> Want = runCallChain(*Dev, *Orig, "call_chain", N, 13, 6,
-                                       &Truth);
-  resetCounts();
-  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", N, 13, 6), Want);
+  emu::DispatchCounters Truth = callChainBothWays(*M, N);
   const uint64_t *Words = global("loom_test_events");
   EXPECT_EQ(Words[0], Truth.WaveInstructions);
   EXPECT_EQ(Words[1], N);
@@ -739,11 +745,7 @@ TEST_F(InstrumenterTest, OncePerWaveCountersCountExactly) {
   EXPECT_NE(Assembly.find("exec_hi"), std::string::npos);
 
   constexpr unsigned N = 150; // three waves, the last one partial
-  emu::DispatchCounters Truth;
-  std::vector<int> Want = runCallChain(*Dev, *Orig, "call_chain", N, 13, 6,
-                                       &Truth);
-  resetCounts();
-  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", N, 13, 6), Want);
+  emu::DispatchCounters Truth = callChainBothWays(*M, N);
   expectOnceCounts(O, global("loom_test_waves"), Truth, "call_chain");
 }
 
@@ -862,11 +864,7 @@ TEST_F(InstrumenterTest, HooksKeepStateInWaveCounters) {
   EXPECT_TRUE(Point.substr(Done).split('\n').second.starts_with(".Lloom_"))
       << "glue after the body:\n" << Point.take_front(400).str();
 
-  emu::DispatchCounters Truth;
-  std::vector<int> Want = runCallChain(*Dev, *Orig, "call_chain", 100, 9, 5,
-                                       &Truth);
-  resetCounts();
-  EXPECT_EQ(runCallChain(*Dev, *M, "call_chain.loom", 100, 9, 5), Want);
+  emu::DispatchCounters Truth = callChainBothWays(*M, 100, 9, 5);
   EXPECT_EQ(global("loom_test_events")[3], 3 * Truth.WaveInstructions);
 }
 
