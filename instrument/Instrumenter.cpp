@@ -575,7 +575,8 @@ private:
   ArrayRef<HookLibrary> Hooks;
   const InstrumentOptions &Options;
 
-  std::optional<Liveness> Live;
+  std::optional<Liveness> OwnLive; ///< when Options has none
+  const Liveness *Live = nullptr;
   SetVector<const BinaryFunction *> Kernels;
   SetVector<const BinaryFunction *> Emitted; // kernels and callees copied
   DenseMap<const BinaryFunction *, unsigned> FunctionIndex;
@@ -2864,10 +2865,13 @@ Expected<InstrumentedCodeObject> Emitter::run() {
   for (const BinaryFunction &F : BC.functions())
     if (Error E = F.requireState(FunctionState::CFGBuilt))
       return std::move(E);
-  auto L = Liveness::compute(BC);
-  if (!L)
-    return L.takeError();
-  Live.emplace(std::move(*L));
+  Live = Options.Live;
+  if (!Live) {
+    auto L = Liveness::compute(BC);
+    if (!L)
+      return L.takeError();
+    Live = &OwnLive.emplace(std::move(*L));
+  }
   if (Error E = chooseFunctions())
     return std::move(E);
   if (Kernels.empty())

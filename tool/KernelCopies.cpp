@@ -160,6 +160,7 @@ Expected<KernelCopy> KernelCopies::make(const KernelInfo &K,
   InstrumentOptions Options;
   Options.LoadDelta = C.LoadDelta;
   Options.Suffix = Suffix;
+  Options.Live = &*Lifted->Live;
   Stage.emplace(Time.Codegen);
   Expected<InstrumentedCodeObject> Out =
       instrumentCodeObject(Plan, Hooks, Options);

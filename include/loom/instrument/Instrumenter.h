@@ -45,6 +45,8 @@
 
 namespace loom::instrument {
 
+class Liveness;
+
 /// Where a hook runs.
 enum class HookPoint : uint8_t {
   Before,      ///< before an instruction
@@ -375,6 +377,10 @@ struct InstrumentOptions {
   /// "k" + Suffix); distinct configurations of one code object use distinct
   /// suffixes so their executables never clash.
   std::string Suffix = ".loom";
+  /// The liveness of the plan's context, where the caller has computed it
+  /// already (a tool runtime, for its tools' KernelInstrumentation); null:
+  /// computed here.
+  const Liveness *Live = nullptr;
 };
 
 struct InstrumentedKernel {
