@@ -19,6 +19,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cmath>
 
 using namespace llvm;
@@ -43,6 +44,14 @@ private:
   Clock::time_point Start;
 };
 } // namespace
+
+/// "instr_count+mem_trace": the tools of a copy, in messages and timings.
+static std::string toolNames(const std::vector<ToolChoice> &Choices) {
+  std::string Names;
+  for (const ToolChoice &C : Choices)
+    Names += (Names.empty() ? "" : "+") + C.Tool->name().str();
+  return Names;
+}
 
 KernelCopies::KernelCopies(std::string DumpDir, const std::string &TimingPath)
     : DumpDir(std::move(DumpDir)) {
@@ -255,9 +264,7 @@ const KernelCopy *KernelCopies::get(const KernelInfo &K, uint64_t KernelObject,
   if (Copy)
     return &Slot.Copy.emplace(*Copy);
 
-  std::string Tools;
-  for (const ToolChoice &C : Choices)
-    Tools += (Tools.empty() ? "" : "+") + C.Tool->name().str();
+  std::string Tools = toolNames(Choices);
   // One line, whatever the message (lld's and the assembler's have
   // several), and not a page of them.
   std::string Why = toString(Copy.takeError());
@@ -279,9 +286,7 @@ void KernelCopies::writeTiming(const KernelInfo &K,
                                const CopyTiming &Time, bool Made) {
   if (!Timing)
     return;
-  std::string Tools;
-  for (const ToolChoice &C : Choices)
-    Tools += (Tools.empty() ? "" : "+") + C.Tool->name().str();
+  std::string Tools = toolNames(Choices);
   // Whole microseconds: JSON numbers that read as they are.
   auto Us = [](double Ms) { return int64_t(std::llround(Ms * 1000)); };
   // One object per line, so that runs may append to one file.

@@ -5,7 +5,6 @@
 #include "CodeObjects.h"
 #include "ToolHost.h"
 
-#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
