@@ -24,6 +24,12 @@ constexpr double MinGainNs = 10'000;
 /// estimates move, and each exchange costs both cores a cold cache.
 constexpr uint64_t MinLeadSlices = 2;
 
+/// A worker's speed in wave time slices per ns: \p Slices run between
+/// \p Start and \p Now; 0 before any time has passed.
+double speed(uint64_t Slices, uint64_t Start, uint64_t Now) {
+  return Now > Start ? double(Slices) / double(Now - Start) : 0;
+}
+
 /// The answer that refuses.
 char RefusedTag;
 void *const Refused = &RefusedTag;
@@ -98,12 +104,9 @@ int Takeovers::pick(unsigned Thief, uint64_t IdleSince) const {
     return Unfinished.load(std::memory_order_relaxed) ? -2 : -1;
   }
   const Slot &Me = Slots[Thief];
-  uint64_t MyStart = Me.Start.load(std::memory_order_relaxed);
-  if (IdleSince <= MyStart)
-    return -1;
-  // Speeds in wave time slices per ns over the dispatch so far.
-  double Mine = double(Me.Slices.load(std::memory_order_relaxed)) /
-                double(IdleSince - MyStart);
+  // Speeds over the dispatch so far.
+  double Mine = speed(Me.Slices.load(std::memory_order_relaxed),
+                      Me.Start.load(std::memory_order_relaxed), IdleSince);
   if (Mine <= 0)
     return -1;
   uint64_t Size = GroupSize.load(std::memory_order_relaxed), Now = nowNs();
@@ -119,9 +122,9 @@ int Takeovers::pick(unsigned Thief, uint64_t IdleSince) const {
       return int(V); // a group that waits for its owner: any core helps
     uint64_t Start = S.Start.load(std::memory_order_relaxed),
              Slices = S.Slices.load(std::memory_order_relaxed);
-    if (!Start || Now <= Start || !Slices)
+    double Theirs = speed(Slices, Start, Now);
+    if (!Start || Theirs <= 0)
       continue;
-    double Theirs = double(Slices) / double(Now - Start);
     if (Mine < Theirs * MinSpeedup)
       continue;
     // With no group finished yet, guess the group half done.
@@ -147,11 +150,9 @@ int Takeovers::swapPartner(unsigned W, uint64_t Done) const {
     return -1;
   }
   const Slot &Me = Slots[W];
-  uint64_t Now = nowNs(), MyStart = Me.Start.load(std::memory_order_relaxed);
-  if (Now <= MyStart)
-    return -1;
-  double Mine = double(Me.Slices.load(std::memory_order_relaxed)) /
-                double(Now - MyStart);
+  uint64_t Now = nowNs();
+  double Mine = speed(Me.Slices.load(std::memory_order_relaxed),
+                      Me.Start.load(std::memory_order_relaxed), Now);
   if (Mine <= 0)
     return -1;
   // Time to run \p Slices more of a group of the last finished one's size.
@@ -173,7 +174,7 @@ int Takeovers::swapPartner(unsigned W, uint64_t Done) const {
     if (!Start || Now <= Start || Slices < MinLeadSlices ||
         Theirs + MinLeadSlices > Done || Theirs >= BestDone)
       continue;
-    double Speed = double(Slices) / double(Now - Start);
+    double Speed = speed(Slices, Start, Now);
     if (Mine < Speed * MinSpeedup)
       continue;
     // The later of the two ends, now and after the exchange.

@@ -51,6 +51,17 @@ Machine machine(unsigned Threads, TakeoverMode Mode, const char *Elf,
 
 /// ds.c's lds_barrier (groups of four waves sharing LDS across 20
 /// barriers) on \p M: its output, checked against the host, and the result.
+/// Every instruction, wave and group of \p Many's run counted once, as in
+/// \p One's, whichever thread ran it.
+void expectSameCounts(const DispatchResult &One, const DispatchResult &Many) {
+  EXPECT_EQ(One.Counters.WaveInstructions, Many.Counters.WaveInstructions);
+  EXPECT_EQ(One.Counters.ActiveLaneInstructions,
+            Many.Counters.ActiveLaneInstructions);
+  EXPECT_EQ(One.Counters.byOpcode(), Many.Counters.byOpcode());
+  EXPECT_EQ(One.Counters.Workgroups, Many.Counters.Workgroups);
+  EXPECT_EQ(One.Counters.Waves, Many.Counters.Waves);
+}
+
 DispatchResult ldsBarrier(Machine &M, u32 Groups, std::vector<u32> &Got) {
   const u32 N = Groups * 256;
   DeviceBuffer In(*M.Dev, N * 4), Out(*M.Dev, 3 * N * 4);
@@ -115,13 +126,7 @@ TEST(Takeover, BarrierGroupsMoveAndStayExact) {
       ASSERT_TRUE(B.ok()) << B.FirstFault.Message;
       Moved += B.Takeovers;
       ASSERT_EQ(Ref, Got);
-      // Every instruction counted once, whichever thread ran it.
-      EXPECT_EQ(A.Counters.WaveInstructions, B.Counters.WaveInstructions);
-      EXPECT_EQ(A.Counters.ActiveLaneInstructions,
-                B.Counters.ActiveLaneInstructions);
-      EXPECT_EQ(A.Counters.byOpcode(), B.Counters.byOpcode());
-      EXPECT_EQ(A.Counters.Workgroups, B.Counters.Workgroups);
-      EXPECT_EQ(A.Counters.Waves, B.Counters.Waves);
+      expectSameCounts(A, B);
     } while (Moved == Before && !HasFailure() &&
              std::chrono::steady_clock::now() - Start < Patience);
   }
@@ -208,10 +213,7 @@ TEST(Takeover, OneWaveGroupsMoveMidSlice) {
       MidSlice += B.TakeoversMidSlice;
       Swaps += B.TakeoverSwaps;
       ASSERT_EQ(Ref, Got);
-      EXPECT_EQ(A.Counters.WaveInstructions, B.Counters.WaveInstructions);
-      EXPECT_EQ(A.Counters.ActiveLaneInstructions,
-                B.Counters.ActiveLaneInstructions);
-      EXPECT_EQ(A.Counters.byOpcode(), B.Counters.byOpcode());
+      expectSameCounts(A, B);
     } while ((MidSlice == Before || (Groups > 1 && !Swaps)) && !HasFailure() &&
              std::chrono::steady_clock::now() - Start < Patience);
   }
