@@ -81,6 +81,8 @@ std::string HookArg::str() const {
   case Kind::WorkgroupId: return "work-group id " + std::string(1, "xyz"[V % 3]);
   case Kind::DispatchId: return "dispatch id";
   case Kind::WaveCounter: return "wave counter " + std::to_string(V);
+  case Kind::GlobalAddress:
+    return "address of " + Global + " + " + std::to_string(V);
   }
   return "?";
 }
@@ -400,6 +402,12 @@ private:
   Error chooseFunctions();
   Error checkRewritable(const BinaryFunction &F);
   void collectPoints();
+  /// The device address of the tool global \p Global; \p What says who
+  /// asked, for messages.
+  Expected<uint64_t> toolGlobal(StringRef Global, const Twine &What) const;
+  /// HookArg::globalAddress arguments of the points, as the constants
+  /// they are in this copy.
+  Error resolveGlobalAddresses();
   /// Index of the instruction at \p Address in F's blocks, in order.
   unsigned instructionIndex(const BinaryFunction &F, uint64_t Address);
   void computeBudget();
@@ -1198,6 +1206,39 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
   return Error::success();
 }
 
+Expected<uint64_t> Emitter::toolGlobal(StringRef Global,
+                                       const Twine &What) const {
+  const uint64_t *Address = nullptr;
+  for (const HookLibrary &L : Hooks) {
+    auto It = L.GlobalAddresses.find(Global);
+    if (It == L.GlobalAddresses.end())
+      continue;
+    if (Address)
+      return fail(What + ": tools '" + Hooks.front().Name + "' and '" +
+                  L.Name + "' both have a global of that name");
+    Address = &It->second;
+  }
+  if (!Address)
+    return fail(What + ": no tool has a global of that name (LOOM_DEVICE)");
+  return *Address;
+}
+
+Error Emitter::resolveGlobalAddresses() {
+  for (PointSpec &P : Specs)
+    for (HookCall &C : P.Calls)
+      for (HookArg &A : C.Args) {
+        if (A.kind() != HookArg::Kind::GlobalAddress)
+          continue;
+        Expected<uint64_t> Address =
+            toolGlobal(A.global(), Twine(P.Where) + ": hook " + C.Hook +
+                                       "'s address of '" + A.global() + "'");
+        if (!Address)
+          return Address.takeError();
+        A = HookArg::constant64(*Address + A.value());
+      }
+  return Error::success();
+}
+
 Error Emitter::planCounters() {
   ArrayRef<WaveCounter> Counters = Plan.counters();
   if (Counters.empty())
@@ -1207,20 +1248,10 @@ Error Emitter::planCounters() {
       CounterAddress.push_back(0);
       continue;
     }
-    const uint64_t *Address = nullptr;
-    for (const HookLibrary &L : Hooks) {
-      auto It = L.GlobalAddresses.find(C.Global);
-      if (It == L.GlobalAddresses.end())
-        continue;
-      if (Address)
-        return fail("wave counter in '" + C.Global + "': tools '" +
-                    Hooks.front().Name + "' and '" + L.Name +
-                    "' both have a global of that name");
-      Address = &It->second;
-    }
+    Expected<uint64_t> Address =
+        toolGlobal(C.Global, "wave counter in '" + C.Global + "'");
     if (!Address)
-      return fail("wave counter in '" + C.Global +
-                  "': no tool has a global of that name (LOOM_DEVICE)");
+      return Address.takeError();
     CounterAddress.push_back(*Address + C.Offset);
   }
   for (const WaveCounter &C : Counters)
@@ -2877,6 +2908,8 @@ Expected<InstrumentedCodeObject> Emitter::run() {
   if (Kernels.empty())
     return std::move(Result);
   collectPoints();
+  if (Error E = resolveGlobalAddresses())
+    return std::move(E);
   computeBudget();
   OriginalBudget = Budget;
 

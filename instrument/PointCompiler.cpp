@@ -726,6 +726,8 @@ private:
       use(Out, {R::State, waveCounterState(Arg.value(), false)});
       use(Out, {R::State, waveCounterState(Arg.value(), true)});
       return Error::success();
+    case K::GlobalAddress: // the emitter makes it a constant first
+      return fail(P.Where + ": " + Arg.str() + " not resolved");
     }
     return Error::success();
   }
@@ -780,6 +782,8 @@ private:
         return It->second; // what an earlier call of the point returned
       return pair(B, {R::State, waveCounterState(Arg.value(), false)},
                   {R::State, waveCounterState(Arg.value(), true)});
+    case K::GlobalAddress:
+      break;
     case K::MemoryAddress:
       return memoryAddress(B, cantFail(argAddressParts(
                                   Arg, Arg.instruction() ? *Arg.instruction()

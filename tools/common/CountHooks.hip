@@ -14,14 +14,14 @@
 
 LOOM_DEVICE unsigned long long LoomCounts[2 * LOOM_COUNT_SLOTS];
 
-// Offset: the byte offset of the point's slot in LoomCounts (16 bytes a
-// slot, checked against LOOM_COUNT_SLOTS on the host), so that the slot's
-// address takes one add; EXEC is read where it is. A hook runs at every
-// counted point: each instruction saved here is saved there.
+// At: the device address of the point's slot (or word) in LoomCounts, a
+// constant the glue sets with two s_mov_b32 (HookArg::globalAddress), so
+// that points at different slots share their code and no add is left to
+// the hook; EXEC is read where it is. A hook runs at every counted point:
+// each instruction saved here is saved there.
 static inline __attribute__((device, always_inline)) unsigned long long *
-slot(uint32_t Offset) {
-  return reinterpret_cast<unsigned long long *>(
-      reinterpret_cast<char *>(LoomCounts) + Offset);
+slot(unsigned long long At) {
+  return reinterpret_cast<unsigned long long *>(At);
 }
 
 // Waits for its own atomics (lgkmcnt), so the kernel's own waits count what
@@ -33,9 +33,10 @@ slot(uint32_t Offset) {
                    : "s"(VALUE), "s"(AT)                                       \
                    : "memory")
 
-// The wave (1) and its active lanes.
-LOOM_HOOK void loom_count(uint32_t Offset) {
-  unsigned long long *Counts = slot(Offset);
+// The wave (1) and its active lanes, in the slot's two words: a point a
+// wave may pass many times (in a loop, in a function).
+LOOM_HOOK void loom_count(unsigned long long At) {
+  unsigned long long *Counts = slot(At);
   unsigned long long One = 1;
   unsigned long long Lanes = loom::activeLanes();
   __asm__ volatile("s_atomic_add_x2 %0, %2, 0x0\n\t"
@@ -46,44 +47,53 @@ LOOM_HOOK void loom_count(uint32_t Offset) {
                    : "memory");
 }
 
+// The same for a point a wave passes at most once per dispatch: the wave
+// and its lanes packed in the slot's first word, one atomic
+// (LOOM_COUNT_WAVE_SHIFT; the host unpacks).
+LOOM_HOOK void loom_count_once(unsigned long long At) {
+  unsigned long long Packed =
+      (1ull << LOOM_COUNT_WAVE_SHIFT) | loom::activeLanes();
+  LOOM_SCALAR_ADD(Packed, slot(At), 0x0);
+}
+
 // The wave only: a point whose instructions are all scalar, or a block
 // entry counted for itself.
-LOOM_HOOK void loom_count_waves(uint32_t Offset) {
+LOOM_HOOK void loom_count_waves(unsigned long long At) {
   unsigned long long One = 1;
-  LOOM_SCALAR_ADD(One, slot(Offset), 0x0);
+  LOOM_SCALAR_ADD(One, slot(At), 0x0);
 }
 
 // The active lanes only: a point inside a block (after an EXEC write),
 // which as many waves reach as reach the block's entry.
-LOOM_HOOK void loom_count_lanes(uint32_t Offset) {
+LOOM_HOOK void loom_count_lanes(unsigned long long At) {
   unsigned long long Lanes = loom::activeLanes();
-  LOOM_SCALAR_ADD(Lanes, slot(Offset), 0x8);
+  LOOM_SCALAR_ADD(Lanes, slot(At), 0x8);
 }
 
 // A wave that lost lanes to an s_and_saveexec_b64 (Saved: the mask it
 // saved; EXEC: what is left), called before the s_cbranch_execz after it
 // only on such waves (HookRequest::UnlessExecIs): the lanes lost, and the
-// wave if none is left (it skips the block the branch guards). The host
-// works the block's waves and lanes out from them (Counting.h, Loss).
-LOOM_HOOK void loom_count_lost(uint32_t Offset, uint32_t SavedLo,
+// wave if none is left (it skips the block the branch guards), packed in
+// one word as loom_count_once packs them (once per wave: the kernel's top).
+// The host works the block's waves and lanes out from them (Counting.h,
+// Loss).
+LOOM_HOOK void loom_count_lost(unsigned long long At, uint32_t SavedLo,
                                uint32_t SavedHi) {
   unsigned long long Saved =
       (static_cast<unsigned long long>(SavedHi) << 32) | SavedLo;
   // EXEC as it is: the compiler takes a function's EXEC for non-empty.
   unsigned long long Exec;
   __asm__ volatile("s_mov_b64 %0, exec" : "=s"(Exec));
-  unsigned long long Lost = __builtin_popcountll(Saved & ~Exec);
-  uint32_t None; // scalar: the compiler would compare in a VGPR
-  __asm__ volatile("s_cmp_eq_u64 %1, 0\n\ts_cselect_b32 %0, 1, 0"
-                   : "=s"(None)
-                   : "s"(Exec)
+  // 32-bit halves, the popcount's too (the compiler's is 64 bits wide, a
+  // zero high word and an s_or_b64 more): the pair is built where they are.
+  uint32_t Lost;
+  __asm__ volatile("s_bcnt1_i32_b64 %0, %1" : "=s"(Lost) : "s"(Saved & ~Exec));
+  uint32_t Skipped; // scalar: the compiler would compare in a VGPR
+  __asm__ volatile("s_cmp_eq_u64 %1, 0\n\ts_cselect_b32 %0, %2, 0"
+                   : "=s"(Skipped)
+                   : "s"(Exec), "n"(1u << (LOOM_COUNT_WAVE_SHIFT - 32))
                    : "scc");
-  unsigned long long Skipped = None;
-  unsigned long long *Counts = slot(Offset);
-  __asm__ volatile("s_atomic_add_x2 %0, %2, 0x0\n\t"
-                   "s_atomic_add_x2 %1, %2, 0x8\n\t"
-                   "s_waitcnt lgkmcnt(0)"
-                   :
-                   : "s"(Skipped), "s"(Lost), "s"(Counts)
-                   : "memory");
+  unsigned long long Packed =
+      (static_cast<unsigned long long>(Skipped) << 32) | Lost;
+  LOOM_SCALAR_ADD(Packed, slot(At), 0x0);
 }

@@ -40,6 +40,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -73,7 +74,14 @@ class Counter {
 public:
   Counter() : Slots("LoomCounts", LOOM_COUNT_SLOTS, 2) {}
 
-  /// The choice for dispatch \p D: instrumented if \p O wants it. Each
+  /// Most waves a dispatch counted in a block mode may have: its packed
+  /// words (CountSlots.h) are exact below 2^29 waves.
+  static constexpr uint64_t PackedWaves =
+      (uint64_t(1) << (64 - LOOM_COUNT_WAVE_SHIFT)) - 1;
+
+  /// The choice for dispatch \p D: instrumented if \p O wants it and, in
+  /// a block mode \p M, it has at most maxWaves() waves (beyond, it runs
+  /// its original code, uncounted, and a line of \p Tool's says so). Each
   /// of the dispatches of one kernel running at once (on several queues)
   /// gets a copy of its own, with slots of its own (a configuration each:
   /// the first copy, then a second while the first runs, ...), up to
@@ -81,9 +89,17 @@ public:
   /// and a line of \p Tool's says so.
   instrument::DispatchChoice choose(const ToolOptions &O,
                                     const instrument::Dispatch &D,
-                                    llvm::StringRef Tool) {
+                                    llvm::StringRef Tool, CountMode M) {
     if (!O.wants(D))
       return instrument::DispatchChoice::original();
+    if (M != CountMode::Instruction && D.waves() > MaxWaves) {
+      llvm::errs() << Tool << ": dispatch " << D.Index << " " << D.Kernel
+                   << " has " << D.waves() << " waves, more than the "
+                   << MaxWaves
+                   << " block counting counts exactly: not counted (running "
+                      "the original code)\n";
+      return instrument::DispatchChoice::original();
+    }
     std::lock_guard<std::mutex> L(Lock);
     std::map<uint64_t, uint64_t> &Copies = Running[D.KernelObject];
     for (uint64_t C = 0; C < MaxConcurrent; ++C)
@@ -97,6 +113,11 @@ public:
                     "the original code)\n";
     return instrument::DispatchChoice::original();
   }
+  /// Lowers the most waves a block-mode dispatch may have (tests: the
+  /// max-waves= option) to \p N; at most PackedWaves.
+  void setMaxWaves(uint64_t N) { MaxWaves = std::min(N, PackedWaves); }
+  uint64_t maxWaves() const { return MaxWaves; }
+
   /// Ends what choose() started for \p D (take() does it too).
   void release(const instrument::Dispatch &D) {
     std::lock_guard<std::mutex> L(Lock);
@@ -322,12 +343,13 @@ public:
       return Base.takeError();
     Plan.Base = *Base;
     std::vector<unsigned> TallyOf(Points.size()); // per slot: waves' counter
+    Plan.Packed.assign(Points.size(), false);
     for (size_t S = 0; S < Points.size(); ++S) {
       auto [F, Inst] = Points[S];
       const BinaryBasicBlock &B = F->blocks()[*F->blockContaining(
           Inst->address())];
       bool AtEntry = Inst->address() == B.Address && M != CountMode::Instruction;
-      uint32_t Offset = uint32_t((Plan.Base + S) * 16);
+      uint64_t Offset = (Plan.Base + S) * 16;
       if (InRegisters[S] || InLanes[S]) {
         for (bool PerLane : {false, true}) {
           if (!(PerLane ? Lanes[S] : Waves[S]))
@@ -351,13 +373,18 @@ public:
         }
         continue;
       }
-      const char *Hook = Waves[S] && Lanes[S] ? "loom_count"
+      // A wave passes a kernel's runs outside loops at most once: its
+      // wave and lanes go in one word, one atomic (CountSlots.h).
+      Plan.Packed[S] = Waves[S] && Lanes[S] && !InLoop[S] &&
+                       M != CountMode::Instruction && F == &K.kernel();
+      const char *Hook = Plan.Packed[S]       ? "loom_count_once"
+                         : Waves[S] && Lanes[S] ? "loom_count"
                          : Waves[S]           ? "loom_count_waves"
                          : Lanes[S]           ? "loom_count_lanes"
                                               : nullptr;
       if (!Hook)
         continue;
-      std::vector<HookArg> Args{HookArg::constant(Offset)};
+      std::vector<HookArg> Args{HookArg::globalAddress("LoomCounts", Offset)};
       if (llvm::Error E = AtEntry ? K.plan().atBlockEntry(*F, B, Hook, Args)
                                   : K.plan().before(*F, *Inst, Hook, Args))
         return E;
@@ -395,12 +422,12 @@ public:
     }
     for (size_t L = 0; L < Losses.size(); ++L) {
       const Loss &X = Losses[L];
-      uint32_t Offset = uint32_t((Plan.Base * 2 + Plan.LostWord[L]) * 8);
+      uint64_t Offset = (Plan.Base * 2 + Plan.LostWord[L]) * 8;
       // Block entries need the waves that skipped only: those whose EXEC
       // is empty (one s_cbranch_execnz on the others), as if none was
       // saved.
       bool WavesOnly = M == CountMode::BlockEntry;
-      std::vector<HookArg> Args{HookArg::constant(Offset)};
+      std::vector<HookArg> Args{HookArg::globalAddress("LoomCounts", Offset)};
       for (unsigned Half : {0, 1})
         Args.push_back(WavesOnly ? HookArg::constant(0)
                                  : HookArg::sgpr(X.Saved + Half));
@@ -443,6 +470,17 @@ public:
     release(D);
     if (E)
       return std::move(E);
+    // Packed words (a wave's runs at most once a dispatch, the losses):
+    // waves into the first word, lanes into the second.
+    auto unpack = [&](size_t Word) {
+      Raw[Word + 1] = Raw[Word] & ((uint64_t(1) << LOOM_COUNT_WAVE_SHIFT) - 1);
+      Raw[Word] >>= LOOM_COUNT_WAVE_SHIFT;
+    };
+    for (size_t S = 0; S < Plan.Packed.size(); ++S)
+      if (Plan.Packed[S])
+        unpack(Plan.WaveWord[S]);
+    for (size_t W : Plan.LostWord)
+      unpack(W);
     DispatchCounts C;
     const uint64_t Waves = D.waves(), WorkItems = D.workItems();
     constexpr uint64_t WaveSize = 64; // gfx9
@@ -869,8 +907,12 @@ private:
     /// counted in, if it counts them.
     std::vector<size_t> WaveWord, LaneWord;
     /// Per slot: the loss (findLosses) its waves and lanes are worked out
-    /// from, or None; per loss, its pair of words.
+    /// from, or None; per loss, its pair of words (packed in the first, as
+    /// Packed slots).
     std::vector<size_t> Lost, LostWord;
+    /// Per slot: its waves and lanes are packed in its first word
+    /// (loom_count_once; LOOM_COUNT_WAVE_SHIFT).
+    std::vector<bool> Packed;
     /// Per slot: the instructions it counts (indices into Instructions).
     std::vector<std::vector<uint32_t>> Slots;
     /// Per slot: the slot that counts its waves (its class's
@@ -889,6 +931,7 @@ private:
     std::vector<std::pair<std::string, size_t>> Blocks;
   };
   SlotAllocator Slots;
+  uint64_t MaxWaves = PackedWaves;
   /// Kernel object -> the dispatch of it being counted.
   /// Copies of one kernel, so of its dispatches, that may run at once.
   static constexpr uint64_t MaxConcurrent = 8;
@@ -952,12 +995,20 @@ public:
         return M.takeError();
       Mode = *M;
     }
+    if (auto W = Ctx.option("max-waves")) {
+      uint64_t N;
+      if (!llvm::to_integer(*W, N))
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "max-waves=%s: not a number",
+                                       W->c_str());
+      Counts.setMaxWaves(N);
+    }
     return llvm::Error::success();
   }
 
   instrument::DispatchChoice dispatch(instrument::ToolContext &,
                                       const instrument::Dispatch &D) override {
-    return Counts.choose(Options, D, Name);
+    return Counts.choose(Options, D, Name, Mode);
   }
 
   llvm::Error instrument(instrument::ToolContext &,

@@ -82,6 +82,8 @@ public:
     WorkgroupId,   ///< the work-group's id in dimension value() (32 bits)
     DispatchId,    ///< the launch header's dispatch id (64 bits)
     WaveCounter,   ///< a WaveCounter's value in this wave (64 bits)
+    GlobalAddress, ///< a tool global's device address plus an offset, a
+                   ///< constant of the copy (64 bits)
   };
 
   static HookArg constant(uint32_t V) { return {Kind::Constant, V, 32}; }
@@ -126,6 +128,16 @@ public:
   /// InstrumentationPlan::waveCounter \p N's value in this wave, as the
   /// point finds it (or as an earlier call of the point left it).
   static HookArg waveCounter(unsigned N) { return {Kind::WaveCounter, N, 64}; }
+  /// The device address of the tool's global \p Global (LOOM_DEVICE in its
+  /// hooks) plus \p Offset: a constant the copy knows, passed as two
+  /// immediates like constant64 (the glue's two s_mov_b32), so that a hook
+  /// addressing an element of an array needs no add of its own and points
+  /// at different elements share their code.
+  static HookArg globalAddress(llvm::StringRef Global, uint64_t Offset) {
+    HookArg A{Kind::GlobalAddress, Offset, 64};
+    A.Global = Global.str();
+    return A;
+  }
 
   Kind kind() const { return K; }
   /// The constant, or the register number.
@@ -136,6 +148,8 @@ public:
   const BinaryInstruction *instruction() const { return Of; }
   /// memoryBaseOf: the address without the instruction's offset.
   bool withoutOffset() const { return WithoutOffset; }
+  /// globalAddress: the global's name.
+  llvm::StringRef global() const { return Global; }
   /// True if every lane gets the same value (passed in SGPRs).
   bool isUniform() const {
     return K != Kind::Vgpr && K != Kind::Agpr && K != Kind::MemoryAddress &&
@@ -150,6 +164,7 @@ private:
   unsigned Bits;
   const BinaryInstruction *Of = nullptr;
   bool WithoutOffset = false;
+  std::string Global;
 };
 
 /// The immediate offset HookArg::memoryBaseOf(\p I) leaves out of the
