@@ -121,10 +121,12 @@ Error InstrumentationPlan::before(const BinaryFunction &F,
 Error InstrumentationPlan::beforeUnlessExecIs(const BinaryFunction &F,
                                               const BinaryInstruction &I,
                                               unsigned Pair, StringRef Hook,
-                                              std::vector<HookArg> Args) {
+                                              std::vector<HookArg> Args,
+                                              bool PairNeverZero) {
   HookRequest R = HookRequest::call(F.name().str(), HookPoint::Before,
                                     I.address(), Hook.str(), std::move(Args));
   R.UnlessExecIs = Pair;
+  R.PairNeverZero = PairNeverZero;
   return add(std::move(R));
 }
 Error InstrumentationPlan::after(const BinaryFunction &F,
@@ -325,6 +327,9 @@ struct FunctionPoints {
   /// Calls before an instruction unless EXEC is an SGPR pair: the point,
   /// the pair.
   std::map<uint64_t, std::pair<unsigned, unsigned>> BeforeUnlessExec;
+  /// Per such point: whether every call there promised the pair is never
+  /// 0 (HookRequest::PairNeverZero).
+  std::map<uint64_t, bool> PairNeverZero;
   /// Adds to wave counters, by where they go.
   std::map<uint64_t, std::vector<CounterAdd>> AddsBlockEntry, AddsBefore,
       AddsAfter;
@@ -842,6 +847,9 @@ void Emitter::collectPoints() {
         auto [It, Fresh] = FP.BeforeUnlessExec.try_emplace(
             R.Address, 0, *R.UnlessExecIs);
         Spec(It->second.first, Fresh, *F, R);
+        bool &NeverZero =
+            FP.PairNeverZero.try_emplace(R.Address, true).first->second;
+        NeverZero = NeverZero && R.PairNeverZero;
         break;
       }
       [[fallthrough]];
@@ -2696,10 +2704,20 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       uint64_t Addr = Block.Instructions[I].address();
       Count(FP.AddsBefore, Addr, FL->liveBefore(B, I), B, I,
             Indexing ? std::optional<unsigned>(IndexMask) : std::nullopt);
+      // The label after this instruction that the guard below jumps to,
+      // if it skips the instruction too.
+      std::string SkipAfter;
       if (auto G = FP.BeforeUnlessExec.find(Addr);
           G != FP.BeforeUnlessExec.end()) {
-        // Waves whose EXEC is the pair (or not empty) skip the calls.
+        // Waves whose EXEC is the pair (or not empty) skip the calls; an
+        // s_cbranch_execz they would not take with them, where nothing
+        // else is at it (HookRequest::PairNeverZero).
         bool NonZero = G->second.second == HookRequest::ExecNonZero;
+        bool SkipsBranch =
+            !NonZero && FP.PairNeverZero[Addr] &&
+            BC.mc().opcodeBaseName(Inst.getOpcode()) == "S_CBRANCH_EXECZ" &&
+            !FP.Before.count(Addr) && !FP.KernelExit.count(Addr) &&
+            !FP.After.count(Addr) && !FP.AddsAfter.count(Addr);
         if (Indexing ||
             (!NonZero && FL->liveBefore(B, I).has(SpecialReg::Scc)))
           return fail(where(F, HookPoint::Before, Addr) +
@@ -2714,7 +2732,10 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         if (Error E = emitPoint(G->second.first, FL->liveBefore(B, I), Pending,
                                 seamAt(F, B, I)))
           return E;
-        OS << Skip << ":\n";
+        if (SkipsBranch)
+          SkipAfter = Skip;
+        else
+          OS << Skip << ":\n";
       }
       if (Error E = AtIndexed(FP.Before, Addr, FL->liveBefore(B, I), I))
         return E;
@@ -2732,6 +2753,8 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       PreviousTail.clear();
       if (Error E = emitInstruction(F, B, I))
         return E;
+      if (!SkipAfter.empty())
+        OS << SkipAfter << ":\n";
       StringRef Name = BC.mc().opcodeBaseName(Inst.getOpcode());
       if (Name.starts_with("S_SET_GPR_IDX_ON") ||
           Name.starts_with("S_SET_GPR_IDX_MODE")) {

@@ -101,4 +101,47 @@ TEST(BlockCountingLoops, EachLoopTakesItsWay) {
   EXPECT_GE(count(Some, ".Lloom_fs"), 4u) << Some; // two branches, two labels
 }
 
+/// The bodies of the points calling \p Hook in \p Text, each from its
+/// label to its end.
+std::vector<std::string> hookBodies(StringRef Text, StringRef Hook) {
+  std::vector<std::string> Bodies;
+  std::string Label = ("\n\"hook " + Hook + " ").str(); // the label's line
+  for (size_t At = Text.find(Label); At != StringRef::npos;
+       At = Text.find(Label, At + 1))
+    Bodies.push_back(Text.substr(At, Text.find("_end:", At) - At).str());
+  return Bodies;
+}
+
+// A kernel's blocks outside loops, which a wave passes at most once: each
+// hook adds the wave and its lanes packed in one word with one atomic
+// (waves << 35 | lanes; CountsEqualTheTruth above checks what the host
+// unpacks), its address set by the glue (two s_mov_b32, no add). The losses
+// of an `if (i < n)`: packed too, and the guard skips the s_cbranch_execz
+// with the call on waves that lost no lane (one instruction more there).
+TEST(BlockCountingOnce, PackedWordsAndTheGuard) {
+  std::string Some = dumped("_Z9someWavesPKiPiii");
+  std::vector<std::string> Once = hookBodies(Some, "loom_count_once");
+  EXPECT_GE(Once.size(), 2u) << Some;
+  for (const std::string &Body : Once) {
+    EXPECT_EQ(count(Body, "s_atomic_add_x2"), 1u) << Body;
+    EXPECT_EQ(count(Body, "\ts_mov_b32 s"), 2u) << Body; // the address
+    EXPECT_EQ(count(Body, "s_add_u32"), 0u) << Body;
+    EXPECT_EQ(count(Body, "s_bcnt1_i32_b64"), 1u) << Body; // the lanes
+    // The wave: 8 in the high word (1 << 35).
+    EXPECT_EQ(count(Body, "s_mov_b32 s"), 3u) << Body;
+    EXPECT_EQ(count(Body, ", 8\n"), 1u) << Body;
+  }
+  std::string Fixed = dumped("_Z5fixedPKiPii");
+  std::vector<std::string> Lost = hookBodies(Fixed, "loom_count_lost");
+  ASSERT_EQ(Lost.size(), 1u) << Fixed;
+  EXPECT_EQ(count(Lost[0], "s_atomic_add_x2"), 1u) << Lost[0];
+  size_t Guard = Fixed.find("\ts_cbranch_scc1 .Lloom_u0\n");
+  ASSERT_NE(Guard, std::string::npos) << Fixed;
+  size_t Skip = Fixed.find("\n.Lloom_u0:\n", Guard);
+  ASSERT_NE(Skip, std::string::npos) << Fixed;
+  size_t Before = Fixed.rfind("\n", Skip - 1);
+  EXPECT_EQ(Fixed.compare(Before + 1, 16, "\ts_cbranch_execz"), 0)
+      << Fixed.substr(Guard, Skip - Guard + 12);
+}
+
 } // namespace

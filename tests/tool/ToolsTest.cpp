@@ -26,6 +26,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -80,6 +81,75 @@ TEST_F(ShippedTools, KernelAndDispatchOptions) {
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_NE(R.Err.find("loom-tool: instr_count: init failed: mode=lines: "
                        "expected instruction or block (the tool is not used)"),
+            std::string::npos)
+      << R.Err;
+}
+
+/// The waves of a dispatch of \p T's geometry: each work-group's
+/// work-items (fewer in the last one of a dimension the grid does not
+/// fill) in waves of 64.
+uint64_t wavesOf(const DispatchTruth &T) {
+  // Per dimension: (work-groups, work-items each) of the full and the
+  // partial work-groups.
+  std::vector<std::pair<uint64_t, uint64_t>> Dims[3];
+  for (unsigned D = 0; D < 3; ++D) {
+    uint64_t Grid = T.Grid[D], Group = T.Workgroup[D];
+    if (Grid / Group)
+      Dims[D].push_back({Grid / Group, Group});
+    if (Grid % Group)
+      Dims[D].push_back({1, Grid % Group});
+  }
+  uint64_t Waves = 0;
+  for (auto [NX, X] : Dims[0])
+    for (auto [NY, Y] : Dims[1])
+      for (auto [NZ, Z] : Dims[2])
+        Waves += NX * NY * NZ * ((X * Y * Z + 63) / 64);
+  return Waves;
+}
+
+// Block modes pack a once-per-wave point's waves and lanes in one word,
+// exact below 2^29 waves a dispatch: a dispatch of more than max-waves=
+// (2^29 - 1 by default; lowered here to make one) runs its original code,
+// uncounted, with a line saying so; one of max-waves is counted;
+// instruction mode packs nothing.
+TEST_F(ShippedTools, BlockModeDispatchesOverMaxWavesRunUninstrumented) {
+  ASSERT_EQ(Truth->size(), 3u);
+  uint64_t Fewest = UINT64_MAX;
+  for (const DispatchTruth &T : *Truth)
+    Fewest = std::min(Fewest, wavesOf(T));
+  ASSERT_GT(Fewest, 1u);
+  std::string Below = "max-waves=" + std::to_string(Fewest - 1);
+  std::string Path = tempPath("tools-max-waves");
+  CommandResult R = instrument(LOOM_TOOL_PROGRAM,
+                               {"--tool", "instr_count", "--tool-arg",
+                                "mode=block", "--tool-arg", Below,
+                                "--tool-arg", "output=" + Path});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  for (size_t D = 0; D < Truth->size(); ++D)
+    EXPECT_NE(R.Err.find("instr_count: dispatch " + std::to_string(D) + " " +
+                         (*Truth)[D].Kernel + " has " +
+                         std::to_string(wavesOf((*Truth)[D])) +
+                         " waves, more than the " +
+                         std::to_string(Fewest - 1) +
+                         " block counting counts exactly: not counted "
+                         "(running the original code)"),
+              std::string::npos)
+        << R.Err;
+  EXPECT_NE(R.Err.find("instr_count: 0 dispatches counted"), std::string::npos)
+      << R.Err;
+  sys::fs::remove(Path);
+  expectInstrCountsEqualTruth(
+      instrCount(LOOM_TOOL_PROGRAM, "block",
+                 {"--tool-arg", "max-waves=" + std::to_string(Fewest)}),
+      *Truth);
+  expectInstrCountsEqualTruth(
+      instrCount(LOOM_TOOL_PROGRAM, "instruction", {"--tool-arg", Below}),
+      *Truth);
+  R = instrument(LOOM_TOOL_PROGRAM, {"--tool", "instr_count", "--tool-arg",
+                                     "max-waves=many"});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_NE(R.Err.find("loom-tool: instr_count: init failed: max-waves=many: "
+                       "not a number"),
             std::string::npos)
       << R.Err;
 }

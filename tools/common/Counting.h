@@ -431,10 +431,12 @@ public:
       for (unsigned Half : {0, 1})
         Args.push_back(WavesOnly ? HookArg::constant(0)
                                  : HookArg::sgpr(X.Saved + Half));
+      // The pair is the wave's first EXEC, never empty: the guard skips
+      // the s_cbranch_execz too on waves that lost no lane.
       if (llvm::Error E = K.plan().beforeUnlessExecIs(
               K.kernel(), *X.Branch,
               WavesOnly ? HookRequest::ExecNonZero : X.Saved,
-              "loom_count_lost", std::move(Args)))
+              "loom_count_lost", std::move(Args), /*PairNeverZero=*/true))
         return E;
     }
     // By kernel object (the corpus has a kernel of one name in a code

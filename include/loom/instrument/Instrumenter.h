@@ -278,6 +278,12 @@ struct HookRequest {
   /// s_cbranch_execnz on the others; SCC untouched).
   std::optional<unsigned> UnlessExecIs;
   static constexpr unsigned ExecNonZero = ~0u;
+  /// With UnlessExecIs a pair: the tool's promise that the pair is never 0
+  /// there. Where the instruction is an s_cbranch_execz (which a wave whose
+  /// EXEC is the pair then never takes) and no other call or add is at it,
+  /// the guard's s_cbranch_scc1 skips the branch too: one instruction more
+  /// a wave on the common path instead of two.
+  bool PairNeverZero = false;
 
   /// A call of \p Hook with \p Args at \p Point of \p Function (at
   /// \p Address), its result stored into wave counter \p Result if set.
@@ -325,10 +331,12 @@ public:
                            std::vector<HookArg> Args = {});
   /// before(), the call running only where EXEC differs from s[Pair:Pair+1]
   /// (HookRequest::UnlessExecIs).
+  /// \p PairNeverZero: HookRequest::PairNeverZero.
   llvm::Error beforeUnlessExecIs(const BinaryFunction &F,
                                  const BinaryInstruction &I, unsigned Pair,
                                  llvm::StringRef Hook,
-                                 std::vector<HookArg> Args = {});
+                                 std::vector<HookArg> Args = {},
+                                 bool PairNeverZero = false);
   /// The general form of the five above.
   llvm::Error add(HookRequest R);
 
