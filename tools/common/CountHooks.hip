@@ -81,17 +81,18 @@ LOOM_HOOK void loom_count_lost(unsigned long long At, uint32_t SavedLo,
                                uint32_t SavedHi) {
   unsigned long long Saved =
       (static_cast<unsigned long long>(SavedHi) << 32) | SavedLo;
-  // EXEC as it is: the compiler takes a function's EXEC for non-empty.
-  unsigned long long Exec;
-  __asm__ volatile("s_mov_b64 %0, exec" : "=s"(Exec));
-  // 32-bit halves, the popcount's too (the compiler's is 64 bits wide, a
-  // zero high word and an s_or_b64 more): the pair is built where they are.
-  uint32_t Lost;
-  __asm__ volatile("s_bcnt1_i32_b64 %0, %1" : "=s"(Lost) : "s"(Saved & ~Exec));
-  uint32_t Skipped; // scalar: the compiler would compare in a VGPR
-  __asm__ volatile("s_cmp_eq_u64 %1, 0\n\ts_cselect_b32 %0, %2, 0"
-                   : "=s"(Skipped)
-                   : "s"(Exec), "n"(1u << (LOOM_COUNT_WAVE_SHIFT - 32))
+  // EXEC read where it is (the compiler takes a function's EXEC for
+  // non-empty, and would copy it first), the halves in 32 bits each (the
+  // compiler's popcount is 64 bits wide: a zero high word and an s_or_b64
+  // more), so that the pair is built where they are.
+  unsigned long long Rest;
+  uint32_t Lost, Skipped;
+  __asm__ volatile("s_andn2_b64 %2, %3, exec\n\t"
+                   "s_bcnt1_i32_b64 %0, %2\n\t"
+                   "s_cmp_eq_u64 exec, 0\n\t"
+                   "s_cselect_b32 %1, %4, 0"
+                   : "=s"(Lost), "=s"(Skipped), "=&s"(Rest)
+                   : "s"(Saved), "n"(1u << (LOOM_COUNT_WAVE_SHIFT - 32))
                    : "scc");
   unsigned long long Packed =
       (static_cast<unsigned long long>(Skipped) << 32) | Lost;
