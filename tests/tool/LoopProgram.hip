@@ -14,7 +14,9 @@
 //  - exits: a loop left by three ways (a break, a return, the bound);
 //  - crowded: a loop whose kernel leaves no SGPR for wave counters;
 //  - fixed: a loop of six trips the code fixes (counted not at all: the
-//    host multiplies the block before's count).
+//    host multiplies the block before's count);
+//  - innerIf: a uniform loop with an `if` inside (EXEC written in the body
+//    and given back at the join: the loop's own lanes still taken once).
 #include <hip/hip_runtime.h>
 #include <cstdio>
 #include <functional>
@@ -127,6 +129,19 @@ __global__ void fixed(const int *in, int *out, int n) {
   out[i] = Acc;
 }
 
+__global__ void innerIf(const int *in, int *out, int n, int iters) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  int Acc = in[i];
+  for (int K = 0; K < iters; ++K) {
+    if ((Acc & 3) == 0)
+      out[i] = K; // a store: the branch stays a branch
+    Acc = Acc * 3 + K;
+  }
+  out[i] = Acc;
+}
+
 #define CHECK(X)                                                               \
   if ((X) != hipSuccess) {                                                     \
     std::fprintf(stderr, "%s failed\n", #X);                                   \
@@ -229,6 +244,13 @@ int main() {
   Check("fixed", [&](int i) {
     int Acc = in[i];
     for (int K = 0; K < 6; ++K)
+      Acc = Acc * 3 + K;
+    return Acc;
+  });
+  hipLaunchKernelGGL(innerIf, dim3(Blocks), dim3(128), 0, 0, din, dout, n, 7);
+  Check("innerIf", [&](int i) {
+    int Acc = in[i];
+    for (int K = 0; K < 7; ++K)
       Acc = Acc * 3 + K;
     return Acc;
   });

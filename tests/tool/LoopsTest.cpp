@@ -4,8 +4,9 @@
 // treats apart) under instr_count, both modes, and bb_count, against the
 // virtual GPU's own counts of the same program; and, from the instrumented
 // code (`loom instrument --dump`), that each kind took the way meant for
-// it: lanes taken at the loop's entry and multiplied at the flush, folded
-// at the exits, the flush skipping loops not entered, 32-bit loop counters.
+// it: lanes taken at the loop's entry and multiplied at the flush (also
+// where the body writes EXEC and gives it back), folded at the exits, the
+// flush skipping loops not entered, 32-bit loop counters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,7 @@ namespace {
 
 TEST(BlockCountingLoops, CountsEqualTheTruth) {
   std::vector<DispatchTruth> Truth = groundTruth(LOOM_LOOP_PROGRAM);
-  ASSERT_EQ(Truth.size(), 9u);
+  ASSERT_EQ(Truth.size(), 10u);
   expectInstrCountsEqualTruth(instrCount(LOOM_LOOP_PROGRAM, "block"), Truth);
   expectInstrCountsEqualTruth(instrCount(LOOM_LOOP_PROGRAM, "instruction"),
                               Truth);
@@ -99,6 +100,13 @@ TEST(BlockCountingLoops, EachLoopTakesItsWay) {
   // Two loops a wave enters one of: the flush skips the other's words.
   std::string Some = dumped("_Z9someWavesPKiPiii");
   EXPECT_GE(count(Some, ".Lloom_fs"), 4u) << Some; // two branches, two labels
+  // An `if` inside a uniform loop writes EXEC and gives it back at its
+  // join: the loop's lanes are still its runs times the lanes at its entry
+  // (a product at the flush); only the `if`'s block counts lanes an
+  // iteration.
+  std::string InnerIf = dumped("_Z7innerIfPKiPiii");
+  EXPECT_GE(count(InnerIf, "\ts_mul_hi_u32"), 1u) << InnerIf;
+  EXPECT_EQ(count(InnerIf, "\tv_add_u32_e32"), 1u) << InnerIf;
 }
 
 /// The bodies of the points calling \p Hook in \p Text, each from its

@@ -147,6 +147,8 @@ public:
     // Per slot in a loop whose EXEC is the same in every iteration: that
     // loop (invariantLoop).
     std::vector<InvariantLoop> Loop;
+    // Per slot: the name of the EXEC it runs under, where known.
+    std::vector<std::optional<unsigned>> ExecOf;
     for (BinaryFunction *F : K.functions()) {
       std::optional<ControlEquivalence> Classes;
       if (M != CountMode::Instruction)
@@ -177,6 +179,7 @@ public:
             CountsVector.push_back(false);
             InLoop.push_back(false);
             Loop.emplace_back();
+            ExecOf.emplace_back();
           }
           Plan.Slots.back().push_back(Plan.Instructions.size());
           Plan.Instructions.push_back(
@@ -204,10 +207,10 @@ public:
         if (InLoop[S]) {
           auto [It, New] = LoopAt.try_emplace(BI);
           if (New)
-            It->second = invariantLoop(*F, *Classes, BI);
+            It->second = invariantLoop(*F, *Classes, Live, BI);
           Loop[S] = It->second;
         }
-        std::optional<unsigned> Exec;
+        std::optional<unsigned> &Exec = ExecOf[S];
         if (Live)
           Exec = Live->execName(BI, Inst - Blocks[BI].Instructions.data());
         if (Exec == FunctionLiveness::ExecAllLanes)
@@ -289,6 +292,8 @@ public:
         if (!InRegisters[S] || !Lanes[S] || L.Exits.empty() ||
             W >= Points.size() || !InRegisters[W] || !Waves[W])
           continue;
+        if (L.Exec && ExecOf[S] != L.Exec)
+          continue; // under an EXEC of the body's own
         bool NewLoop = !Entered.count({Points[S].first, L.Header});
         unsigned Need = L.Entry ? NewLoop : Temps ? 1 : 3;
         if (Need > Spare)
@@ -557,10 +562,17 @@ private:
   }
 
   /// A loop whose EXEC is the same in every iteration: no instruction of
-  /// its body writes EXEC, calls, returns or ends the program, and it
-  /// branches only to known blocks.
+  /// its body calls, returns or ends the program, it branches only to known
+  /// blocks, and none writes EXEC, or those that do give it back: the
+  /// header's EXEC has a name (Liveness: every way into the header brings
+  /// the same EXEC) that EXEC has again wherever the loop is left (-O0's
+  /// whole-wave spills, `s_or_saveexec_b64 s[N:N+1], -1` ... `s_mov_b64
+  /// exec, s[N:N+1]`, in loops).
   struct InvariantLoop {
     unsigned Header = 0;
+    /// Where the body writes EXEC: the header's EXEC's name, the one a
+    /// slot must run under for its lanes to be the loop's.
+    std::optional<unsigned> Exec;
     /// The blocks it is left to: EXEC at their entries, from the loop, is
     /// the loop's. Empty: no such loop.
     std::vector<unsigned> Exits;
@@ -569,10 +581,13 @@ private:
     /// block in no loop (the last a branch, or writing no EXEC); or null.
     const instrument::BinaryInstruction *Entry = nullptr;
   };
-  /// The outermost such loop around block \p BI of \p F.
-  static InvariantLoop invariantLoop(const instrument::BinaryFunction &F,
-                                     const instrument::ControlEquivalence &Classes,
-                                     unsigned BI) {
+  /// The outermost such loop around block \p BI of \p F (\p Live: its
+  /// liveness, for EXEC's names; one whose body writes EXEC only where
+  /// some of BI runs under the header's EXEC).
+  static InvariantLoop
+  invariantLoop(const instrument::BinaryFunction &F,
+                const instrument::ControlEquivalence &Classes,
+                const instrument::FunctionLiveness *Live, unsigned BI) {
     llvm::ArrayRef<instrument::BinaryBasicBlock> Blocks = F.blocks();
     InvariantLoop Best;
     std::vector<unsigned> BestBody;
@@ -583,24 +598,50 @@ private:
       std::vector<bool> In(Blocks.size());
       for (unsigned B : Body)
         In[B] = true;
-      bool Invariant = true;
+      bool Invariant = true, WritesExec = false;
       std::vector<unsigned> Exits;
       for (unsigned B : Body) {
         const instrument::BinaryBasicBlock &Block = Blocks[B];
         if (Block.Successors.empty())
           Invariant = false;
-        for (const instrument::BinaryInstruction &I : Block.Instructions)
-          if (I.Props.writesExec() || I.Props.isCall() ||
-              I.Props.isReturn() || I.Props.isEndProgram() ||
+        for (const instrument::BinaryInstruction &I : Block.Instructions) {
+          WritesExec |= I.Props.writesExec();
+          if (I.Props.isCall() || I.Props.isReturn() ||
+              I.Props.isEndProgram() ||
               I.Props.Flow == isa::ControlFlow::IndirectBranch)
             Invariant = false;
+        }
         for (unsigned X : Block.Successors)
           if (!In[X] && std::find(Exits.begin(), Exits.end(), X) == Exits.end())
             Exits.push_back(X);
       }
+      std::optional<unsigned> Exec;
+      if (Invariant && WritesExec) {
+        // EXEC given back: the header's name where it is left, and in BI
+        // somewhere (or an inner loop of BI's under an EXEC of its own is
+        // the better choice).
+        if (Live)
+          Exec = Live->execName(H, 0);
+        bool InBI = false;
+        for (unsigned K = 0; Exec && K < Blocks[BI].Instructions.size(); ++K)
+          InBI |= Live->execName(BI, K) == Exec;
+        if (!Exec || *Exec == instrument::FunctionLiveness::ExecAllLanes ||
+            !InBI)
+          Invariant = false;
+        for (unsigned B : Body) {
+          const instrument::BinaryBasicBlock &Block = Blocks[B];
+          bool Leaves = llvm::any_of(Block.Successors,
+                                     [&](unsigned X) { return !In[X]; });
+          if (Invariant && Leaves &&
+              (Block.Instructions.empty() || Block.last().Props.writesExec() ||
+               Live->execName(B, Block.Instructions.size() - 1) != Exec))
+            Invariant = false;
+        }
+      }
       if (Invariant && !Exits.empty()) {
         Best.Header = H;
         Best.Exits = std::move(Exits);
+        Best.Exec = Exec;
         BestBody = std::move(Body);
       }
     }
