@@ -1354,7 +1354,8 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
                            ArrayRef<unsigned> FirstOfShape,
                            const std::vector<bool> &Cached,
                            const jit::TargetSpec &Target, unsigned OptLevel,
-                           isa::McContext &MC, StringRef ReturnLabel,
+                           unsigned Threads, isa::McContext &MC,
+                           StringRef ReturnLabel,
                            std::vector<CompiledPoint> &Out) {
   // A hook calling a function nothing defines (or an intrinsic Loom does
   // not provide): an error naming it now, not an undefined symbol at link.
@@ -1378,20 +1379,35 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
     if (F.isDeclaration() && F.use_empty())
       F.eraseFromParent();
 
+  // The shapes are independent functions: compiled on every core at once.
   jit::CompileOptions CO;
   CO.Target = Target;
   CO.OptLevel = OptLevel;
   CO.Assembly = true;
-  auto Asm = jit::compileModule(M, CO);
-  if (!Asm)
-    return Asm.takeError();
-  StringRef AsmText(Asm->data(), Asm->size());
+  auto Asms = jit::compileModuleInParts(
+      M, CO, Threads, [&](const Function &F) {
+        unsigned S = 0;
+        StringRef(F.getName()).drop_front(strlen("__loom_point_"))
+            .getAsInteger(10, S);
+        return S < FirstOfShape.size() ? Points[FirstOfShape[S]].Where
+                                       : F.getName().str();
+      });
+  if (!Asms)
+    return Asms.takeError();
+  std::string AsmText;
+  for (const jit::ObjectBytes &Asm : *Asms)
+    AsmText.append(Asm.begin(), Asm.end());
 
   // Lift the compiled points, to know what they read and write.
-  auto Obj = jit::assembleObject(AsmText, "loom-points", Target);
-  if (!Obj)
-    return Obj.takeError();
-  auto Linked = jit::linkObjects(ArrayRef(&*Obj, 1));
+  std::vector<jit::ObjectBytes> Objs;
+  for (const jit::ObjectBytes &Asm : *Asms) {
+    auto Obj = jit::assembleObject(StringRef(Asm.data(), Asm.size()),
+                                   "loom-points", Target);
+    if (!Obj)
+      return Obj.takeError();
+    Objs.push_back(std::move(*Obj));
+  }
+  auto Linked = jit::linkObjects(Objs);
   if (!Linked)
     return Linked.takeError();
   auto CObj = codeobj::CodeObject::create(
@@ -1452,7 +1468,7 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
 Expected<std::vector<CompiledPoint>>
 compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
               const jit::TargetSpec &Target, unsigned OptLevel,
-              isa::McContext &MC) {
+              unsigned Threads, isa::McContext &MC) {
   std::vector<CompiledPoint> Out(Points.size());
   if (Points.empty())
     return Out;
@@ -1542,7 +1558,7 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
   }
   if (ToCompile) {
     if (Error E = compileShapes(**M, Points, FirstOfShape, Cached, Target,
-                                OptLevel, MC, ReturnLabel, Out))
+                                OptLevel, Threads, MC, ReturnLabel, Out))
       return std::move(E);
     std::lock_guard<std::mutex> L(CacheLock);
     for (unsigned S = 0; S < FirstOfShape.size(); ++S)

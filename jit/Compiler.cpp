@@ -8,6 +8,7 @@
 #include "loom/isa/McContext.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
@@ -20,10 +21,15 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
+#include <cstdlib>
+#include <future>
 #include <map>
 #include <mutex>
 
@@ -263,6 +269,131 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
   if (Error D = Diagnostics.take(Name))
     return std::move(D);
   return Object;
+}
+
+unsigned defaultCompileParts() {
+  if (const char *Env = std::getenv("LOOM_COMPILE_THREADS"))
+    return std::max(1, std::atoi(Env));
+  return std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+}
+
+namespace {
+/// The threads parts are compiled on, made at the first need and kept: a
+/// thread keeps its target machines (targetMachineFor).
+ThreadPoolInterface &compileThreads() {
+  static DefaultThreadPool Pool(
+      hardware_concurrency(std::max(1u, defaultCompileParts())));
+  return Pool;
+}
+
+/// The functions \p M defines, shared out among \p Parts groups of about
+/// the same number of instructions: the largest first, each to the group
+/// with the fewest so far.
+std::vector<std::vector<const Function *>> shareOut(const Module &M,
+                                                    unsigned Parts) {
+  // (instructions, place in M): the order is the same from run to run.
+  std::vector<std::pair<unsigned, unsigned>> Defined;
+  std::vector<const Function *> Functions;
+  for (const Function &F : M)
+    if (!F.isDeclaration()) {
+      Defined.emplace_back(F.getInstructionCount(), Functions.size());
+      Functions.push_back(&F);
+    }
+  Parts = std::max(1u, std::min<unsigned>(Parts, Defined.size()));
+  llvm::sort(Defined, [](auto A, auto B) {
+    return A.first != B.first ? A.first > B.first : A.second < B.second;
+  });
+  std::vector<std::vector<const Function *>> Groups(Parts);
+  std::vector<unsigned> Size(Parts);
+  for (auto [Instructions, Index] : Defined) {
+    unsigned G = std::min_element(Size.begin(), Size.end()) - Size.begin();
+    Groups[G].push_back(Functions[Index]);
+    Size[G] += Instructions;
+  }
+  return Groups;
+}
+} // namespace
+
+Expected<std::vector<ObjectBytes>>
+compileModuleInParts(Module &M, const CompileOptions &O, unsigned Parts,
+                     function_ref<std::string(const Function &)> Describe) {
+  if (Parts == 0)
+    Parts = defaultCompileParts();
+  std::vector<std::vector<const Function *>> Groups = shareOut(M, Parts);
+  std::vector<std::string> Names(Groups.size());
+  for (size_t G = 0; G < Groups.size(); ++G)
+    for (const Function *F : Groups[G])
+      Names[G] += (Names[G].empty() ? "" : ", ") +
+                  (Describe ? Describe(*F) : F->getName().str());
+  auto Named = [&](size_t G, Error E) -> Error {
+    return createStringError(Names[G] + ": " + toString(std::move(E)));
+  };
+  if (Groups.size() <= 1) {
+    auto Object = compileModule(M, O);
+    if (!Object)
+      return Named(0, Object.takeError());
+    return std::vector<ObjectBytes>{std::move(*Object)};
+  }
+
+  // Every part but the first as bitcode of a module of its own functions
+  // (the others declared, or dropped where nothing calls them), which a
+  // thread reads into a context of its own: an LLVMContext is one
+  // thread's. The first part is M itself, compiled here meanwhile.
+  std::vector<SmallVector<char, 0>> Bitcode(Groups.size());
+  for (size_t G = 1; G < Groups.size(); ++G) {
+    SmallPtrSet<const GlobalValue *, 16> Mine(Groups[G].begin(),
+                                              Groups[G].end());
+    ValueToValueMapTy VMap;
+    std::unique_ptr<Module> Part =
+        CloneModule(M, VMap, [&](const GlobalValue *GV) {
+          return !llvm::isa<Function>(GV) || Mine.count(GV);
+        });
+    for (Function &F : make_early_inc_range(*Part))
+      if (F.isDeclaration() && F.use_empty())
+        F.eraseFromParent();
+    raw_svector_ostream OS(Bitcode[G]);
+    WriteBitcodeToFile(*Part, OS);
+  }
+  {
+    SmallPtrSet<const GlobalValue *, 16> Mine(Groups[0].begin(),
+                                              Groups[0].end());
+    for (Function &F : M)
+      if (!F.isDeclaration() && !Mine.count(&F))
+        F.deleteBody();
+    for (Function &F : make_early_inc_range(M))
+      if (F.isDeclaration() && F.use_empty())
+        F.eraseFromParent();
+  }
+
+  std::vector<Expected<ObjectBytes>> Out;
+  for (size_t G = 0; G < Groups.size(); ++G)
+    Out.emplace_back(ObjectBytes());
+  std::string Name = M.getModuleIdentifier();
+  std::vector<std::shared_future<void>> Running;
+  for (size_t G = 1; G < Groups.size(); ++G)
+    Running.push_back(compileThreads().async([&, G] {
+      LLVMContext Ctx;
+      auto Part = parseIR(
+          MemoryBufferRef(StringRef(Bitcode[G].data(), Bitcode[G].size()),
+                          Name),
+          Ctx);
+      Out[G] = Part ? compileModule(**Part, O) : Part.takeError();
+    }));
+  Out[0] = compileModule(M, O);
+  for (std::shared_future<void> &R : Running)
+    R.wait();
+
+  std::vector<ObjectBytes> Objects;
+  Error Failed = Error::success();
+  for (size_t G = 0; G < Groups.size(); ++G) {
+    if (Out[G])
+      Objects.push_back(std::move(*Out[G]));
+    else
+      Failed = joinErrors(std::move(Failed), Named(G, Out[G].takeError()));
+  }
+  if (Failed)
+    return std::move(Failed);
+  return Objects;
 }
 
 Expected<ObjectBytes> compileAndLink(Module &M, const CompileOptions &O,
