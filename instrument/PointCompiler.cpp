@@ -1472,12 +1472,6 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
   std::vector<CompiledPoint> Out(Points.size());
   if (Points.empty())
     return Out;
-  LLVMContext Ctx;
-  auto M = loadHooks(Hooks, Ctx);
-  if (!M)
-    return M.takeError();
-  InstrAnalyzer A(MC);
-  PointBuilder Builder(**M, A);
   if (Hooks.size() > LOOM_LAUNCH_MAX_TOOLS)
     return fail("hooks of " + Twine(Hooks.size()) + " tools in one copy; at "
                 "most " + Twine(LOOM_LAUNCH_MAX_TOOLS));
@@ -1497,6 +1491,36 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     for (auto [Name, Address] : Globals)
       Context += "," + Name.str() + "=" + utohexstr(Address);
   }
+  // The hooks as loadHooks makes them are kept for the process, in a
+  // context of their own: each call builds its points in a copy of them
+  // (parsing the hooks' bitcode took a few milliseconds a copy, cached
+  // shapes or not). The context is one thread's at a time.
+  struct LoadedHooks {
+    std::mutex Lock;
+    LLVMContext Ctx;
+    std::unique_ptr<Module> Pristine;
+  };
+  static std::mutex LoadedLock;
+  static StringMap<std::unique_ptr<LoadedHooks>> Loaded;
+  LoadedHooks *Hooked;
+  {
+    std::lock_guard<std::mutex> L(LoadedLock);
+    std::unique_ptr<LoadedHooks> &Slot = Loaded[Context];
+    if (!Slot)
+      Slot = std::make_unique<LoadedHooks>();
+    Hooked = Slot.get();
+  }
+  std::lock_guard<std::mutex> HooksInUse(Hooked->Lock);
+  if (!Hooked->Pristine) {
+    auto Pristine = loadHooks(Hooks, Hooked->Ctx);
+    if (!Pristine)
+      return Pristine.takeError();
+    Hooked->Pristine = std::move(*Pristine);
+  }
+  std::unique_ptr<Module> M = CloneModule(*Hooked->Pristine);
+  InstrAnalyzer A(MC);
+  PointBuilder Builder(*M, A);
+
   struct CachedShape {
     std::string Body;
     RegisterSet Clobbers;
@@ -1552,12 +1576,12 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     if (Error E = Builder.build(Points[I], S, Out[I]))
       return std::move(E);
     if (Error E = Builder.finish(
-            *M->get()->getFunction("__loom_point_" + std::to_string(S)),
+            *M->getFunction("__loom_point_" + std::to_string(S)),
             Points[I]))
       return std::move(E);
   }
   if (ToCompile) {
-    if (Error E = compileShapes(**M, Points, FirstOfShape, Cached, Target,
+    if (Error E = compileShapes(*M, Points, FirstOfShape, Cached, Target,
                                 OptLevel, Threads, MC, ReturnLabel, Out))
       return std::move(E);
     std::lock_guard<std::mutex> L(CacheLock);

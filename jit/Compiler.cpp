@@ -135,21 +135,59 @@ createTargetMachine(const TargetSpec &T, unsigned OptLevel) {
   return std::move(TM);
 }
 
-/// This thread's target machine for \p T at \p OptLevel, created once:
-/// creating one costs about a millisecond, more than a small kernel's
-/// codegen. A TargetMachine may be used by one thread at a time, hence one
-/// per thread.
-Expected<TargetMachine *> targetMachineFor(const TargetSpec &T,
-                                           unsigned OptLevel) {
-  thread_local std::map<std::string, std::unique_ptr<TargetMachine>> Machines;
-  std::string Key = T.str() + "/O" + std::to_string(OptLevel);
-  auto It = Machines.find(Key);
-  if (It != Machines.end())
-    return It->second.get();
-  auto TM = createTargetMachine(T, OptLevel);
-  if (!TM)
-    return TM.takeError();
-  return (Machines[Key] = std::move(*TM)).get();
+/// Target machines not in use, by target and level. Creating one costs
+/// about a millisecond, and its first compilation (which makes its
+/// subtarget) tens more, more than a small kernel's codegen: they are
+/// made once and kept. A TargetMachine may be used by one thread at a
+/// time: a compilation borrows one and gives it back.
+class MachinePool {
+public:
+  struct Lent {
+    MachinePool *Pool = nullptr;
+    std::string Key;
+    std::unique_ptr<TargetMachine> TM;
+    Lent() = default;
+    Lent(Lent &&) = default;
+    ~Lent() {
+      if (Pool && TM)
+        Pool->giveBack(Key, std::move(TM));
+    }
+  };
+
+  Expected<Lent> borrow(const TargetSpec &T, unsigned OptLevel) {
+    Lent L;
+    L.Pool = this;
+    L.Key = T.str() + "/O" + std::to_string(OptLevel);
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      auto &Free = Idle[L.Key];
+      if (!Free.empty()) {
+        L.TM = std::move(Free.back());
+        Free.pop_back();
+        return std::move(L);
+      }
+    }
+    auto TM = createTargetMachine(T, OptLevel);
+    if (!TM)
+      return TM.takeError();
+    L.TM = std::move(*TM);
+    return std::move(L);
+  }
+
+private:
+  void giveBack(const std::string &Key, std::unique_ptr<TargetMachine> TM) {
+    std::lock_guard<std::mutex> G(Lock);
+    Idle[Key].push_back(std::move(TM));
+  }
+
+  std::mutex Lock;
+  std::map<std::string, std::vector<std::unique_ptr<TargetMachine>>> Idle;
+};
+
+MachinePool &machines() {
+  // Never destroyed: a thread may still compile while the process exits.
+  static MachinePool *Pool = new MachinePool;
+  return *Pool;
 }
 
 OptimizationLevel passLevel(unsigned OptLevel) {
@@ -244,19 +282,20 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
     return createStringError(Name + ": invalid IR: " +
                              StringRef(Broken).rtrim());
 
-  auto TM = targetMachineFor(O.Target, O.OptLevel);
-  if (!TM)
-    return TM.takeError();
-  M.setDataLayout((*TM)->createDataLayout());
+  auto Machine = machines().borrow(O.Target, O.OptLevel);
+  if (!Machine)
+    return Machine.takeError();
+  TargetMachine *TM = Machine->TM.get();
+  M.setDataLayout(TM->createDataLayout());
 
   ObjectBytes Object;
   DiagnosticCollector Diagnostics(M.getContext());
   Error E = runRecoverable(Name + ": AMDGPU backend", [&]() -> Error {
-    optimize(M, **TM, O.OptLevel);
+    optimize(M, *TM, O.OptLevel);
     SmallVector<char, 0> Buffer;
     raw_svector_ostream OS(Buffer);
     legacy::PassManager PM;
-    if ((*TM)->addPassesToEmitFile(PM, OS, nullptr,
+    if (TM->addPassesToEmitFile(PM, OS, nullptr,
                                    O.Assembly ? CodeGenFileType::AssemblyFile
                                               : CodeGenFileType::ObjectFile))
       return createStringError("the target cannot emit this file type");
@@ -278,8 +317,7 @@ unsigned defaultCompileParts() {
 }
 
 namespace {
-/// The threads parts are compiled on, made at the first need and kept: a
-/// thread keeps its target machines (targetMachineFor).
+/// The threads parts are compiled on, made at the first need and kept.
 ThreadPoolInterface &compileThreads() {
   static DefaultThreadPool Pool(
       hardware_concurrency(std::max(1u, defaultCompileParts())));
@@ -394,6 +432,31 @@ compileModuleInParts(Module &M, const CompileOptions &O, unsigned Parts,
   if (Failed)
     return std::move(Failed);
   return Objects;
+}
+
+void warmUp(const TargetSpec &Target, unsigned OptLevel) {
+  // A function with a little of everything a hook body has (a call's
+  // arguments in registers, memory, an atomic), compiled as the points are.
+  static constexpr StringLiteral Source = R"(
+define void @warm(ptr addrspace(1) %p, i32 inreg %n, i32 %v) {
+  %q = getelementptr i32, ptr addrspace(1) %p, i32 %n
+  %old = atomicrmw add ptr addrspace(1) %q, i32 %v seq_cst
+  store i32 %old, ptr addrspace(1) %p
+  ret void
+}
+)";
+  LLVMContext Ctx;
+  auto M = parseIR(MemoryBufferRef(Source, "loom-warm-up"), Ctx);
+  if (!M) {
+    consumeError(M.takeError());
+    return;
+  }
+  CompileOptions O;
+  O.Target = Target;
+  O.OptLevel = OptLevel;
+  O.Assembly = true;
+  if (auto Asm = compileModule(**M, O); !Asm)
+    consumeError(Asm.takeError());
 }
 
 Expected<ObjectBytes> compileAndLink(Module &M, const CompileOptions &O,

@@ -4,6 +4,9 @@
 #include "Hsa.h"
 #include "Registry.h"
 
+#include "loom/jit/Pipeline.h"
+
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -156,6 +159,7 @@ void ToolRuntime::startTools() {
     New.assign(Reg.Tools.begin() + Started, Reg.Tools.end());
     Started = Reg.Tools.size();
   }
+  size_t Ready = 0;
   for (Registration &Reg : New) {
     Dl_info Info{};
     std::string Library =
@@ -176,6 +180,49 @@ void ToolRuntime::startTools() {
     }
     Host->initialized();
     Tools.push_back(std::move(Host));
+    ++Ready;
+  }
+  std::vector<ToolHost *> Hosts;
+  for (size_t I = Tools.size() - Ready; I < Tools.size(); ++I)
+    Hosts.push_back(Tools[I].get());
+  const char *Warm = getenv("LOOM_TOOL_WARMUP"); // "0": measure without
+  if (!Hosts.empty() && !(Warm && StringRef(Warm) == "0"))
+    WarmUps.emplace_back([this, Hosts] { warmUp(Hosts); });
+}
+
+void ToolRuntime::warmUp(std::vector<ToolHost *> Hosts) {
+  // The agents, once the runtime that is loading the tools has them (this
+  // thread waits for it, not the runtime for this thread).
+  std::vector<hsa_agent_t> Gpus;
+  auto Collect = [](hsa_agent_t Agent, void *Data) {
+    hsa_device_type_t Type;
+    if (hsa().Core.hsa_agent_get_info_fn(Agent, HSA_AGENT_INFO_DEVICE,
+                                         &Type) == HSA_STATUS_SUCCESS &&
+        Type == HSA_DEVICE_TYPE_GPU)
+      static_cast<std::vector<hsa_agent_t> *>(Data)->push_back(Agent);
+    return HSA_STATUS_SUCCESS;
+  };
+  if (hsa().Core.hsa_iterate_agents_fn(Collect, &Gpus) != HSA_STATUS_SUCCESS)
+    return;
+  StringSet<> Done;
+  for (hsa_agent_t Agent : Gpus) {
+    Expected<std::string> Isa = isaName(Agent);
+    Expected<jit::TargetSpec> Target =
+        Isa ? jit::TargetSpec::fromIsaName(*Isa) : Isa.takeError();
+    if (!Target) {
+      consumeError(Target.takeError()); // said again where it matters
+      continue;
+    }
+    if (!Done.insert(Target->Processor).second)
+      continue;
+    for (ToolHost *Host : Hosts)
+      Host->prepareHooks(Target->Processor);
+    // The points are compiled for the code object's target, which names
+    // the processor alone unless it was built for one setting of xnack
+    // or sramecc.
+    jit::TargetSpec Points;
+    Points.Processor = Target->Processor;
+    jit::warmUp(Points);
   }
 }
 
@@ -230,6 +277,9 @@ void ToolRuntime::unload() {
   if (!Active.exchange(false))
     return;
   drain();
+  for (std::thread &T : WarmUps)
+    T.join();
+  WarmUps.clear();
   // Before fini: the thread calls into the tools.
   Channels.stop();
   for (auto &T : Tools)

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace loom::tool {
@@ -64,11 +65,16 @@ public:
 private:
   void installWrappers(HsaApiTable &Table);
   void startTools();
+  /// What a process's first copy would otherwise pay, done on a thread of
+  /// its own while the program starts: \p Hosts' hook globals compiled for
+  /// each GPU agent's processor, and LLVM's code generator made ready.
+  void warmUp(std::vector<ToolHost *> Hosts);
   /// Waits (bounded) for the completion handlers of dispatches in flight.
   void drain();
 
   std::mutex LoadLock;
   std::atomic<bool> Active{false};
+  std::vector<std::thread> WarmUps; ///< joined before the tools go
   size_t Started = 0; ///< registrations turned into Tools
   std::unique_ptr<ToolOptions> Options;
 
