@@ -6,7 +6,6 @@
 
 #include "loom/jit/Pipeline.h"
 
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -106,6 +105,7 @@ hsa_status_t loadAgentCodeObject(hsa_executable_t Exec, hsa_agent_t Agent,
   if (Loaded)
     *Loaded = Mine;
   ToolRuntime::get().Objects.loaded(Exec, Agent, Reader, Mine);
+  ToolRuntime::get().agentSeen(Agent);
   return S;
 }
 
@@ -159,7 +159,6 @@ void ToolRuntime::startTools() {
     New.assign(Reg.Tools.begin() + Started, Reg.Tools.end());
     Started = Reg.Tools.size();
   }
-  size_t Ready = 0;
   for (Registration &Reg : New) {
     Dl_info Info{};
     std::string Library =
@@ -180,50 +179,40 @@ void ToolRuntime::startTools() {
     }
     Host->initialized();
     Tools.push_back(std::move(Host));
-    ++Ready;
   }
-  std::vector<ToolHost *> Hosts;
-  for (size_t I = Tools.size() - Ready; I < Tools.size(); ++I)
-    Hosts.push_back(Tools[I].get());
-  const char *Warm = getenv("LOOM_TOOL_WARMUP"); // "0": measure without
-  if (!Hosts.empty() && !(Warm && StringRef(Warm) == "0"))
-    WarmUps.emplace_back([this, Hosts] { warmUp(Hosts); });
 }
 
-void ToolRuntime::warmUp(std::vector<ToolHost *> Hosts) {
-  // The agents, once the runtime that is loading the tools has them (this
-  // thread waits for it, not the runtime for this thread).
-  std::vector<hsa_agent_t> Gpus;
-  auto Collect = [](hsa_agent_t Agent, void *Data) {
-    hsa_device_type_t Type;
-    if (hsa().Core.hsa_agent_get_info_fn(Agent, HSA_AGENT_INFO_DEVICE,
-                                         &Type) == HSA_STATUS_SUCCESS &&
-        Type == HSA_DEVICE_TYPE_GPU)
-      static_cast<std::vector<hsa_agent_t> *>(Data)->push_back(Agent);
-    return HSA_STATUS_SUCCESS;
-  };
-  if (hsa().Core.hsa_iterate_agents_fn(Collect, &Gpus) != HSA_STATUS_SUCCESS)
+void ToolRuntime::agentSeen(hsa_agent_t Agent) {
+  std::lock_guard<std::mutex> L(LoadLock);
+  // Off unless asked for: a program that exits while the thread compiles
+  // has LLVM's statics destroyed under it (a crash at exit, about 1 run in
+  // 30 of a 40 ms program), until the thread can be stopped first.
+  const char *Warm = getenv("LOOM_TOOL_WARMUP");
+  if (!Active.load() || Tools.empty() || !(Warm && StringRef(Warm) == "1") ||
+      !AgentsSeen.insert(Agent.handle).second)
     return;
-  StringSet<> Done;
-  for (hsa_agent_t Agent : Gpus) {
-    Expected<std::string> Isa = isaName(Agent);
-    Expected<jit::TargetSpec> Target =
-        Isa ? jit::TargetSpec::fromIsaName(*Isa) : Isa.takeError();
-    if (!Target) {
-      consumeError(Target.takeError()); // said again where it matters
-      continue;
-    }
-    if (!Done.insert(Target->Processor).second)
-      continue;
+  Expected<std::string> Isa = isaName(Agent);
+  Expected<jit::TargetSpec> Target =
+      Isa ? jit::TargetSpec::fromIsaName(*Isa) : Isa.takeError();
+  if (!Target) {
+    consumeError(Target.takeError()); // said again where it matters
+    return;
+  }
+  if (!ProcessorsWarmed.insert(Target->Processor).second)
+    return;
+  std::vector<ToolHost *> Hosts;
+  for (auto &T : Tools)
+    Hosts.push_back(T.get());
+  WarmUps.emplace_back([Hosts, Processor = Target->Processor] {
     for (ToolHost *Host : Hosts)
-      Host->prepareHooks(Target->Processor);
+      Host->prepareHooks(Processor);
     // The points are compiled for the code object's target, which names
     // the processor alone unless it was built for one setting of xnack
     // or sramecc.
     jit::TargetSpec Points;
-    Points.Processor = Target->Processor;
+    Points.Processor = Processor;
     jit::warmUp(Points);
-  }
+  });
 }
 
 bool ToolRuntime::load(HsaApiTable *Table) {
@@ -280,6 +269,8 @@ void ToolRuntime::unload() {
   for (std::thread &T : WarmUps)
     T.join();
   WarmUps.clear();
+  AgentsSeen.clear();
+  ProcessorsWarmed.clear();
   // Before fini: the thread calls into the tools.
   Channels.stop();
   for (auto &T : Tools)
