@@ -313,7 +313,10 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
 unsigned defaultCompileParts() {
   if (const char *Env = std::getenv("LOOM_COMPILE_THREADS"))
     return std::max(1, std::atoi(Env));
-  return std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+  // More parts than a copy has new shapes (rarely more than a few) only
+  // cost threads.
+  return std::clamp(llvm::hardware_concurrency().compute_thread_count(), 1u,
+                    8u);
 }
 
 namespace {

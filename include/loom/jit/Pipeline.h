@@ -72,7 +72,7 @@ llvm::Expected<ObjectBytes> compileModule(llvm::Module &M,
 /// by size), each optimised and compiled on a thread with an LLVMContext of
 /// its own; one output per part, in no particular order. Functions that do
 /// not call each other come out as compileModule makes them (but for the
-/// numbers in their local labels). \p Parts 0: one per core. An error
+/// numbers in their local labels). \p Parts 0: defaultCompileParts(). An error
 /// names the functions of each part that failed, by \p Describe if given,
 /// and keeps every part's message. \p M is left without its functions'
 /// bodies.
@@ -81,7 +81,7 @@ llvm::Expected<std::vector<ObjectBytes>> compileModuleInParts(
     llvm::function_ref<std::string(const llvm::Function &)> Describe = {});
 
 /// The parts compileModuleInParts makes when asked for 0: LOOM_COMPILE_THREADS
-/// if set (at least 1), else one per core.
+/// if set (at least 1), else one per core, at most 8.
 unsigned defaultCompileParts();
 
 /// Makes compilations for \p Target at \p OptLevel cheaper from now on in
