@@ -92,19 +92,24 @@ static std::optional<unsigned> unitOfName(StringRef Name) {
 InstrAnalyzer::InstrAnalyzer(isa::McContext &MC) : MC(MC) {
   const MCRegisterInfo &MRI = MC.registerInfo();
   // The register names are TableGen'd static data: their address names
-  // the target. Building the table walks every register tuple (tens of
-  // milliseconds), so it is done once.
+  // the target. Building the table walks every register tuple, so it is
+  // done once, and each register's name is read once, not once per tuple
+  // that covers it (which took 20 ms of a process's first copy).
   static std::mutex Lock;
   static std::map<const char *, std::shared_ptr<const std::vector<RegisterSet>>>
       Built;
   std::lock_guard<std::mutex> L(Lock);
   auto &Slot = Built[MRI.getName(1)];
   if (!Slot) {
-    auto T = std::make_shared<std::vector<RegisterSet>>(MRI.getNumRegs());
-    for (unsigned R = 1, E = MRI.getNumRegs(); R != E; ++R)
+    unsigned N = MRI.getNumRegs();
+    std::vector<std::optional<unsigned>> UnitOf(N);
+    for (unsigned R = 1; R != N; ++R)
+      UnitOf[R] = unitOfName(MRI.getName(R));
+    auto T = std::make_shared<std::vector<RegisterSet>>(N);
+    for (unsigned R = 1; R != N; ++R)
       for (MCPhysReg Sub : MRI.subregs_inclusive(R))
-        if (std::optional<unsigned> U = unitOfName(MRI.getName(Sub)))
-          (*T)[R].setUnit(*U);
+        if (UnitOf[Sub])
+          (*T)[R].setUnit(*UnitOf[Sub]);
     Slot = std::move(T);
   }
   Units = Slot;

@@ -2940,7 +2940,7 @@ Expected<InstrumentedCodeObject> Emitter::run() {
   if (!Target)
     return Target.takeError();
   auto C = detail::compilePoints(Specs, Hooks, *Target, Options.OptLevel,
-                                 BC.mc());
+                                 Options.CompileThreads, BC.mc());
   if (!C)
     return C.takeError();
   Compiled = std::move(*C);

@@ -1358,7 +1358,8 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
                            ArrayRef<unsigned> FirstOfShape,
                            const std::vector<bool> &Cached,
                            const jit::TargetSpec &Target, unsigned OptLevel,
-                           isa::McContext &MC, StringRef ReturnLabel,
+                           unsigned Threads, isa::McContext &MC,
+                           StringRef ReturnLabel,
                            std::vector<CompiledPoint> &Out) {
   // A hook calling a function nothing defines (or an intrinsic Loom does
   // not provide): an error naming it now, not an undefined symbol at link.
@@ -1382,20 +1383,35 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
     if (F.isDeclaration() && F.use_empty())
       F.eraseFromParent();
 
+  // The shapes are independent functions: compiled on every core at once.
   jit::CompileOptions CO;
   CO.Target = Target;
   CO.OptLevel = OptLevel;
   CO.Assembly = true;
-  auto Asm = jit::compileModule(M, CO);
-  if (!Asm)
-    return Asm.takeError();
-  StringRef AsmText(Asm->data(), Asm->size());
+  auto Asms = jit::compileModuleInParts(
+      M, CO, Threads, [&](const Function &F) {
+        unsigned S = 0;
+        StringRef(F.getName()).drop_front(strlen("__loom_point_"))
+            .getAsInteger(10, S);
+        return S < FirstOfShape.size() ? Points[FirstOfShape[S]].Where
+                                       : F.getName().str();
+      });
+  if (!Asms)
+    return Asms.takeError();
+  std::string AsmText;
+  for (const jit::ObjectBytes &Asm : *Asms)
+    AsmText.append(Asm.begin(), Asm.end());
 
   // Lift the compiled points, to know what they read and write.
-  auto Obj = jit::assembleObject(AsmText, "loom-points", Target);
-  if (!Obj)
-    return Obj.takeError();
-  auto Linked = jit::linkObjects(ArrayRef(&*Obj, 1));
+  std::vector<jit::ObjectBytes> Objs;
+  for (const jit::ObjectBytes &Asm : *Asms) {
+    auto Obj = jit::assembleObject(StringRef(Asm.data(), Asm.size()),
+                                   "loom-points", Target);
+    if (!Obj)
+      return Obj.takeError();
+    Objs.push_back(std::move(*Obj));
+  }
+  auto Linked = jit::linkObjects(Objs);
   if (!Linked)
     return Linked.takeError();
   auto CObj = codeobj::CodeObject::create(
@@ -1456,16 +1472,10 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
 Expected<std::vector<CompiledPoint>>
 compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
               const jit::TargetSpec &Target, unsigned OptLevel,
-              isa::McContext &MC) {
+              unsigned Threads, isa::McContext &MC) {
   std::vector<CompiledPoint> Out(Points.size());
   if (Points.empty())
     return Out;
-  LLVMContext Ctx;
-  auto M = loadHooks(Hooks, Ctx);
-  if (!M)
-    return M.takeError();
-  InstrAnalyzer A(MC);
-  PointBuilder Builder(**M, A);
   if (Hooks.size() > LOOM_LAUNCH_MAX_TOOLS)
     return fail("hooks of " + Twine(Hooks.size()) + " tools in one copy; at "
                 "most " + Twine(LOOM_LAUNCH_MAX_TOOLS));
@@ -1485,6 +1495,36 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     for (auto [Name, Address] : Globals)
       Context += "," + Name.str() + "=" + utohexstr(Address);
   }
+  // The hooks as loadHooks makes them are kept for the process, in a
+  // context of their own: each call builds its points in a copy of them
+  // (parsing the hooks' bitcode took a few milliseconds a copy, cached
+  // shapes or not). The context is one thread's at a time.
+  struct LoadedHooks {
+    std::mutex Lock;
+    LLVMContext Ctx;
+    std::unique_ptr<Module> Pristine;
+  };
+  static std::mutex LoadedLock;
+  static StringMap<std::unique_ptr<LoadedHooks>> Loaded;
+  LoadedHooks *Hooked;
+  {
+    std::lock_guard<std::mutex> L(LoadedLock);
+    std::unique_ptr<LoadedHooks> &Slot = Loaded[Context];
+    if (!Slot)
+      Slot = std::make_unique<LoadedHooks>();
+    Hooked = Slot.get();
+  }
+  std::lock_guard<std::mutex> HooksInUse(Hooked->Lock);
+  if (!Hooked->Pristine) {
+    auto Pristine = loadHooks(Hooks, Hooked->Ctx);
+    if (!Pristine)
+      return Pristine.takeError();
+    Hooked->Pristine = std::move(*Pristine);
+  }
+  std::unique_ptr<Module> M = CloneModule(*Hooked->Pristine);
+  InstrAnalyzer A(MC);
+  PointBuilder Builder(*M, A);
+
   struct CachedShape {
     std::string Body;
     RegisterSet Clobbers;
@@ -1540,13 +1580,13 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     if (Error E = Builder.build(Points[I], S, Out[I]))
       return std::move(E);
     if (Error E = Builder.finish(
-            *M->get()->getFunction("__loom_point_" + std::to_string(S)),
+            *M->getFunction("__loom_point_" + std::to_string(S)),
             Points[I]))
       return std::move(E);
   }
   if (ToCompile) {
-    if (Error E = compileShapes(**M, Points, FirstOfShape, Cached, Target,
-                                OptLevel, MC, ReturnLabel, Out))
+    if (Error E = compileShapes(*M, Points, FirstOfShape, Cached, Target,
+                                OptLevel, Threads, MC, ReturnLabel, Out))
       return std::move(E);
     std::lock_guard<std::mutex> L(CacheLock);
     for (unsigned S = 0; S < FirstOfShape.size(); ++S)

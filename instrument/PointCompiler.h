@@ -138,12 +138,13 @@ inline constexpr unsigned MaxVgprParams = 32; // v0..v31
 int64_t memoryBaseOffsetOf(const BinaryInstruction &I, const InstrAnalyzer &A);
 
 /// Compiles every point of \p Points with the hooks of \p Hooks, for
-/// \p Target; CompiledPoint i belongs to Points[i]. \p LabelPrefix makes
-/// the bodies' labels unique in the file they are spliced into.
+/// \p Target; CompiledPoint i belongs to Points[i]. The shapes not compiled
+/// yet in the process are compiled on up to \p Threads threads at once
+/// (0: jit::defaultCompileParts()).
 llvm::Expected<std::vector<CompiledPoint>>
 compilePoints(llvm::ArrayRef<PointSpec> Points,
               llvm::ArrayRef<HookLibrary> Hooks, const jit::TargetSpec &Target,
-              unsigned OptLevel, isa::McContext &MC);
+              unsigned OptLevel, unsigned Threads, isa::McContext &MC);
 
 } // namespace loom::instrument::detail
 

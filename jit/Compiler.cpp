@@ -8,6 +8,7 @@
 #include "loom/isa/McContext.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
@@ -20,10 +21,15 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
+#include <cstdlib>
+#include <future>
 #include <map>
 #include <mutex>
 
@@ -129,21 +135,59 @@ createTargetMachine(const TargetSpec &T, unsigned OptLevel) {
   return std::move(TM);
 }
 
-/// This thread's target machine for \p T at \p OptLevel, created once:
-/// creating one costs about a millisecond, more than a small kernel's
-/// codegen. A TargetMachine may be used by one thread at a time, hence one
-/// per thread.
-Expected<TargetMachine *> targetMachineFor(const TargetSpec &T,
-                                           unsigned OptLevel) {
-  thread_local std::map<std::string, std::unique_ptr<TargetMachine>> Machines;
-  std::string Key = T.str() + "/O" + std::to_string(OptLevel);
-  auto It = Machines.find(Key);
-  if (It != Machines.end())
-    return It->second.get();
-  auto TM = createTargetMachine(T, OptLevel);
-  if (!TM)
-    return TM.takeError();
-  return (Machines[Key] = std::move(*TM)).get();
+/// Target machines not in use, by target and level. Creating one costs
+/// about a millisecond, and its first compilation (which makes its
+/// subtarget) tens more, more than a small kernel's codegen: they are
+/// made once and kept. A TargetMachine may be used by one thread at a
+/// time: a compilation borrows one and gives it back.
+class MachinePool {
+public:
+  struct Lent {
+    MachinePool *Pool = nullptr;
+    std::string Key;
+    std::unique_ptr<TargetMachine> TM;
+    Lent() = default;
+    Lent(Lent &&) = default;
+    ~Lent() {
+      if (Pool && TM)
+        Pool->giveBack(Key, std::move(TM));
+    }
+  };
+
+  Expected<Lent> borrow(const TargetSpec &T, unsigned OptLevel) {
+    Lent L;
+    L.Pool = this;
+    L.Key = T.str() + "/O" + std::to_string(OptLevel);
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      auto &Free = Idle[L.Key];
+      if (!Free.empty()) {
+        L.TM = std::move(Free.back());
+        Free.pop_back();
+        return std::move(L);
+      }
+    }
+    auto TM = createTargetMachine(T, OptLevel);
+    if (!TM)
+      return TM.takeError();
+    L.TM = std::move(*TM);
+    return std::move(L);
+  }
+
+private:
+  void giveBack(const std::string &Key, std::unique_ptr<TargetMachine> TM) {
+    std::lock_guard<std::mutex> G(Lock);
+    Idle[Key].push_back(std::move(TM));
+  }
+
+  std::mutex Lock;
+  std::map<std::string, std::vector<std::unique_ptr<TargetMachine>>> Idle;
+};
+
+MachinePool &machines() {
+  // Never destroyed: a thread may still compile while the process exits.
+  static MachinePool *Pool = new MachinePool;
+  return *Pool;
 }
 
 OptimizationLevel passLevel(unsigned OptLevel) {
@@ -238,19 +282,20 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
     return createStringError(Name + ": invalid IR: " +
                              StringRef(Broken).rtrim());
 
-  auto TM = targetMachineFor(O.Target, O.OptLevel);
-  if (!TM)
-    return TM.takeError();
-  M.setDataLayout((*TM)->createDataLayout());
+  auto Machine = machines().borrow(O.Target, O.OptLevel);
+  if (!Machine)
+    return Machine.takeError();
+  TargetMachine *TM = Machine->TM.get();
+  M.setDataLayout(TM->createDataLayout());
 
   ObjectBytes Object;
   DiagnosticCollector Diagnostics(M.getContext());
   Error E = runRecoverable(Name + ": AMDGPU backend", [&]() -> Error {
-    optimize(M, **TM, O.OptLevel);
+    optimize(M, *TM, O.OptLevel);
     SmallVector<char, 0> Buffer;
     raw_svector_ostream OS(Buffer);
     legacy::PassManager PM;
-    if ((*TM)->addPassesToEmitFile(PM, OS, nullptr,
+    if (TM->addPassesToEmitFile(PM, OS, nullptr,
                                    O.Assembly ? CodeGenFileType::AssemblyFile
                                               : CodeGenFileType::ObjectFile))
       return createStringError("the target cannot emit this file type");
@@ -263,6 +308,158 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
   if (Error D = Diagnostics.take(Name))
     return std::move(D);
   return Object;
+}
+
+unsigned defaultCompileParts() {
+  if (const char *Env = std::getenv("LOOM_COMPILE_THREADS"))
+    return std::max(1, std::atoi(Env));
+  // More parts than a copy has new shapes (rarely more than a few) only
+  // cost threads.
+  return std::clamp(llvm::hardware_concurrency().compute_thread_count(), 1u,
+                    8u);
+}
+
+namespace {
+/// The threads parts are compiled on, made at the first need and kept.
+ThreadPoolInterface &compileThreads() {
+  static DefaultThreadPool Pool(
+      hardware_concurrency(std::max(1u, defaultCompileParts())));
+  return Pool;
+}
+
+/// The functions \p M defines, shared out among \p Parts groups of about
+/// the same number of instructions: the largest first, each to the group
+/// with the fewest so far.
+std::vector<std::vector<const Function *>> shareOut(const Module &M,
+                                                    unsigned Parts) {
+  // (instructions, place in M): the order is the same from run to run.
+  std::vector<std::pair<unsigned, unsigned>> Defined;
+  std::vector<const Function *> Functions;
+  for (const Function &F : M)
+    if (!F.isDeclaration()) {
+      Defined.emplace_back(F.getInstructionCount(), Functions.size());
+      Functions.push_back(&F);
+    }
+  Parts = std::max(1u, std::min<unsigned>(Parts, Defined.size()));
+  llvm::sort(Defined, [](auto A, auto B) {
+    return A.first != B.first ? A.first > B.first : A.second < B.second;
+  });
+  std::vector<std::vector<const Function *>> Groups(Parts);
+  std::vector<unsigned> Size(Parts);
+  for (auto [Instructions, Index] : Defined) {
+    unsigned G = std::min_element(Size.begin(), Size.end()) - Size.begin();
+    Groups[G].push_back(Functions[Index]);
+    Size[G] += Instructions;
+  }
+  return Groups;
+}
+} // namespace
+
+Expected<std::vector<ObjectBytes>>
+compileModuleInParts(Module &M, const CompileOptions &O, unsigned Parts,
+                     function_ref<std::string(const Function &)> Describe) {
+  if (Parts == 0)
+    Parts = defaultCompileParts();
+  std::vector<std::vector<const Function *>> Groups = shareOut(M, Parts);
+  std::vector<std::string> Names(Groups.size());
+  for (size_t G = 0; G < Groups.size(); ++G)
+    for (const Function *F : Groups[G])
+      Names[G] += (Names[G].empty() ? "" : ", ") +
+                  (Describe ? Describe(*F) : F->getName().str());
+  auto Named = [&](size_t G, Error E) -> Error {
+    return createStringError(Names[G] + ": " + toString(std::move(E)));
+  };
+  if (Groups.size() <= 1) {
+    auto Object = compileModule(M, O);
+    if (!Object)
+      return Named(0, Object.takeError());
+    return std::vector<ObjectBytes>{std::move(*Object)};
+  }
+
+  // Every part but the first as bitcode of a module of its own functions
+  // (the others declared, or dropped where nothing calls them), which a
+  // thread reads into a context of its own: an LLVMContext is one
+  // thread's. The first part is M itself, compiled here meanwhile.
+  std::vector<SmallVector<char, 0>> Bitcode(Groups.size());
+  for (size_t G = 1; G < Groups.size(); ++G) {
+    SmallPtrSet<const GlobalValue *, 16> Mine(Groups[G].begin(),
+                                              Groups[G].end());
+    ValueToValueMapTy VMap;
+    std::unique_ptr<Module> Part =
+        CloneModule(M, VMap, [&](const GlobalValue *GV) {
+          return !llvm::isa<Function>(GV) || Mine.count(GV);
+        });
+    for (Function &F : make_early_inc_range(*Part))
+      if (F.isDeclaration() && F.use_empty())
+        F.eraseFromParent();
+    raw_svector_ostream OS(Bitcode[G]);
+    WriteBitcodeToFile(*Part, OS);
+  }
+  {
+    SmallPtrSet<const GlobalValue *, 16> Mine(Groups[0].begin(),
+                                              Groups[0].end());
+    for (Function &F : M)
+      if (!F.isDeclaration() && !Mine.count(&F))
+        F.deleteBody();
+    for (Function &F : make_early_inc_range(M))
+      if (F.isDeclaration() && F.use_empty())
+        F.eraseFromParent();
+  }
+
+  std::vector<Expected<ObjectBytes>> Out;
+  for (size_t G = 0; G < Groups.size(); ++G)
+    Out.emplace_back(ObjectBytes());
+  std::string Name = M.getModuleIdentifier();
+  std::vector<std::shared_future<void>> Running;
+  for (size_t G = 1; G < Groups.size(); ++G)
+    Running.push_back(compileThreads().async([&, G] {
+      LLVMContext Ctx;
+      auto Part = parseIR(
+          MemoryBufferRef(StringRef(Bitcode[G].data(), Bitcode[G].size()),
+                          Name),
+          Ctx);
+      Out[G] = Part ? compileModule(**Part, O) : Part.takeError();
+    }));
+  Out[0] = compileModule(M, O);
+  for (std::shared_future<void> &R : Running)
+    R.wait();
+
+  std::vector<ObjectBytes> Objects;
+  Error Failed = Error::success();
+  for (size_t G = 0; G < Groups.size(); ++G) {
+    if (Out[G])
+      Objects.push_back(std::move(*Out[G]));
+    else
+      Failed = joinErrors(std::move(Failed), Named(G, Out[G].takeError()));
+  }
+  if (Failed)
+    return std::move(Failed);
+  return Objects;
+}
+
+void warmUp(const TargetSpec &Target, unsigned OptLevel) {
+  // A function with a little of everything a hook body has (a call's
+  // arguments in registers, memory, an atomic), compiled as the points are.
+  static constexpr StringLiteral Source = R"(
+define void @warm(ptr addrspace(1) %p, i32 inreg %n, i32 %v) {
+  %q = getelementptr i32, ptr addrspace(1) %p, i32 %n
+  %old = atomicrmw add ptr addrspace(1) %q, i32 %v seq_cst
+  store i32 %old, ptr addrspace(1) %p
+  ret void
+}
+)";
+  LLVMContext Ctx;
+  auto M = parseIR(MemoryBufferRef(Source, "loom-warm-up"), Ctx);
+  if (!M) {
+    consumeError(M.takeError());
+    return;
+  }
+  CompileOptions O;
+  O.Target = Target;
+  O.OptLevel = OptLevel;
+  O.Assembly = true;
+  if (auto Asm = compileModule(**M, O); !Asm)
+    consumeError(Asm.takeError());
 }
 
 Expected<ObjectBytes> compileAndLink(Module &M, const CompileOptions &O,

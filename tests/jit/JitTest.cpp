@@ -12,6 +12,7 @@
 #include "loom/jit/Cache.h"
 #include "loom/jit/Jit.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsAMDGPU.h"
 #include "llvm/IR/LLVMContext.h"
@@ -24,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <thread>
 #include <unistd.h>
 
@@ -625,3 +627,117 @@ TEST(JitPipeline, TargetsFromIsaNames) {
 }
 
 } // namespace
+
+namespace {
+/// Functions of different sizes, independent of each other, as the
+/// instrumentation's points are; \p Bad adds ones the backend cannot
+/// select (a fatal error in LLVM).
+std::string partsModule(unsigned Bad) {
+  std::string IR;
+  for (unsigned F = 0; F < 5; ++F) {
+    IR += "define void @f" + std::to_string(F) +
+          "(ptr addrspace(1) %p, i32 inreg %n, i32 %v) {\n  %x0 = add i32 %v, "
+          "%n\n";
+    for (unsigned I = 1; I <= 4 * F; ++I)
+      IR += "  %x" + std::to_string(I) + " = mul i32 %x" +
+            std::to_string(I - 1) + ", " + std::to_string(I + 2) + "\n";
+    IR += "  %q = getelementptr i32, ptr addrspace(1) %p, i32 %n\n"
+          "  %c = icmp ugt i32 %x" + std::to_string(4 * F) + ", 7\n"
+          "  br i1 %c, label %big, label %done\n"
+          "big:\n  atomicrmw add ptr addrspace(1) %q, i32 %v seq_cst\n"
+          "  br label %done\n"
+          "done:\n  ret void\n}\n";
+  }
+  for (unsigned B = 0; B < Bad; ++B)
+    IR += "define void @bad" + std::to_string(B) +
+          "(ptr addrspace(1) %p, i32 %x) {\n"
+          "  %v = call i32 @llvm.amdgcn.permlane16.i32(i32 %x, i32 %x, i32 0, "
+          "i32 0, i1 false, i1 false)\n"
+          "  store i32 %v, ptr addrspace(1) %p\n  ret void\n}\n";
+  IR += "declare i32 @llvm.amdgcn.permlane16.i32(i32, i32, i32, i32, i1, "
+        "i1)\n";
+  return IR;
+}
+
+/// Each function's assembly, its local labels numbered from 0 (they are
+/// numbered by the function's place in its module).
+std::map<std::string, std::string>
+functionsOf(const std::vector<ObjectBytes> &Parts) {
+  std::map<std::string, std::string> Out;
+  for (const ObjectBytes &Part : Parts) {
+    StringRef Asm(Part.data(), Part.size());
+    for (unsigned F = 0; F < 5; ++F) {
+      std::string Name = "f" + std::to_string(F);
+      size_t Start = Asm.find("\n" + Name + ":");
+      if (Start == StringRef::npos)
+        continue;
+      size_t End = Asm.find("\n.Lfunc_end", Start);
+      std::string Text = Asm.slice(Start, End).str();
+      std::string Normal;
+      for (size_t I = 0; I < Text.size(); ++I) {
+        Normal += Text[I];
+        if (StringRef(Text).substr(I).starts_with(".LBB")) {
+          Normal += "BB";
+          I += 3;
+          while (I + 1 < Text.size() && isDigit(Text[I + 1]))
+            ++I;
+        }
+      }
+      EXPECT_TRUE(Out.emplace(Name, Normal).second) << Name << " twice";
+    }
+  }
+  return Out;
+}
+} // namespace
+
+// The instrumentation compiles a copy's new shapes on several threads:
+// each function must come out as one compilation of the whole module makes
+// it, whichever part it falls in.
+TEST(JitPipeline, FunctionsCompiledInPartsAreThoseOfOneCompilation) {
+  CompileOptions C;
+  C.Assembly = true;
+  std::map<std::string, std::string> Whole;
+  for (unsigned Parts : {1u, 2u, 3u, 5u, 8u}) {
+    LLVMContext Ctx;
+    std::string IR = partsModule(0);
+    auto M = cantFail(parseIR(MemoryBufferRef(IR, "parts.ll"), Ctx));
+    auto Out = compileModuleInParts(*M, C, Parts);
+    ASSERT_TRUE(bool(Out)) << toString(Out.takeError());
+    EXPECT_EQ(Out->size(), std::min(Parts, 5u));
+    std::map<std::string, std::string> Functions = functionsOf(*Out);
+    ASSERT_EQ(Functions.size(), 5u) << Parts << " parts";
+    if (Parts == 1)
+      Whole = Functions;
+    for (auto &[Name, Text] : Functions)
+      EXPECT_EQ(Text, Whole[Name]) << Name << ", " << Parts << " parts";
+  }
+}
+
+// A function the backend cannot compile fails its part: the error names
+// the part's functions and keeps every failed part's message; the other
+// parts and the next compilation are not affected.
+TEST(JitPipeline, APartThatFailsIsNamedAndNothingIsLost) {
+  CompileOptions C;
+  C.Assembly = true;
+  LLVMContext Ctx;
+  std::string IR = partsModule(2);
+  auto M = cantFail(parseIR(MemoryBufferRef(IR, "parts.ll"), Ctx));
+  auto Out = compileModuleInParts(*M, C, 7, [](const Function &F) {
+    return "point " + F.getName().str();
+  });
+  ASSERT_FALSE(bool(Out));
+  std::string E = toString(Out.takeError());
+  for (const char *Bad : {"point bad0: ", "point bad1: "})
+    EXPECT_NE(E.find(Bad), std::string::npos) << E;
+  EXPECT_EQ(E.find("point f"), std::string::npos) << E;
+  size_t First = E.find("Cannot select");
+  ASSERT_NE(First, std::string::npos) << E;
+  EXPECT_NE(E.find("Cannot select", First + 1), std::string::npos) << E;
+
+  LLVMContext Again;
+  std::string Good = partsModule(0);
+  auto N = cantFail(parseIR(MemoryBufferRef(Good, "parts.ll"), Again));
+  auto Next = compileModuleInParts(*N, C, 3);
+  ASSERT_TRUE(bool(Next)) << toString(Next.takeError());
+  EXPECT_EQ(functionsOf(*Next).size(), 5u);
+}

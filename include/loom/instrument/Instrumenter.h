@@ -396,6 +396,10 @@ struct InstrumentOptions {
   uint64_t LoadDelta = 0;
   /// Optimisation level the hooks are compiled at.
   unsigned OptLevel = 2;
+  /// Threads the new shapes of point are compiled on at once (each
+  /// compiled whole by one of them, as it would be alone); 0: one per
+  /// core, or LOOM_COMPILE_THREADS.
+  unsigned CompileThreads = 0;
   /// Appended to the names of the instrumented copies (kernel "k" becomes
   /// "k" + Suffix); distinct configurations of one code object use distinct
   /// suffixes so their executables never clash.

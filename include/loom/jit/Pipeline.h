@@ -16,6 +16,7 @@
 #define LOOM_JIT_PIPELINE_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBufferRef.h"
@@ -25,6 +26,7 @@
 #include <vector>
 
 namespace llvm {
+class Function;
 class LLVMContext;
 class Module;
 } // namespace llvm
@@ -64,6 +66,29 @@ parseIR(llvm::MemoryBufferRef Input, llvm::LLVMContext &Ctx);
 /// one for another triple is an error.
 llvm::Expected<ObjectBytes> compileModule(llvm::Module &M,
                                           const CompileOptions &Options);
+
+/// compileModule on several threads at once: the functions \p M defines
+/// are shared out among up to \p Parts modules (whole functions, balanced
+/// by size), each optimised and compiled on a thread with an LLVMContext of
+/// its own; one output per part, in no particular order. Functions that do
+/// not call each other come out as compileModule makes them (but for the
+/// numbers in their local labels). \p Parts 0: defaultCompileParts(). An error
+/// names the functions of each part that failed, by \p Describe if given,
+/// and keeps every part's message. \p M is left without its functions'
+/// bodies.
+llvm::Expected<std::vector<ObjectBytes>> compileModuleInParts(
+    llvm::Module &M, const CompileOptions &Options, unsigned Parts,
+    llvm::function_ref<std::string(const llvm::Function &)> Describe = {});
+
+/// The parts compileModuleInParts makes when asked for 0: LOOM_COMPILE_THREADS
+/// if set (at least 1), else one per core, at most 8.
+unsigned defaultCompileParts();
+
+/// Makes compilations for \p Target at \p OptLevel cheaper from now on in
+/// the process: compiles a small function, which makes a target machine
+/// (kept for the next compilation), its subtarget and LLVM's pass
+/// registry. For a thread of its own while a program starts.
+void warmUp(const TargetSpec &Target, unsigned OptLevel = 2);
 
 /// Assembles AMDGPU assembly text (llvm-mc syntax, .amdhsa_kernel
 /// directives included) into a relocatable object. \p Name names the
