@@ -437,31 +437,6 @@ compileModuleInParts(Module &M, const CompileOptions &O, unsigned Parts,
   return Objects;
 }
 
-void warmUp(const TargetSpec &Target, unsigned OptLevel) {
-  // A function with a little of everything a hook body has (a call's
-  // arguments in registers, memory, an atomic), compiled as the points are.
-  static constexpr StringLiteral Source = R"(
-define void @warm(ptr addrspace(1) %p, i32 inreg %n, i32 %v) {
-  %q = getelementptr i32, ptr addrspace(1) %p, i32 %n
-  %old = atomicrmw add ptr addrspace(1) %q, i32 %v seq_cst
-  store i32 %old, ptr addrspace(1) %p
-  ret void
-}
-)";
-  LLVMContext Ctx;
-  auto M = parseIR(MemoryBufferRef(Source, "loom-warm-up"), Ctx);
-  if (!M) {
-    consumeError(M.takeError());
-    return;
-  }
-  CompileOptions O;
-  O.Target = Target;
-  O.OptLevel = OptLevel;
-  O.Assembly = true;
-  if (auto Asm = compileModule(**M, O); !Asm)
-    consumeError(Asm.takeError());
-}
-
 Expected<ObjectBytes> compileAndLink(Module &M, const CompileOptions &O,
                                      const LinkOptions &L) {
   auto Object = compileModule(M, O);

@@ -83,46 +83,6 @@ Expected<StringRef> ToolHost::bitcodeFor(StringRef Processor) {
   return StringRef(Data, *Size);
 }
 
-void ToolHost::prepareHooks(StringRef Processor) {
-  std::promise<CompiledHooks> Done;
-  {
-    std::lock_guard<std::mutex> L(PreparedLock);
-    auto [It, New] = Prepared.try_emplace(Processor.str());
-    if (!New)
-      return;
-    It->second = Done.get_future().share();
-  }
-  CompiledHooks C;
-  Expected<StringRef> Bitcode = bitcodeFor(Processor);
-  Expected<std::vector<char>> Elf =
-      Bitcode ? instrument::compileHookGlobals(*Bitcode, Name, Processor)
-              : Bitcode.takeError();
-  if (Elf)
-    C.Elf = std::move(*Elf);
-  else
-    C.Error = toString(Elf.takeError());
-  Done.set_value(std::move(C));
-}
-
-Expected<std::vector<char>> ToolHost::compiledHooks(StringRef Processor,
-                                                    StringRef Bitcode) {
-  std::shared_future<CompiledHooks> Ready;
-  {
-    std::lock_guard<std::mutex> L(PreparedLock);
-    auto It = Prepared.find(Processor.str());
-    if (It != Prepared.end())
-      Ready = It->second;
-  }
-  if (!Ready.valid())
-    return instrument::compileHookGlobals(Bitcode, Name, Processor);
-  // Made (or being made) by the warm-up: waiting for it is part of this
-  // copy's time.
-  const CompiledHooks &C = Ready.get();
-  if (!C.Error.empty())
-    return createStringError(inconvertibleErrorCode(), "%s", C.Error.c_str());
-  return C.Elf;
-}
-
 Error ToolHost::loadHooks(hsa_agent_t Agent, AgentHooks &H) {
   Expected<std::string> Isa = isaName(Agent);
   if (!Isa)
@@ -134,7 +94,8 @@ Error ToolHost::loadHooks(hsa_agent_t Agent, AgentHooks &H) {
   if (!Bitcode)
     return Bitcode.takeError();
 
-  Expected<std::vector<char>> Elf = compiledHooks(Target->Processor, *Bitcode);
+  Expected<std::vector<char>> Elf =
+      instrument::compileHookGlobals(*Bitcode, Name, Target->Processor);
   if (!Elf)
     return Elf.takeError();
   Expected<hsa_executable_t> Exec = loadExecutable(Agent, *Elf);

@@ -7,7 +7,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
-#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -52,11 +51,6 @@ public:
   /// the agent's processor and loaded there (once per agent), with the
   /// addresses of its globals.
   llvm::Expected<const instrument::HookLibrary &> hooks(hsa_agent_t Agent);
-
-  /// Compiles the hooks' globals for \p Processor now, for hooks() to
-  /// load when an agent of it first asks: the tool runtime's warm-up does
-  /// it on a thread of its own while the program starts.
-  void prepareHooks(llvm::StringRef Processor);
 
   /// Destroys the executables of the hooks (at the runtime's end).
   void unloadHooks();
@@ -105,16 +99,6 @@ private:
   std::recursive_mutex CallLock;
   std::mutex Lock; ///< PerAgent
   std::map<uint64_t, AgentHooks> PerAgent;
-  /// prepareHooks's code objects (or why none), by processor.
-  struct CompiledHooks {
-    std::vector<char> Elf;
-    std::string Error;
-  };
-  std::mutex PreparedLock;
-  std::map<std::string, std::shared_future<CompiledHooks>> Prepared;
-  /// The hooks' globals for \p Processor, compiled.
-  llvm::Expected<std::vector<char>> compiledHooks(llvm::StringRef Processor,
-                                                  llvm::StringRef Bitcode);
   std::optional<instrument::ChannelOptions> Channel;
   bool Initialized = false;
 };

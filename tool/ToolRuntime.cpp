@@ -4,8 +4,6 @@
 #include "Hsa.h"
 #include "Registry.h"
 
-#include "loom/jit/Pipeline.h"
-
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -105,7 +103,6 @@ hsa_status_t loadAgentCodeObject(hsa_executable_t Exec, hsa_agent_t Agent,
   if (Loaded)
     *Loaded = Mine;
   ToolRuntime::get().Objects.loaded(Exec, Agent, Reader, Mine);
-  ToolRuntime::get().agentSeen(Agent);
   return S;
 }
 
@@ -182,39 +179,6 @@ void ToolRuntime::startTools() {
   }
 }
 
-void ToolRuntime::agentSeen(hsa_agent_t Agent) {
-  std::lock_guard<std::mutex> L(LoadLock);
-  // Off unless asked for: a program that exits while the thread compiles
-  // has LLVM's statics destroyed under it (a crash at exit, about 1 run in
-  // 30 of a 40 ms program), until the thread can be stopped first.
-  const char *Warm = getenv("LOOM_TOOL_WARMUP");
-  if (!Active.load() || Tools.empty() || !(Warm && StringRef(Warm) == "1") ||
-      !AgentsSeen.insert(Agent.handle).second)
-    return;
-  Expected<std::string> Isa = isaName(Agent);
-  Expected<jit::TargetSpec> Target =
-      Isa ? jit::TargetSpec::fromIsaName(*Isa) : Isa.takeError();
-  if (!Target) {
-    consumeError(Target.takeError()); // said again where it matters
-    return;
-  }
-  if (!ProcessorsWarmed.insert(Target->Processor).second)
-    return;
-  std::vector<ToolHost *> Hosts;
-  for (auto &T : Tools)
-    Hosts.push_back(T.get());
-  WarmUps.emplace_back([Hosts, Processor = Target->Processor] {
-    for (ToolHost *Host : Hosts)
-      Host->prepareHooks(Processor);
-    // The points are compiled for the code object's target, which names
-    // the processor alone unless it was built for one setting of xnack
-    // or sramecc.
-    jit::TargetSpec Points;
-    Points.Processor = Processor;
-    jit::warmUp(Points);
-  });
-}
-
 bool ToolRuntime::load(HsaApiTable *Table) {
   std::lock_guard<std::mutex> L(LoadLock);
   if (!Active.load()) {
@@ -266,11 +230,6 @@ void ToolRuntime::unload() {
   if (!Active.exchange(false))
     return;
   drain();
-  for (std::thread &T : WarmUps)
-    T.join();
-  WarmUps.clear();
-  AgentsSeen.clear();
-  ProcessorsWarmed.clear();
   // Before fini: the thread calls into the tools.
   Channels.stop();
   for (auto &T : Tools)

@@ -24,9 +24,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
-#include <string>
-#include <thread>
 #include <vector>
 
 namespace loom::tool {
@@ -40,13 +37,6 @@ public:
   bool load(HsaApiTable *Table);
   void unload();
   bool active() const { return Active.load(std::memory_order_acquire); }
-  /// A code object was loaded for \p Agent. The first time for its
-  /// processor, what a process's first copy would otherwise pay is done on
-  /// a thread of its own, while the program goes on starting: the tools'
-  /// hook globals compiled for it, and LLVM's code generator made ready.
-  /// (Not at OnLoad: the thread would query a runtime still starting, or
-  /// already gone in a short program.) Only with LOOM_TOOL_WARMUP=1.
-  void agentSeen(hsa_agent_t Agent);
 
   CodeObjects Objects;
   std::unique_ptr<KernelCopies> Copies;
@@ -74,15 +64,11 @@ public:
 private:
   void installWrappers(HsaApiTable &Table);
   void startTools();
-
   /// Waits (bounded) for the completion handlers of dispatches in flight.
   void drain();
 
   std::mutex LoadLock;
   std::atomic<bool> Active{false};
-  std::vector<std::thread> WarmUps; ///< joined before the tools go
-  std::set<uint64_t> AgentsSeen;
-  std::set<std::string> ProcessorsWarmed;
   size_t Started = 0; ///< registrations turned into Tools
   std::unique_ptr<ToolOptions> Options;
 

@@ -84,12 +84,6 @@ llvm::Expected<std::vector<ObjectBytes>> compileModuleInParts(
 /// if set (at least 1), else one per core, at most 8.
 unsigned defaultCompileParts();
 
-/// Makes compilations for \p Target at \p OptLevel cheaper from now on in
-/// the process: compiles a small function, which makes a target machine
-/// (kept for the next compilation), its subtarget and LLVM's pass
-/// registry. For a thread of its own while a program starts.
-void warmUp(const TargetSpec &Target, unsigned OptLevel = 2);
-
 /// Assembles AMDGPU assembly text (llvm-mc syntax, .amdhsa_kernel
 /// directives included) into a relocatable object. \p Name names the
 /// input in messages ("kernel.s:12:3: error: ...").
