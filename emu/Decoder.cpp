@@ -2,6 +2,7 @@
 
 #include "Decoder.h"
 
+#include "loom/isa/Disassembler.h"
 #include "loom/isa/McContext.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -81,6 +82,26 @@ bool parseTuple(StringRef Name, StringRef Prefix, unsigned &First,
     ++Count;
   }
   return Count != 0;
+}
+
+/// The block flags of instruction \p I, whose flow is \p F. A direct
+/// branch's target is the one the region resolves (FlagBranch: its simm16
+/// in Imm[0]); a target found another way leaves the blocks to the
+/// Disassembler.
+uint32_t blockFlags(const isa::FlowInfo &F, const DecodedInst &I) {
+  uint32_t Flags = isa::endsBlock(F.Flow) ? FlagFlowEndsBlock : 0;
+  if (F.Flow == isa::ControlFlow::IndirectBranch)
+    Flags |= FlagFlowRegister;
+  if (F.Flow == isa::ControlFlow::Call)
+    Flags |= FlagFlowCall;
+  if (F.Target && (F.Flow == isa::ControlFlow::Branch ||
+                   F.Flow == isa::ControlFlow::CondBranch)) {
+    if (!(I.Flags & FlagBranch) ||
+        *F.Target != I.Address + 4 + int64_t(int16_t(I.Imm[0] & 0xffff)) * 4)
+      return FlagFlowUnknown;
+    Flags |= FlagFlowTarget;
+  }
+  return Flags;
 }
 
 } // namespace
@@ -281,6 +302,7 @@ void Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
   if (!R.Valid) {
     Out.Fn = illegalInstruction;
     Out.NameId = 0;
+    Out.Flags = FlagFlowUnknown;
     return;
   }
   Out.Opcode = Inst.getOpcode();
@@ -300,6 +322,7 @@ void Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
   if (Info && Info->Specialize && Out.Fn == Info->Fn)
     if (Handler Fast = Info->Specialize(Out))
       Out.Fn = Fast;
+  Out.Flags |= blockFlags(isa::classifyFlow(MC, Inst, Address, R.Size), Out);
 }
 
 } // namespace loom::emu
