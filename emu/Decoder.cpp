@@ -6,11 +6,13 @@
 #include "loom/isa/McContext.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCExpr.h"
 #include "llvm/MC/MCInst.h"
 #include "llvm/MC/MCInstrDesc.h"
 #include "llvm/MC/MCInstrInfo.h"
 #include "llvm/MC/MCRegisterInfo.h"
+#include "llvm/Support/Endian.h"
 
 using namespace llvm;
 
@@ -107,6 +109,7 @@ uint32_t blockFlags(const isa::FlowInfo &F, const DecodedInst &I) {
 } // namespace
 
 Decoder::Decoder(isa::McContext &MC) : MC(MC) {
+  MaxInstBytes = MC.asmInfo().getMaxInstLength(&MC.subtargetInfo());
   const MCRegisterInfo &MRI = MC.registerInfo();
   RegOperands.resize(MRI.getNumRegs());
   for (unsigned R = 1; R < MRI.getNumRegs(); ++R) {
@@ -294,6 +297,30 @@ std::string Decoder::text(ArrayRef<uint8_t> Bytes, uint64_t Address) {
 
 void Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
                      DecodedInst &Out) {
+  // LLVM decodes from the first getMaxInstLength bytes (8 on gfx9) alone:
+  // the same 8 bytes decode to the same instruction at any address.
+  if (MaxInstBytes > 8 || Bytes.size() < 8) {
+    decodeBytes(Bytes, Address, Out);
+    return;
+  }
+  uint64_t Key = support::endian::read64le(Bytes.data());
+  if (Key >= DenseMapInfo<uint64_t>::getTombstoneKey()) { // reserved
+    decodeBytes(Bytes, Address, Out);
+    return;
+  }
+  if (auto It = Seen.find(Key); It != Seen.end()) {
+    Out = It->second;
+    Out.Address = Address;
+    return;
+  }
+  if (Seen.size() >= MaxSeen)
+    Seen.clear();
+  decodeBytes(Bytes, Address, Out);
+  Seen[Key] = Out;
+}
+
+void Decoder::decodeBytes(ArrayRef<uint8_t> Bytes, uint64_t Address,
+                          DecodedInst &Out) {
   Out = DecodedInst();
   Out.Address = Address;
   MCInst Inst;
