@@ -308,15 +308,18 @@ void Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
     decodeBytes(Bytes, Address, Out);
     return;
   }
-  if (auto It = Seen.find(Key); It != Seen.end()) {
-    Out = It->second;
+  if (auto It = SeenAt.find(Key); It != SeenAt.end()) {
+    Out = Seen[It->second];
     Out.Address = Address;
     return;
   }
-  if (Seen.size() >= MaxSeen)
+  if (Seen.size() >= MaxSeen) {
+    SeenAt.clear();
     Seen.clear();
+  }
   decodeBytes(Bytes, Address, Out);
-  Seen[Key] = Out;
+  SeenAt[Key] = static_cast<uint32_t>(Seen.size());
+  Seen.push_back(Out);
 }
 
 void Decoder::decodeBytes(ArrayRef<uint8_t> Bytes, uint64_t Address,

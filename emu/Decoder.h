@@ -125,10 +125,11 @@ private:
   std::vector<std::string> Names;
   /// The target's longest instruction, in bytes.
   unsigned MaxInstBytes = 0;
-  /// Instructions decoded, by their first 8 bytes (lock() held); emptied
-  /// when full (some 6 MB).
-  llvm::DenseMap<uint64_t, DecodedInst> Seen;
-  static constexpr size_t MaxSeen = 1 << 15;
+  /// Instructions decoded (lock() held), and where each one's first 8
+  /// bytes are in Seen; emptied when full (3.5 MB of instructions).
+  std::vector<DecodedInst> Seen;
+  llvm::DenseMap<uint64_t, uint32_t> SeenAt;
+  static constexpr size_t MaxSeen = 1 << 14;
 };
 
 /// Handler of instructions Loom does not implement (and of bytes that are
