@@ -165,8 +165,7 @@ void CodeRegion::analyse(Unit &U, std::vector<Unit *> &Pending) {
     DecodedInst &I = Insts[U.First + K];
     if (!(I.Flags & FlagBranch))
       continue;
-    int64_t Words = static_cast<int16_t>(I.Imm[0] & 0xffff);
-    uint64_t Target = I.Address + 4 + Words * 4;
+    uint64_t Target = I.branchTarget();
     I.Target = Slots; // the sentinel
     const Unit *T = unitAt(Target);
     if (!T)
@@ -233,7 +232,7 @@ bool CodeRegion::markBlocks(const Unit &U, const codeobj::SymbolInfo &Sym,
         (Insts[End].Flags & FlagFlowUnknown))
       return false;
   auto TargetOf = [&](const DecodedInst &I) -> uint32_t {
-    uint64_t T = I.Address + 4 + int64_t(int16_t(I.Imm[0] & 0xffff)) * 4;
+    uint64_t T = I.branchTarget();
     return T >= Lo && T < Hi && T % 4 == 0 ? IndexOfWord[(T - Begin) / 4]
                                            : NoInstruction;
   };

@@ -99,7 +99,7 @@ uint32_t blockFlags(const isa::FlowInfo &F, const DecodedInst &I) {
   if (F.Target && (F.Flow == isa::ControlFlow::Branch ||
                    F.Flow == isa::ControlFlow::CondBranch)) {
     if (!(I.Flags & FlagBranch) ||
-        *F.Target != I.Address + 4 + int64_t(int16_t(I.Imm[0] & 0xffff)) * 4)
+        *F.Target != I.branchTarget())
       return FlagFlowUnknown;
     Flags |= FlagFlowTarget;
   }

@@ -127,6 +127,10 @@ struct DecodedInst {
   int64_t Imm[MaxImm] = {};
 
   uint64_t nextAddress() const { return Address + Size; }
+  /// A direct branch's (FlagBranch) target: its simm16 in words.
+  uint64_t branchTarget() const {
+    return Address + 4 + int64_t(int16_t(Imm[0] & 0xffff)) * 4;
+  }
 };
 
 } // namespace loom::emu
