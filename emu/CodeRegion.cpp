@@ -165,8 +165,7 @@ void CodeRegion::analyse(Unit &U, std::vector<Unit *> &Pending) {
     DecodedInst &I = Insts[U.First + K];
     if (!(I.Flags & FlagBranch))
       continue;
-    int64_t Words = static_cast<int16_t>(I.Imm[0] & 0xffff);
-    uint64_t Target = I.Address + 4 + Words * 4;
+    uint64_t Target = I.branchTarget();
     I.Target = Slots; // the sentinel
     const Unit *T = unitAt(Target);
     if (!T)
@@ -187,10 +186,14 @@ void CodeRegion::analyse(Unit &U, std::vector<Unit *> &Pending) {
   }
 
   // Basic blocks of the kernels and functions over the unit, as `loom
-  // disasm` sees them, so block counters and the disassembly agree.
+  // disasm` sees them, so block counters and the disassembly agree: from
+  // the swept instructions' flow where it decides them, else from the
+  // Disassembler (decoding the function again: once as long as the sweep).
   for (const auto &[Sym, IsKernel] : Functions) {
     uint64_t Lo = LoadBase + Sym->Address, Hi = Lo + Sym->Size;
     if (Hi <= U.Begin || Lo >= U.End)
+      continue;
+    if (markBlocks(U, *Sym, IsKernel))
       continue;
     Expected<isa::DisassembledFunction> F = Disasm->disassemble(
         *Sym, IsKernel ? isa::FunctionKind::Kernel
@@ -211,6 +214,65 @@ void CodeRegion::analyse(Unit &U, std::vector<Unit *> &Pending) {
 
   if (Traces)
     Traces->scan(U.First, U.First + U.Count);
+}
+
+bool CodeRegion::markBlocks(const Unit &U, const codeobj::SymbolInfo &Sym,
+                            bool IsKernel) {
+  uint64_t Lo = LoadBase + Sym.Address, Hi = Lo + Sym.Size;
+  if (Lo < U.Begin || Hi > U.End || Lo % 4 || Lo == Hi)
+    return false;
+  uint32_t First = IndexOfWord[(Lo - Begin) / 4];
+  if (First == NoInstruction)
+    return false;
+  // The Disassembler decodes [Lo, Hi) from Lo, as the sweep did from the
+  // unit's start: the same instructions, if none crosses Hi.
+  uint32_t End = First;
+  for (; End < U.First + U.Count && Insts[End].Address < Hi; ++End)
+    if (Insts[End].nextAddress() > Hi ||
+        (Insts[End].Flags & FlagFlowUnknown))
+      return false;
+  auto TargetOf = [&](const DecodedInst &I) -> uint32_t {
+    uint64_t T = I.branchTarget();
+    return T >= Lo && T < Hi && T % 4 == 0 ? IndexOfWord[(T - Begin) / 4]
+                                           : NoInstruction;
+  };
+  // isa::buildBasicBlocks' leaders: the entry, what follows a block's end,
+  // branch targets inside the function. Direct targets are also where the
+  // Disassembler's register tracking starts afresh (as after a call).
+  std::vector<bool> Fresh(End - First, false);
+  Fresh[0] = true;
+  for (uint32_t K = First; K < End; ++K) {
+    const DecodedInst &I = Insts[K];
+    if ((I.Flags & FlagFlowEndsBlock) && K + 1 < End)
+      Insts[K + 1].Flags |= FlagStartsBlock;
+    if ((I.Flags & FlagFlowCall) && K + 1 < End)
+      Fresh[K + 1 - First] = true;
+    if (I.Flags & FlagFlowTarget)
+      if (uint32_t T = TargetOf(I); T != NoInstruction) {
+        Insts[T].Flags |= FlagStartsBlock;
+        Fresh[T - First] = true;
+      }
+  }
+  Insts[First].Flags |= FlagStartsBlock;
+  // A register jump's target, from the registers since they were last
+  // fresh (long branches: s_getpc_b64, s_add_u32, s_addc_u32 just before).
+  uint32_t From = First;
+  for (uint32_t K = First; K < End; ++K) {
+    if (Fresh[K - First])
+      From = K;
+    const DecodedInst &I = Insts[K];
+    if (!(I.Flags & FlagFlowRegister))
+      continue;
+    std::optional<uint64_t> T = Disasm->registerJumpTarget(
+        Sym,
+        IsKernel ? isa::FunctionKind::Kernel : isa::FunctionKind::Function,
+        Insts[From].Address - LoadBase, I.nextAddress() - LoadBase);
+    if (T && *T % 4 == 0 && LoadBase + *T >= Lo && LoadBase + *T < Hi)
+      if (uint32_t Idx = IndexOfWord[(LoadBase + *T - Begin) / 4];
+          Idx != NoInstruction)
+        Insts[Idx].Flags |= FlagStartsBlock;
+  }
+  return true;
 }
 
 void CodeRegion::decode(const Unit &U) const {

@@ -122,6 +122,12 @@ private:
   /// Branch targets, block leaders and traces of the swept unit \p U;
   /// adds the units its branches lead to, not yet swept, to \p Pending.
   void analyse(Unit &U, std::vector<Unit *> &Pending);
+  /// Marks the basic blocks of function \p Sym over the swept unit \p U
+  /// from its instructions' flow flags (and the Disassembler's registers
+  /// for a register jump's target); false, marking nothing, where they do
+  /// not decide them (the Disassembler must, decoding it all again).
+  bool markBlocks(const Unit &U, const codeobj::SymbolInfo &Sym,
+                  bool IsKernel);
 
   struct FreeSlots {
     void operator()(DecodedInst *P) const { std::free(P); }

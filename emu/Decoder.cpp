@@ -2,14 +2,17 @@
 
 #include "Decoder.h"
 
+#include "loom/isa/Disassembler.h"
 #include "loom/isa/McContext.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCExpr.h"
 #include "llvm/MC/MCInst.h"
 #include "llvm/MC/MCInstrDesc.h"
 #include "llvm/MC/MCInstrInfo.h"
 #include "llvm/MC/MCRegisterInfo.h"
+#include "llvm/Support/Endian.h"
 
 using namespace llvm;
 
@@ -83,9 +86,30 @@ bool parseTuple(StringRef Name, StringRef Prefix, unsigned &First,
   return Count != 0;
 }
 
+/// The block flags of instruction \p I, whose flow is \p F. A direct
+/// branch's target is the one the region resolves (FlagBranch: its simm16
+/// in Imm[0]); a target found another way leaves the blocks to the
+/// Disassembler.
+uint32_t blockFlags(const isa::FlowInfo &F, const DecodedInst &I) {
+  uint32_t Flags = isa::endsBlock(F.Flow) ? FlagFlowEndsBlock : 0;
+  if (F.Flow == isa::ControlFlow::IndirectBranch)
+    Flags |= FlagFlowRegister;
+  if (F.Flow == isa::ControlFlow::Call)
+    Flags |= FlagFlowCall;
+  if (F.Target && (F.Flow == isa::ControlFlow::Branch ||
+                   F.Flow == isa::ControlFlow::CondBranch)) {
+    if (!(I.Flags & FlagBranch) ||
+        *F.Target != I.branchTarget())
+      return FlagFlowUnknown;
+    Flags |= FlagFlowTarget;
+  }
+  return Flags;
+}
+
 } // namespace
 
 Decoder::Decoder(isa::McContext &MC) : MC(MC) {
+  MaxInstBytes = MC.asmInfo().getMaxInstLength(&MC.subtargetInfo());
   const MCRegisterInfo &MRI = MC.registerInfo();
   RegOperands.resize(MRI.getNumRegs());
   for (unsigned R = 1; R < MRI.getNumRegs(); ++R) {
@@ -273,6 +297,33 @@ std::string Decoder::text(ArrayRef<uint8_t> Bytes, uint64_t Address) {
 
 void Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
                      DecodedInst &Out) {
+  // LLVM decodes from the first getMaxInstLength bytes (8 on gfx9) alone:
+  // the same 8 bytes decode to the same instruction at any address.
+  if (MaxInstBytes > 8 || Bytes.size() < 8) {
+    decodeBytes(Bytes, Address, Out);
+    return;
+  }
+  uint64_t Key = support::endian::read64le(Bytes.data());
+  if (Key >= DenseMapInfo<uint64_t>::getTombstoneKey()) { // reserved
+    decodeBytes(Bytes, Address, Out);
+    return;
+  }
+  if (auto It = SeenAt.find(Key); It != SeenAt.end()) {
+    Out = Seen[It->second];
+    Out.Address = Address;
+    return;
+  }
+  if (Seen.size() >= MaxSeen) {
+    SeenAt.clear();
+    Seen.clear();
+  }
+  decodeBytes(Bytes, Address, Out);
+  SeenAt[Key] = static_cast<uint32_t>(Seen.size());
+  Seen.push_back(Out);
+}
+
+void Decoder::decodeBytes(ArrayRef<uint8_t> Bytes, uint64_t Address,
+                          DecodedInst &Out) {
   Out = DecodedInst();
   Out.Address = Address;
   MCInst Inst;
@@ -281,6 +332,7 @@ void Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
   if (!R.Valid) {
     Out.Fn = illegalInstruction;
     Out.NameId = 0;
+    Out.Flags = FlagFlowUnknown;
     return;
   }
   Out.Opcode = Inst.getOpcode();
@@ -300,6 +352,7 @@ void Decoder::decode(ArrayRef<uint8_t> Bytes, uint64_t Address,
   if (Info && Info->Specialize && Out.Fn == Info->Fn)
     if (Handler Fast = Info->Specialize(Out))
       Out.Fn = Fast;
+  Out.Flags |= blockFlags(isa::classifyFlow(MC, Inst, Address, R.Size), Out);
 }
 
 } // namespace loom::emu

@@ -90,6 +90,18 @@ enum InstFlags : uint32_t {
   FlagHasSrcMods = 1u << 10,
   FlagHasOutMods = 1u << 11, // clamp or omod set
   FlagBackwardBranch = 1u << 12, // direct branch to itself or earlier
+  // Basic blocks as `loom disasm` finds them (isa::buildBasicBlocks), from
+  // the instruction's isa::classifyFlow, so that a unit's blocks need no
+  // second disassembly (CodeRegion::analyse):
+  FlagFlowEndsBlock = 1u << 13, // isa::endsBlock
+  FlagFlowTarget = 1u << 14,    // a direct branch (its target: FlagBranch's)
+  FlagFlowCall = 1u << 15,      // the Disassembler's registers start afresh
+  /// A jump to a register pair (s_setpc_b64), whose target the
+  /// Disassembler may find inside the function: a block start.
+  FlagFlowRegister = 1u << 16,
+  /// No instruction, or a direct target not FlagBranch's: blocks need the
+  /// Disassembler.
+  FlagFlowUnknown = 1u << 17,
 };
 
 struct DecodedInst {
@@ -115,6 +127,10 @@ struct DecodedInst {
   int64_t Imm[MaxImm] = {};
 
   uint64_t nextAddress() const { return Address + Size; }
+  /// A direct branch's (FlagBranch) target: its simm16 in words.
+  uint64_t branchTarget() const {
+    return Address + 4 + int64_t(int16_t(Imm[0] & 0xffff)) * 4;
+  }
 };
 
 } // namespace loom::emu

@@ -66,8 +66,8 @@ StringRef functionKindName(FunctionKind K) {
   return K == FunctionKind::Kernel ? "kernel" : "function";
 }
 
-bool Instruction::isBarrier() const {
-  switch (Flow) {
+bool isBarrier(ControlFlow F) {
+  switch (F) {
   case ControlFlow::Branch:
   case ControlFlow::IndirectBranch:
   case ControlFlow::TailCall:
@@ -79,9 +79,13 @@ bool Instruction::isBarrier() const {
   }
 }
 
-bool Instruction::endsBlock() const {
-  return isBarrier() || Flow == ControlFlow::CondBranch;
+bool endsBlock(ControlFlow F) {
+  return isBarrier(F) || F == ControlFlow::CondBranch;
 }
+
+bool Instruction::isBarrier() const { return isa::isBarrier(Flow); }
+
+bool Instruction::endsBlock() const { return isa::endsBlock(Flow); }
 
 std::optional<size_t>
 DisassembledFunction::blockStartingAt(uint64_t Addr) const {
@@ -127,15 +131,13 @@ static std::string dataDirective(ArrayRef<uint8_t> Bytes) {
   return S;
 }
 
-/// Fills Flow, and Target for a PC-relative immediate, from MC's
-/// instruction flags. Register targets (s_setpc_b64, s_swappc_b64) are left
-/// to the Disassembler, which knows the code object.
-static void classify(McContext &MC, const MCInst &Inst, Instruction &I) {
+FlowInfo classifyFlow(McContext &MC, const MCInst &Inst, uint64_t Address,
+                      uint64_t Size) {
   const MCInstrDesc &D = MC.desc(Inst.getOpcode());
   std::optional<uint64_t> Target;
   uint64_t T;
   if (const MCInstrAnalysis *MIA = MC.instrAnalysis();
-      MIA && MIA->evaluateBranch(Inst, I.Address, I.size(), T)) {
+      MIA && MIA->evaluateBranch(Inst, Address, Size, T)) {
     Target = T;
   } else {
     // MCInstrAnalysis only looks at operand 0; s_call_b64 keeps its offset
@@ -145,27 +147,38 @@ static void classify(McContext &MC, const MCInst &Inst, Instruction &I) {
          K != E; ++K)
       if (D.operands()[K].OperandType == MCOI::OPERAND_PCREL &&
           Inst.getOperand(K).isImm()) {
-        Target = I.Address + I.size() +
+        Target = Address + Size +
                  SignExtend64<16>(Inst.getOperand(K).getImm()) * 4;
         break;
       }
   }
 
+  FlowInfo F;
   if (Target && (D.isCall() || D.isBranch())) {
-    I.Target = *Target;
-    I.Source = TargetSource::Immediate;
+    F.Target = Target;
     if (D.isCall())
-      I.Flow = ControlFlow::Call;
+      F.Flow = ControlFlow::Call;
     else
-      I.Flow = D.isBarrier() ? ControlFlow::Branch : ControlFlow::CondBranch;
-    return;
+      F.Flow = D.isBarrier() ? ControlFlow::Branch : ControlFlow::CondBranch;
+    return F;
   }
   if (D.isCall())
-    I.Flow = ControlFlow::Call;
+    F.Flow = ControlFlow::Call;
   else if (D.isBranch() || D.isIndirectBranch())
-    I.Flow = ControlFlow::IndirectBranch;
+    F.Flow = ControlFlow::IndirectBranch;
   else if (D.isReturn())
-    I.Flow = ControlFlow::EndProgram;
+    F.Flow = ControlFlow::EndProgram;
+  return F;
+}
+
+/// Fills Flow, and Target for a PC-relative immediate (classifyFlow).
+static void classify(McContext &MC, const MCInst &Inst, Instruction &I) {
+  FlowInfo F = classifyFlow(MC, Inst, I.Address, I.size());
+  I.Flow = F.Flow;
+  if (F.Target) {
+    I.Target = F.Target;
+    I.Source = TargetSource::Immediate;
+  }
 }
 
 static std::vector<DecodedInst>
@@ -576,6 +589,80 @@ static std::string withAddend(StringRef Name, int64_t Addend) {
   return S;
 }
 
+/// Resolves \p D's register target (s_setpc_b64, s_swappc_b64) from what
+/// the pair holds before it, tells an indirect branch's kind by where it
+/// goes (the function [FnBegin, FnEnd), of \p Kind), and steps \p Tracker
+/// past it.
+static void trackFlow(McContext &MC, const codeobj::CodeObject &CO,
+                      ScalarTracker &Tracker, DecodedInst &D,
+                      uint64_t FnBegin, uint64_t FnEnd, FunctionKind Kind) {
+  Instruction &I = D.I;
+  // Resolve s_setpc_b64 / s_swappc_b64 from what the pair holds before
+  // the instruction runs.
+  bool RegisterTarget = (I.Flow == ControlFlow::Call ||
+                         I.Flow == ControlFlow::IndirectBranch) &&
+                        I.Source == TargetSource::None;
+  bool ReturnPair = false;
+  if (RegisterTarget) {
+    if (const MCOperand *R = targetRegOperand(D.Inst)) {
+      unsigned Reg = R->getReg().id();
+      SmallVector<unsigned, 4> Ns = MC.sgprIndices(Reg);
+      ReturnPair = Ns.size() == 2 && Ns[0] == 30 && Ns[1] == 31;
+      if (auto C = Tracker.pairConst(Reg)) {
+        I.Target = C->first;
+        I.Source =
+            C->second ? TargetSource::PcRelative : TargetSource::Constant;
+      } else if (std::optional<uint64_t> Got = Tracker.pairGot(Reg)) {
+        I.Source = TargetSource::Got;
+        const codeobj::DynamicRelocation *Rel = nullptr;
+        for (const codeobj::DynamicRelocation &DR : CO.dynamicRelocations())
+          if (DR.Offset == *Got) {
+            Rel = &DR;
+            break;
+          }
+        if (Rel && !Rel->Symbol.empty()) {
+          I.TargetName = withAddend(Rel->Symbol, Rel->Addend);
+          if (const codeobj::Function *Fn = CO.findFunction(Rel->Symbol))
+            I.Target = Fn->Sym.Address + Rel->Addend;
+          else if (const codeobj::Kernel *K = CO.findKernel(Rel->Symbol))
+            I.Target = K->Code.Address + Rel->Addend;
+        } else if (Rel) {
+          I.Target = static_cast<uint64_t>(Rel->Addend); // RELATIVE
+        } else if (Expected<ArrayRef<uint8_t>> Slot = CO.contents(*Got, 8)) {
+          // No relocation: the link-time contents are the address.
+          I.Target = support::endian::read64le(Slot->data());
+        } else {
+          consumeError(Slot.takeError());
+          I.Source = TargetSource::None;
+        }
+      }
+    }
+  }
+
+  if (I.Flow == ControlFlow::IndirectBranch) {
+    if (I.Target) {
+      bool Inside = *I.Target >= FnBegin && *I.Target < FnEnd &&
+                    *I.Target != FnBegin;
+      I.Flow = Inside ? ControlFlow::Branch : ControlFlow::TailCall;
+    } else if (!I.TargetName.empty()) {
+      I.Flow = ControlFlow::TailCall; // to a symbol defined elsewhere
+    } else if (Kind == FunctionKind::Function && ReturnPair) {
+      I.Flow = ControlFlow::Return;
+    } else if (Kind == FunctionKind::Function) {
+      // A pointer loaded or passed in: a tail call through it. LLVM's
+      // AMDGPU backend makes no jump tables, so an s_setpc_b64 on a pair
+      // it computed at run time leaves the function.
+      I.Flow = ControlFlow::TailCall;
+    }
+  }
+
+  if (std::optional<uint64_t> A = Tracker.step(D.Inst, I))
+    I.ComputedAddress = *A;
+  // The callee may clobber any scalar register.
+  if (I.Flow == ControlFlow::Call)
+    Tracker.reset();
+}
+
 Expected<DisassembledFunction>
 Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind) {
   std::vector<MCInst> Unused;
@@ -622,70 +709,7 @@ Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind,
       continue;
     }
 
-    // Resolve s_setpc_b64 / s_swappc_b64 from what the pair holds before
-    // the instruction runs.
-    bool RegisterTarget = (I.Flow == ControlFlow::Call ||
-                           I.Flow == ControlFlow::IndirectBranch) &&
-                          I.Source == TargetSource::None;
-    bool ReturnPair = false;
-    if (RegisterTarget) {
-      if (const MCOperand *R = targetRegOperand(D.Inst)) {
-        unsigned Reg = R->getReg().id();
-        SmallVector<unsigned, 4> Ns = MC.sgprIndices(Reg);
-        ReturnPair = Ns.size() == 2 && Ns[0] == 30 && Ns[1] == 31;
-        if (auto C = Tracker.pairConst(Reg)) {
-          I.Target = C->first;
-          I.Source =
-              C->second ? TargetSource::PcRelative : TargetSource::Constant;
-        } else if (std::optional<uint64_t> Got = Tracker.pairGot(Reg)) {
-          I.Source = TargetSource::Got;
-          const codeobj::DynamicRelocation *Rel = nullptr;
-          for (const codeobj::DynamicRelocation &DR : CO.dynamicRelocations())
-            if (DR.Offset == *Got) {
-              Rel = &DR;
-              break;
-            }
-          if (Rel && !Rel->Symbol.empty()) {
-            I.TargetName = withAddend(Rel->Symbol, Rel->Addend);
-            if (const codeobj::Function *Fn = CO.findFunction(Rel->Symbol))
-              I.Target = Fn->Sym.Address + Rel->Addend;
-            else if (const codeobj::Kernel *K = CO.findKernel(Rel->Symbol))
-              I.Target = K->Code.Address + Rel->Addend;
-          } else if (Rel) {
-            I.Target = static_cast<uint64_t>(Rel->Addend); // RELATIVE
-          } else if (Expected<ArrayRef<uint8_t>> Slot = CO.contents(*Got, 8)) {
-            // No relocation: the link-time contents are the address.
-            I.Target = support::endian::read64le(Slot->data());
-          } else {
-            consumeError(Slot.takeError());
-            I.Source = TargetSource::None;
-          }
-        }
-      }
-    }
-
-    if (I.Flow == ControlFlow::IndirectBranch) {
-      if (I.Target) {
-        bool Inside = *I.Target >= F.Address && *I.Target < FnEnd &&
-                      *I.Target != F.Address;
-        I.Flow = Inside ? ControlFlow::Branch : ControlFlow::TailCall;
-      } else if (!I.TargetName.empty()) {
-        I.Flow = ControlFlow::TailCall; // to a symbol defined elsewhere
-      } else if (Kind == FunctionKind::Function && ReturnPair) {
-        I.Flow = ControlFlow::Return;
-      } else if (Kind == FunctionKind::Function) {
-        // A pointer loaded or passed in: a tail call through it. LLVM's
-        // AMDGPU backend makes no jump tables, so an s_setpc_b64 on a pair
-        // it computed at run time leaves the function.
-        I.Flow = ControlFlow::TailCall;
-      }
-    }
-
-    if (std::optional<uint64_t> A = Tracker.step(D.Inst, I))
-      I.ComputedAddress = *A;
-    // The callee may clobber any scalar register.
-    if (I.Flow == ControlFlow::Call)
-      Tracker.reset();
+    trackFlow(MC, CO, Tracker, D, F.Address, FnEnd, Kind);
   }
 
   for (DecodedInst &D : Decoded) {
@@ -697,6 +721,31 @@ Disassembler::disassemble(const codeobj::SymbolInfo &Sym, FunctionKind Kind,
   }
   F.Blocks = buildBasicBlocks(F.Instructions);
   return F;
+}
+
+std::optional<uint64_t>
+Disassembler::registerJumpTarget(const codeobj::SymbolInfo &Sym,
+                                 FunctionKind Kind, uint64_t From,
+                                 uint64_t To) {
+  if (From < Sym.Address || To <= From || To > Sym.Address + Sym.Size)
+    return std::nullopt;
+  Expected<ArrayRef<uint8_t>> Bytes = CO.contents(From, To - From);
+  if (!Bytes) {
+    consumeError(Bytes.takeError());
+    return std::nullopt;
+  }
+  std::vector<DecodedInst> Decoded = decodeAll(MC, *Bytes, From, false);
+  ScalarTracker Tracker(MC, SccReg);
+  Tracker.reset();
+  for (DecodedInst &D : Decoded) {
+    if (!D.I.Valid)
+      return std::nullopt;
+    trackFlow(MC, CO, Tracker, D, Sym.Address, Sym.Address + Sym.Size, Kind);
+  }
+  const Instruction &Last = Decoded.back().I;
+  if (Last.endAddress() != To || Last.Flow != ControlFlow::Branch)
+    return std::nullopt;
+  return Last.Target;
 }
 
 Expected<DisassembledFunction>

@@ -51,6 +51,11 @@ enum class ControlFlow : uint8_t {
 
 llvm::StringRef controlFlowName(ControlFlow F);
 
+/// True if nothing falls through to the next instruction.
+bool isBarrier(ControlFlow F);
+/// True if an instruction of flow \p F ends a basic block.
+bool endsBlock(ControlFlow F);
+
 /// How a branch or call target was found.
 enum class TargetSource : uint8_t {
   None,       ///< Not known.
@@ -62,6 +67,18 @@ enum class TargetSource : uint8_t {
 };
 
 llvm::StringRef targetSourceName(TargetSource S);
+
+/// How an instruction passes control on, from MC's instruction flags
+/// alone, and its PC-relative target if it has one: what the Disassembler
+/// starts from. A register target (s_setpc_b64, s_swappc_b64) is left
+/// unresolved (IndirectBranch, Call); the Disassembler resolves it from
+/// what the function computed before.
+struct FlowInfo {
+  ControlFlow Flow = ControlFlow::None;
+  std::optional<uint64_t> Target;
+};
+FlowInfo classifyFlow(McContext &MC, const llvm::MCInst &Inst,
+                      uint64_t Address, uint64_t Size);
 
 struct Instruction {
   uint64_t Address = 0;
@@ -164,6 +181,15 @@ public:
               std::vector<llvm::MCInst> &Insts);
   /// Every kernel and device function, in address order.
   llvm::Expected<std::vector<DisassembledFunction>> disassembleAll();
+  /// The address inside \p Sym (a function of \p Kind) that the register
+  /// jump (s_setpc_b64) ending at \p To goes to, where disassemble finds
+  /// one (ControlFlow::Branch), tracking the registers from \p From: Sym's
+  /// entry, a direct branch target or the instruction after a call, where
+  /// disassemble tracks them afresh, with none of those in between. Decodes
+  /// [From, To) only.
+  std::optional<uint64_t> registerJumpTarget(const codeobj::SymbolInfo &Sym,
+                                             FunctionKind Kind, uint64_t From,
+                                             uint64_t To);
 
   /// From now on, leave Instruction::Text empty (bytes are an instruction
   /// when the decoder says so): for callers that need the control flow

@@ -4,15 +4,23 @@
 // it first runs (emu/CodeRegion.h). Code that crosses from one unit into
 // another must run and count as one linear sweep of the code would have
 // it: falling through into the next function, branching into another, and
-// running off the end of the code (kernels/code_units.s).
+// running off the end of the code (kernels/code_units.s). Its basic blocks
+// are those of `loom disasm` (kernels/block_leaders.s).
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/codeobj/CodeObject.h"
 #include "loom/emu/Module.h"
+#include "loom/isa/Disassembler.h"
+#include "loom/isa/McContext.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 using namespace loom::emu;
 
@@ -23,8 +31,8 @@ struct UnitRun {
   DispatchResult R;
 };
 
-/// Runs \p Kernel of code_units.s on one wave with counters.
-UnitRun run(const char *Kernel) {
+/// Runs \p Kernel of \p File (kernels/*.s) on one wave with counters.
+UnitRun run(const char *Kernel, const char *File = "code_units") {
   DeviceOptions O;
   O.CollectCounters = true;
   auto D = Device::create(O);
@@ -32,7 +40,7 @@ UnitRun run(const char *Kernel) {
   if (!D)
     return {};
   auto M = Module::loadFile(
-      **D, std::string(LOOM_EMU_CORE_DIR) + "/code_units.elf");
+      **D, std::string(LOOM_EMU_CORE_DIR) + "/" + File + ".elf");
   EXPECT_TRUE(bool(M)) << (M ? "" : llvm::toString(M.takeError()));
   if (!M)
     return {};
@@ -92,6 +100,71 @@ TEST(CodeRegionTest, BranchesLandInAnotherFunction) {
       EXPECT_FALSE(I.StartsBlock);
     }
   EXPECT_TRUE(Found);
+}
+
+/// The offsets where `loom disasm` starts \p Kernel's basic blocks.
+std::set<uint64_t> disasmBlockStarts(const char *File, const char *Kernel) {
+  std::string Path = std::string(LOOM_EMU_CORE_DIR) + "/" + File + ".elf";
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  EXPECT_TRUE(bool(Buf)) << Path;
+  if (!Buf)
+    return {};
+  auto CO = loom::codeobj::CodeObject::create(
+      llvm::arrayRefFromStringRef((*Buf)->getBuffer()), Path);
+  EXPECT_TRUE(bool(CO)) << (CO ? "" : llvm::toString(CO.takeError()));
+  if (!CO)
+    return {};
+  auto MC = loom::isa::McContext::create((*CO)->target());
+  EXPECT_TRUE(bool(MC)) << (MC ? "" : llvm::toString(MC.takeError()));
+  if (!MC)
+    return {};
+  loom::isa::Disassembler Dis(**MC, **CO);
+  auto F = Dis.disassemble(Kernel);
+  EXPECT_TRUE(bool(F)) << (F ? "" : llvm::toString(F.takeError()));
+  std::set<uint64_t> Starts;
+  if (F)
+    for (const loom::isa::BasicBlock &B : F->Blocks)
+      Starts.insert(B.Address - F->Address);
+  return Starts;
+}
+
+/// Each instruction \p Kernel ran starts a block iff `loom disasm` starts
+/// one there; \p Needed: offsets that must be among them.
+void expectDisasmBlocks(const char *Kernel, uint32_t Result,
+                        const std::set<uint64_t> &Needed) {
+  UnitRun R = run(Kernel, "block_leaders");
+  ASSERT_TRUE(R.R.ok()) << R.R.FirstFault.Message;
+  for (unsigned L = 0; L < 64; ++L)
+    ASSERT_EQ(R.Out[L], Result) << "lane " << L;
+  std::set<uint64_t> Starts = disasmBlockStarts("block_leaders", Kernel);
+  for (uint64_t N : Needed)
+    EXPECT_TRUE(Starts.count(N)) << "the disassembly starts no block at +"
+                                 << N;
+  std::set<uint64_t> Ran, Started;
+  for (const InstructionCount &I : R.R.Counters.Instructions) {
+    EXPECT_EQ(I.Function, Kernel);
+    Ran.insert(I.Offset);
+    if (I.StartsBlock)
+      Started.insert(I.Offset);
+  }
+  std::set<uint64_t> Expected;
+  for (uint64_t S : Starts)
+    if (Ran.count(S))
+      Expected.insert(S);
+  EXPECT_EQ(Started, Expected);
+}
+
+TEST(CodeRegionTest, BlocksOfBranchesAreTheDisassemblys) {
+  // The entry, the loop's head (+0x14), what follows its back edge (+0x24:
+  // the s_branch), the forward target (+0x30).
+  expectDisasmBlocks("branchy", 6, {0, 0x14, 0x24, 0x30});
+}
+
+TEST(CodeRegionTest, BlocksOfARegisterJumpAreTheDisassemblys) {
+  // s_setpc_b64 to a constant the function computed: its target (+44)
+  // (+0x2c) starts a block, which only the Disassembler's register
+  // tracking sees.
+  expectDisasmBlocks("jumps_by_register", 105, {0, 0x2c});
 }
 
 TEST(CodeRegionTest, RunningOffTheEndOfTheCodeFaults) {
