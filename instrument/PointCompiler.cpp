@@ -9,6 +9,7 @@
 #include "loom/instrument/MemoryWaits.h"
 #include "loom/isa/McContext.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -1376,12 +1377,9 @@ static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
   }
   // Every hook is inlined into the points by now: the rest of the hook
   // library is not compiled (nor lifted).
-  for (Function &F : M)
-    if (!F.isDeclaration() && !F.getName().starts_with("__loom_point_"))
-      F.deleteBody();
-  for (Function &F : make_early_inc_range(M))
-    if (F.isDeclaration() && F.use_empty())
-      F.eraseFromParent();
+  jit::keepFunctions(M, [](const Function &F) {
+    return F.getName().starts_with("__loom_point_");
+  });
 
   // The shapes are independent functions: compiled on every core at once.
   jit::CompileOptions CO;
@@ -1495,26 +1493,34 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
     for (auto [Name, Address] : Globals)
       Context += "," + Name.str() + "=" + utohexstr(Address);
   }
-  // The hooks as loadHooks makes them are kept for the process, in a
-  // context of their own: each call builds its points in a copy of them
+  // The hooks as loadHooks makes them are kept for the process, each in a
+  // context of its own: a call builds its points in a copy of them
   // (parsing the hooks' bitcode took a few milliseconds a copy, cached
-  // shapes or not). The context is one thread's at a time.
+  // shapes or not). A context is one thread's at a time, so a call
+  // borrows one (or makes one, if all are busy: copies made at once on
+  // several threads compile at once) and gives it back when its module
+  // is gone.
   struct LoadedHooks {
-    std::mutex Lock;
     LLVMContext Ctx;
     std::unique_ptr<Module> Pristine;
   };
   static std::mutex LoadedLock;
-  static StringMap<std::unique_ptr<LoadedHooks>> Loaded;
-  LoadedHooks *Hooked;
+  static StringMap<std::vector<std::unique_ptr<LoadedHooks>>> Idle;
+  std::unique_ptr<LoadedHooks> Hooked;
   {
     std::lock_guard<std::mutex> L(LoadedLock);
-    std::unique_ptr<LoadedHooks> &Slot = Loaded[Context];
-    if (!Slot)
-      Slot = std::make_unique<LoadedHooks>();
-    Hooked = Slot.get();
+    std::vector<std::unique_ptr<LoadedHooks>> &Free = Idle[Context];
+    if (!Free.empty()) {
+      Hooked = std::move(Free.back());
+      Free.pop_back();
+    }
   }
-  std::lock_guard<std::mutex> HooksInUse(Hooked->Lock);
+  if (!Hooked)
+    Hooked = std::make_unique<LoadedHooks>();
+  scope_exit GiveBack([&] {
+    std::lock_guard<std::mutex> L(LoadedLock);
+    Idle[Context].push_back(std::move(Hooked));
+  });
   if (!Hooked->Pristine) {
     auto Pristine = loadHooks(Hooks, Hooked->Ctx);
     if (!Pristine)

@@ -310,6 +310,16 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
   return Object;
 }
 
+void keepFunctions(Module &M, function_ref<bool(const Function &)> Keep) {
+  if (Keep)
+    for (Function &F : M)
+      if (!F.isDeclaration() && !Keep(F))
+        F.deleteBody();
+  for (Function &F : make_early_inc_range(M))
+    if (F.isDeclaration() && F.use_empty())
+      F.eraseFromParent();
+}
+
 unsigned defaultCompileParts() {
   if (const char *Env = std::getenv("LOOM_COMPILE_THREADS"))
     return std::max(1, std::atoi(Env));
@@ -389,21 +399,14 @@ compileModuleInParts(Module &M, const CompileOptions &O, unsigned Parts,
         CloneModule(M, VMap, [&](const GlobalValue *GV) {
           return !llvm::isa<Function>(GV) || Mine.count(GV);
         });
-    for (Function &F : make_early_inc_range(*Part))
-      if (F.isDeclaration() && F.use_empty())
-        F.eraseFromParent();
+    keepFunctions(*Part);
     raw_svector_ostream OS(Bitcode[G]);
     WriteBitcodeToFile(*Part, OS);
   }
   {
     SmallPtrSet<const GlobalValue *, 16> Mine(Groups[0].begin(),
                                               Groups[0].end());
-    for (Function &F : M)
-      if (!F.isDeclaration() && !Mine.count(&F))
-        F.deleteBody();
-    for (Function &F : make_early_inc_range(M))
-      if (F.isDeclaration() && F.use_empty())
-        F.eraseFromParent();
+    keepFunctions(M, [&](const Function &F) { return Mine.count(&F); });
   }
 
   std::vector<Expected<ObjectBytes>> Out;

@@ -1038,14 +1038,10 @@ public:
         return M.takeError();
       Mode = *M;
     }
-    if (auto W = Ctx.option("max-waves")) {
-      uint64_t N;
-      if (!llvm::to_integer(*W, N))
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "max-waves=%s: not a number",
-                                       W->c_str());
-      Counts.setMaxWaves(N);
-    }
+    uint64_t MaxWaves = Counts.maxWaves();
+    if (llvm::Error E = Ctx.numberOption("max-waves", MaxWaves))
+      return E;
+    Counts.setMaxWaves(MaxWaves);
     return llvm::Error::success();
   }
 

@@ -168,10 +168,8 @@ public:
     // 256 64 KiB chunks: 105x the instructions against 11x; blockScan of
     // the realistic set with 2048: 735 M against 415 M with these).
     uint32_t Capacity = 8192;
-    if (auto C = Ctx.option("capacity"))
-      if (!to_integer(*C, Capacity))
-        return createStringError(inconvertibleErrorCode(),
-                                 "capacity=%s: not a number", C->c_str());
+    if (Error E = Ctx.numberOption("capacity", Capacity))
+      return E;
     Path = Options.output().empty() ? "mem_trace.trace" : Options.output();
     if (Error E = Ctx.openChannel(
             {MEM_TRACE_CHUNK, Capacity, /*Lossy=*/false, /*WaveChunks=*/true}))

@@ -36,6 +36,7 @@
 #include "loom/instrument/Instrumenter.h"
 #include "loom/instrument/Liveness.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -183,6 +184,17 @@ public:
   std::string option(llvm::StringRef Name, llvm::StringRef Default) const {
     auto V = option(Name);
     return V ? *V : Default.str();
+  }
+  /// Option \p Name as a number, into \p Value (left as it is if the
+  /// option is not given); "NAME=VALUE: not a number" if it is not one.
+  template <typename T>
+  llvm::Error numberOption(llvm::StringRef Name, T &Value) const {
+    auto V = option(Name);
+    if (V && !llvm::to_integer(*V, Value))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "%s=%s: not a number", Name.str().c_str(),
+                                     V->c_str());
+    return llvm::Error::success();
   }
   /// Device address of the tool's global \p Name (LOOM_DEVICE in its
   /// hooks) on \p Agent; an error if there is none. The first use on an

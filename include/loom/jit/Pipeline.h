@@ -80,6 +80,13 @@ llvm::Expected<std::vector<ObjectBytes>> compileModuleInParts(
     llvm::Module &M, const CompileOptions &Options, unsigned Parts,
     llvm::function_ref<std::string(const llvm::Function &)> Describe = {});
 
+/// Leaves \p M defining only the functions \p Keep accepts (all it
+/// defines, without \p Keep): the others' bodies deleted, then every
+/// declaration nothing uses any more erased.
+void keepFunctions(
+    llvm::Module &M,
+    llvm::function_ref<bool(const llvm::Function &)> Keep = {});
+
 /// The parts compileModuleInParts makes when asked for 0: LOOM_COMPILE_THREADS
 /// if set (at least 1), else one per core, at most 8.
 unsigned defaultCompileParts();
