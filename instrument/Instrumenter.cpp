@@ -478,6 +478,26 @@ private:
   /// kept in its lanes when the SGPRs run out.
   Error takeStateVgpr();
   Error emitFunction(const BinaryFunction &F);
+  /// Whether the guard of the calls before instruction \p I of \p B (an
+  /// s_cbranch_execz whose pair is never 0, HookRequest::PairNeverZero,
+  /// with nothing else at it) skips the branch too.
+  bool skipsBranch(const FunctionPoints &FP, const BinaryBasicBlock &B,
+                   unsigned I) const;
+  /// The pair of the guard before instruction \p I of \p B.
+  unsigned guardPair(const FunctionPoints &FP, const BinaryBasicBlock &B,
+                     unsigned I) const {
+    return FP.BeforeUnlessExec.at(B.Instructions[I].address()).second;
+  }
+  /// Where instruction \p I of block \p B of \p F is `s_and_saveexec_b64
+  /// sX, SRC` and the next is an s_cbranch_execz whose guard (sX) skips
+  /// it: whether the guard can go before the s_and_saveexec_b64 and skip
+  /// that too, as `s_andn2_b64 sX, exec, SRC; s_cbranch_scc0`. A wave it
+  /// skips would lose no lane, so the s_and_saveexec_b64 would have left
+  /// EXEC as it is and written only sX and SCC: neither may be live where
+  /// the branch falls through, nor SRC be sX, nor a point be between the
+  /// two. SRC as assembly if so.
+  std::optional<std::string> hoistedGuardSource(const BinaryFunction &F,
+                                                unsigned B, unsigned I);
   /// How far point \p P's body moves up (SGPRs, VGPRs; 0 if it stays):
   /// above Budget, in steps of 4 (keeping register tuples aligned), if it
   /// fits below the architectural limits.
@@ -2699,6 +2719,9 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
       OS << "\ts_set_gpr_idx_on m0, " << IndexMask << "\n\ts_nop 0\n";
       return Error::success();
     };
+    // The label of a guard moved before an s_and_saveexec_b64, for the
+    // branch after it.
+    std::string HoistedSkip;
     for (unsigned I = 0; I < Block.Instructions.size(); ++I) {
       const MCInst &Inst = Block.Instructions[I].Inst;
       uint64_t Addr = Block.Instructions[I].address();
@@ -2713,20 +2736,21 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         // s_cbranch_execz they would not take with them, where nothing
         // else is at it (HookRequest::PairNeverZero).
         bool NonZero = G->second.second == HookRequest::ExecNonZero;
-        bool SkipsBranch =
-            !NonZero && FP.PairNeverZero[Addr] &&
-            BC.mc().opcodeBaseName(Inst.getOpcode()) == "S_CBRANCH_EXECZ" &&
-            !FP.Before.count(Addr) && !FP.KernelExit.count(Addr) &&
-            !FP.After.count(Addr) && !FP.AddsAfter.count(Addr);
-        if (Indexing ||
-            (!NonZero && FL->liveBefore(B, I).has(SpecialReg::Scc)))
+        bool SkipsBranch = !NonZero && skipsBranch(FP, Block, I);
+        if (Indexing || (!NonZero && HoistedSkip.empty() &&
+                         FL->liveBefore(B, I).has(SpecialReg::Scc)))
           return fail(where(F, HookPoint::Before, Addr) +
                       ": a call unless EXEC is an SGPR pair needs SCC dead "
                       "and no VGPR indexing there");
-        std::string Skip = ".Lloom_u" + std::to_string(GuardLabels++);
+        // A guard moved before the s_and_saveexec_b64 (below) is there
+        // already.
+        bool Hoisted = !HoistedSkip.empty();
+        std::string Skip = Hoisted ? std::move(HoistedSkip)
+                                   : ".Lloom_u" + std::to_string(GuardLabels++);
+        HoistedSkip.clear();
         if (NonZero)
           OS << "\ts_cbranch_execnz " << Skip << "\n";
-        else
+        else if (!Hoisted)
           OS << "\ts_cmp_eq_u64 " << spair(G->second.second) << ", exec\n"
              << "\ts_cbranch_scc1 " << Skip << "\n";
         if (Error E = emitPoint(G->second.first, FL->liveBefore(B, I), Pending,
@@ -2747,6 +2771,15 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         emitCounterFlush();
         emitRecordFlush();
         emitVectorFlush();
+      }
+      if (std::optional<std::string> Source =
+              Indexing ? std::nullopt : hoistedGuardSource(F, B, I)) {
+        // The guard of the s_cbranch_execz after this s_and_saveexec_b64,
+        // here: a wave that would lose no lane skips both.
+        HoistedSkip = ".Lloom_u" + std::to_string(GuardLabels++);
+        OS << "\ts_andn2_b64 " << spair(guardPair(FP, Block, I + 1))
+           << ", exec, " << *Source << "\n\ts_cbranch_scc0 " << HoistedSkip
+           << "\n";
       }
       OS << ".Lloom_o" << AddressMapLabels.size() << ":\n";
       AddressMapLabels.push_back(Addr);
@@ -2776,6 +2809,60 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
   }
   OS << "\t.size " << Sym << ", .-" << Sym << "\n";
   return Error::success();
+}
+
+bool Emitter::skipsBranch(const FunctionPoints &FP, const BinaryBasicBlock &B,
+                          unsigned I) const {
+  uint64_t Addr = B.Instructions[I].address();
+  auto NeverZero = FP.PairNeverZero.find(Addr);
+  return NeverZero != FP.PairNeverZero.end() && NeverZero->second &&
+         BC.mc().opcodeBaseName(B.Instructions[I].Inst.getOpcode()) ==
+             "S_CBRANCH_EXECZ" &&
+         !FP.Before.count(Addr) && !FP.KernelExit.count(Addr) &&
+         !FP.After.count(Addr) && !FP.AddsAfter.count(Addr);
+}
+
+std::optional<std::string>
+Emitter::hoistedGuardSource(const BinaryFunction &F, unsigned B, unsigned I) {
+  const FunctionPoints &FP = Points[&F];
+  const BinaryBasicBlock &Block = F.blocks()[B];
+  if (I + 2 != Block.Instructions.size() || B + 1 >= F.blocks().size())
+    return std::nullopt;
+  const BinaryInstruction &Save = Block.Instructions[I];
+  uint64_t Addr = Save.address(), Next = Block.Instructions[I + 1].address();
+  auto G = FP.BeforeUnlessExec.find(Next);
+  if (G == FP.BeforeUnlessExec.end() ||
+      G->second.second == HookRequest::ExecNonZero ||
+      !skipsBranch(FP, Block, I + 1) || FP.AddsBefore.count(Next) ||
+      FP.After.count(Addr) || FP.AddsAfter.count(Addr))
+    return std::nullopt;
+  const isa::McContext &MC = BC.mc();
+  const MCInst &Inst = Save.Inst;
+  unsigned Pair = G->second.second;
+  if (MC.opcodeBaseName(Inst.getOpcode()) != "S_AND_SAVEEXEC_B64" ||
+      Inst.getNumOperands() < 2 || !Inst.getOperand(0).isReg() ||
+      !Inst.getOperand(1).isReg() ||
+      MC.scalarCodes(Inst.getOperand(0).getReg().id()) !=
+          SmallVector<unsigned, 4>{Pair, Pair + 1})
+    return std::nullopt;
+  SmallVector<unsigned, 4> Source =
+      MC.scalarCodes(Inst.getOperand(1).getReg().id());
+  std::string Text;
+  if (Source == SmallVector<unsigned, 4>{isa::McContext::VccLoCode,
+                                         isa::McContext::VccHiCode})
+    Text = "vcc";
+  else if (Source.size() == 2 && Source[0] % 2 == 0 &&
+           Source[1] == Source[0] + 1 && Source[1] < MaxSgprs &&
+           Source[0] != Pair)
+    Text = spair(Source[0]);
+  else
+    return std::nullopt;
+  // Where the branch falls through: the next block.
+  const RegisterSet &After = Live->of(F)->liveIn(B + 1);
+  if (After.hasSgpr(Pair) || After.hasSgpr(Pair + 1) ||
+      After.has(SpecialReg::Scc))
+    return std::nullopt;
+  return Text;
 }
 
 Error Emitter::emitKernelDescriptor(const BinaryFunction &K,

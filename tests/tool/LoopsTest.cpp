@@ -124,8 +124,10 @@ std::vector<std::string> hookBodies(StringRef Text, StringRef Hook) {
 // hook adds the wave and its lanes packed in one word with one atomic
 // (waves << 35 | lanes; CountsEqualTheTruth above checks what the host
 // unpacks), its address set by the glue (two s_mov_b32, no add). The losses
-// of an `if (i < n)`: packed too, and the guard skips the s_cbranch_execz
-// with the call on waves that lost no lane (one instruction more there).
+// of an `if (i < n)`: packed too, and the guard, before the kernel's
+// `s_and_saveexec_b64 sX, vcc`, is `s_andn2_b64 sX, exec, vcc;
+// s_cbranch_scc0` past the s_cbranch_execz after it: a wave that loses no
+// lane runs as many instructions as the kernel alone would.
 TEST(BlockCountingOnce, PackedWordsAndTheGuard) {
   std::string Some = dumped("_Z9someWavesPKiPiii");
   std::vector<std::string> Once = hookBodies(Some, "loom_count_once");
@@ -143,13 +145,24 @@ TEST(BlockCountingOnce, PackedWordsAndTheGuard) {
   std::vector<std::string> Lost = hookBodies(Fixed, "loom_count_lost");
   ASSERT_EQ(Lost.size(), 1u) << Fixed;
   EXPECT_EQ(count(Lost[0], "s_atomic_add_x2"), 1u) << Lost[0];
-  size_t Guard = Fixed.find("\ts_cbranch_scc1 .Lloom_u0\n");
+  size_t Guard = Fixed.find("\ts_cbranch_scc0 .Lloom_u0\n");
   ASSERT_NE(Guard, std::string::npos) << Fixed;
+  size_t Test = Fixed.rfind("\n", Guard - 2); // the line before
+  EXPECT_EQ(Fixed.compare(Test + 1, 13, "\ts_andn2_b64 "), 0)
+      << Fixed.substr(Test, 200);
+  EXPECT_NE(Fixed.substr(Test, Guard - Test).find(", exec, vcc"),
+            std::string::npos)
+      << Fixed.substr(Test, 200);
+  size_t Save = Fixed.find("\n", Guard + 1);
+  EXPECT_NE(Fixed.substr(Save, 64).find("s_and_saveexec_b64"),
+            std::string::npos)
+      << Fixed.substr(Guard, 200);
   size_t Skip = Fixed.find("\n.Lloom_u0:\n", Guard);
   ASSERT_NE(Skip, std::string::npos) << Fixed;
   size_t Before = Fixed.rfind("\n", Skip - 1);
   EXPECT_EQ(Fixed.compare(Before + 1, 16, "\ts_cbranch_execz"), 0)
       << Fixed.substr(Guard, Skip - Guard + 12);
+  EXPECT_EQ(count(Fixed, "s_cmp_eq_u64 s"), 0u) << Fixed; // no other guard
 }
 
 } // namespace
