@@ -1,9 +1,11 @@
 //===- instrument/BinaryContext.cpp - One code object, lifted -------------===//
 
 #include "loom/instrument/BinaryContext.h"
+#include "loom/instrument/RegisterBudget.h"
 
 #include "llvm/MC/MCInst.h"
 
+#include <map>
 #include <optional>
 
 using namespace llvm;
@@ -153,11 +155,159 @@ BinaryFunction *BinaryContext::functionAt(uint64_t Address) const {
   return ByAddress.lookup(Address);
 }
 
+namespace {
+
+/// SGPR pairs holding a known address, by their first SGPR.
+using KnownPairs = std::map<unsigned, uint64_t>;
+
+/// What a call to \p F may write, transitively; null if anything
+/// (a call whose target is not known, a cycle of calls).
+const RegisterSet *
+callClobbers(const BinaryFunction &F, const BinaryContext &BC,
+             std::map<const BinaryFunction *, std::optional<RegisterSet>> &Memo) {
+  auto [It, New] = Memo.try_emplace(&F);
+  if (!New)
+    return It->second ? &*It->second : nullptr; // done, or a cycle
+  RegisterSet Writes;
+  for (const BinaryBasicBlock &B : F.blocks())
+    for (const BinaryInstruction &I : B.Instructions) {
+      Writes |= I.Props.Writes;
+      Writes |= I.Props.PartialWrites;
+      if (I.Info.Flow != isa::ControlFlow::Call &&
+          I.Info.Flow != isa::ControlFlow::TailCall)
+        continue;
+      const BinaryFunction *Callee =
+          I.Info.Target ? BC.functionAt(*I.Info.Target) : nullptr;
+      const RegisterSet *More =
+          Callee ? callClobbers(*Callee, BC, Memo) : nullptr;
+      if (!More)
+        return nullptr; // Memo keeps the cycle mark: anything
+      Writes |= *More;
+    }
+  It = Memo.find(&F);
+  It->second = Writes;
+  return &*It->second;
+}
+
+} // namespace
+
+/// Calls through an SGPR pair set to an address in another block: LLVM
+/// hoists the s_getpc_b64/s_add_u32/s_addc_u32 of a callee's address out of
+/// loops and shares it between calls, which the disassembler, tracking
+/// registers within a block and up to a call, leaves unknown. A forward
+/// pass over each function's blocks knows a pair at a block's entry where
+/// every way in leaves it with one address; a write of either half, or a
+/// call whose callee (transitively) may write it, forgets it.
+void BinaryContext::resolveCallsAcrossBlocks() {
+  std::map<const BinaryFunction *, std::optional<RegisterSet>> Clobbers;
+  for (const auto &F : Functions) {
+    std::vector<BinaryBasicBlock> &Blocks = F->Blocks;
+    bool Unresolved = false;
+    for (const BinaryBasicBlock &B : Blocks)
+      for (const BinaryInstruction &I : B.Instructions)
+        Unresolved |= I.Info.Flow == isa::ControlFlow::Call &&
+                      I.Info.Source == isa::TargetSource::None;
+    if (!Unresolved)
+      continue;
+    auto Forget = [](KnownPairs &K, const RegisterSet &W) {
+      for (auto It = K.begin(); It != K.end();)
+        It = W.hasSgpr(It->first) || W.hasSgpr(It->first + 1) ? K.erase(It)
+                                                               : std::next(It);
+    };
+    // Steps \p K over instruction \p I; with \p Resolve, a call through a
+    // known pair gets its target.
+    auto Step = [&](KnownPairs &K, BinaryInstruction &I, bool Resolve) {
+      const MCInst &Inst = I.Inst;
+      StringRef Name = MC.opcodeBaseName(Inst.getOpcode());
+      if (I.Info.Flow == isa::ControlFlow::Call) {
+        // Its target: known, or through a pair known here (in the pass to
+        // the fixed point, an assumption the next round checks).
+        std::optional<uint64_t> Target = I.Info.Target;
+        if (I.Info.Source == isa::TargetSource::None &&
+            Inst.getNumOperands() > 1 && Inst.getOperand(1).isReg()) {
+          SmallVector<unsigned, 4> Pair =
+              MC.scalarCodes(Inst.getOperand(1).getReg().id());
+          if (Pair.size() == 2 && Pair[1] == Pair[0] + 1)
+            if (auto Known = K.find(Pair[0]); Known != K.end())
+              Target = Known->second;
+          if (Resolve && Target) {
+            I.Info.Target = Target;
+            I.Info.Source = isa::TargetSource::PcRelative;
+            if (const BinaryFunction *Callee = functionAt(*Target))
+              I.Info.TargetName = Callee->name().str();
+          }
+        }
+        const BinaryFunction *Callee = Target ? functionAt(*Target) : nullptr;
+        const RegisterSet *Writes =
+            Callee ? callClobbers(*Callee, *this, Clobbers) : nullptr;
+        if (!Writes) {
+          K.clear();
+          return;
+        }
+        Forget(K, *Writes);
+      }
+      if (Name.starts_with("S_MOVREL") || !I.Info.Valid) {
+        K.clear(); // writes where M0 says, or unknown
+        return;
+      }
+      Forget(K, I.Props.Writes);
+      Forget(K, I.Props.PartialWrites);
+      if (I.Info.ComputedAddress && Name == "S_ADDC_U32" &&
+          Inst.getOperand(0).isReg())
+        if (std::optional<unsigned> Hi =
+                MC.scalarCode(Inst.getOperand(0).getReg().id());
+            Hi && *Hi % 2 && *Hi < MaxSgprs)
+          K[*Hi - 1] = *I.Info.ComputedAddress;
+    };
+    // To a fixed point: a block's entry knows what all its predecessors
+    // seen so far leave known alike (none seen: not reached yet).
+    std::vector<std::optional<KnownPairs>> Out(Blocks.size());
+    auto In = [&](unsigned BI) {
+      std::optional<KnownPairs> K;
+      if (BI == 0)
+        K.emplace();
+      for (unsigned P : Blocks[BI].Predecessors) {
+        if (!Out[P])
+          continue;
+        if (!K) {
+          K = *Out[P];
+          continue;
+        }
+        for (auto It = K->begin(); It != K->end();) {
+          auto O = Out[P]->find(It->first);
+          It = O == Out[P]->end() || O->second != It->second ? K->erase(It)
+                                                              : std::next(It);
+        }
+      }
+      return K;
+    };
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (unsigned BI = 0; BI < Blocks.size(); ++BI) {
+        std::optional<KnownPairs> K = In(BI);
+        if (!K)
+          continue;
+        for (BinaryInstruction &I : Blocks[BI].Instructions)
+          Step(*K, I, /*Resolve=*/false);
+        if (Out[BI] != K) {
+          Out[BI] = std::move(K);
+          Changed = true;
+        }
+      }
+    }
+    for (unsigned BI = 0; BI < Blocks.size(); ++BI)
+      if (std::optional<KnownPairs> K = In(BI))
+        for (BinaryInstruction &I : Blocks[BI].Instructions)
+          Step(*K, I, /*Resolve=*/true);
+  }
+}
+
 Error BinaryContext::buildCFGs() {
   for (const auto &F : Functions)
     if (F->state() == FunctionState::Disassembled)
       if (Error E = F->buildCFG())
         return E;
+  resolveCallsAcrossBlocks();
 
   Calls.clear();
   for (const auto &F : Functions)

@@ -16,7 +16,10 @@
 //  - fixed: a loop of six trips the code fixes (counted not at all: the
 //    host multiplies the block before's count);
 //  - innerIf: a uniform loop with an `if` inside (EXEC written in the body
-//    and given back at the join: the loop's own lanes still taken once).
+//    and given back at the join: the loop's own lanes still taken once);
+//  - calls: a device function called from three places (once a wave, in a
+//    loop, under a divergent `if`), whose entries the host adds up from
+//    its calls.
 #include <hip/hip_runtime.h>
 #include <cstdio>
 #include <functional>
@@ -142,6 +145,23 @@ __global__ void innerIf(const int *in, int *out, int n, int iters) {
   out[i] = Acc;
 }
 
+// Not inlined, so that it stays a function with calls.
+__device__ __attribute__((noinline)) int mixed(int X, int K) {
+  return X * 3 + K;
+}
+
+__global__ void calls(const int *in, int *out, int n, int iters) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  int Acc = mixed(in[i], 1);
+  for (int K = 0; K < iters; ++K)
+    Acc = mixed(Acc, K);
+  if (in[i] & 1)
+    Acc = mixed(Acc, 7);
+  out[i] = Acc;
+}
+
 #define CHECK(X)                                                               \
   if ((X) != hipSuccess) {                                                     \
     std::fprintf(stderr, "%s failed\n", #X);                                   \
@@ -252,6 +272,15 @@ int main() {
     int Acc = in[i];
     for (int K = 0; K < 7; ++K)
       Acc = Acc * 3 + K;
+    return Acc;
+  });
+  hipLaunchKernelGGL(calls, dim3(Blocks), dim3(128), 0, 0, din, dout, n, 5);
+  Check("calls", [&](int i) {
+    int Acc = in[i] * 3 + 1;
+    for (int K = 0; K < 5; ++K)
+      Acc = Acc * 3 + K;
+    if (in[i] & 1)
+      Acc = Acc * 3 + 7;
     return Acc;
   });
   return Failures ? 1 : 0;

@@ -26,7 +26,7 @@ namespace {
 
 TEST(BlockCountingLoops, CountsEqualTheTruth) {
   std::vector<DispatchTruth> Truth = groundTruth(LOOM_LOOP_PROGRAM);
-  ASSERT_EQ(Truth.size(), 10u);
+  ASSERT_EQ(Truth.size(), 11u);
   expectInstrCountsEqualTruth(instrCount(LOOM_LOOP_PROGRAM, "block"), Truth);
   expectInstrCountsEqualTruth(instrCount(LOOM_LOOP_PROGRAM, "instruction"),
                               Truth);
@@ -107,6 +107,13 @@ TEST(BlockCountingLoops, EachLoopTakesItsWay) {
   std::string InnerIf = dumped("_Z7innerIfPKiPiii");
   EXPECT_GE(count(InnerIf, "\ts_mul_hi_u32"), 1u) << InnerIf;
   EXPECT_EQ(count(InnerIf, "\tv_add_u32_e32"), 1u) << InnerIf;
+  // A device function called only from known places: its entries are its
+  // calls', no hook at its entry (CountsEqualTheTruth checks the sums).
+  std::string Calls = dumped("_Z5callsPKiPiii");
+  EXPECT_NE(Calls.find("_Z5mixedii.loom:"), std::string::npos) << Calls;
+  EXPECT_EQ(Calls.find("(function _Z5mixedii, block entry +0x0)"),
+            std::string::npos)
+      << Calls;
 }
 
 /// The bodies of the points calling \p Hook in \p Text, each from its

@@ -41,6 +41,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -149,6 +150,16 @@ public:
     std::vector<InvariantLoop> Loop;
     // Per slot: the name of the EXEC it runs under, where known.
     std::vector<std::optional<unsigned>> ExecOf;
+    // Device functions whose entries are worked out from their calls
+    // (derivableCallees); per slot, whether it calls one; per such
+    // function, its first slot and whether its entry runs once a call.
+    std::set<const BinaryFunction *> FromCalls;
+    if (M != CountMode::Instruction)
+      FromCalls = derivableCallees(K);
+    const CallGraph &Calls = K.context().callGraph();
+    std::vector<bool> CallsOut;
+    std::map<uint64_t, size_t> SlotOfCall;
+    std::map<const BinaryFunction *, std::pair<size_t, bool>> EntryOf;
     for (BinaryFunction *F : K.functions()) {
       std::optional<ControlEquivalence> Classes;
       if (M != CountMode::Instruction)
@@ -180,7 +191,14 @@ public:
             InLoop.push_back(false);
             Loop.emplace_back();
             ExecOf.emplace_back();
+            CallsOut.push_back(false);
           }
+          if (Inst.Props.isCall())
+            if (const CallSite *C = Calls.siteAt(Inst.address());
+                C && FromCalls.count(C->Callee)) {
+              SlotOfCall[Inst.address()] = Plan.Slots.size() - 1;
+              CallsOut.back() = true;
+            }
           Plan.Slots.back().push_back(Plan.Instructions.size());
           Plan.Instructions.push_back(
               {operationName(MC, Inst.Inst.getOpcode()), Inst.Props.IsVector});
@@ -190,6 +208,8 @@ public:
       }
       if (!Classes)
         continue;
+      EntryOf[F] = {FirstSlot,
+                    Classes->runsOncePerCall(Classes->classOf(0))};
       // Every run of the function takes its waves from its class's slot, or
       // from the dispatch, and its lanes from the first run of its class
       // with the same EXEC, or from what EXEC is known to hold.
@@ -217,8 +237,12 @@ public:
           Plan.LanesOf[S] = Kernel::EveryLane;
         else if (Once && Exec == FunctionLiveness::ExecAtEntry)
           Plan.LanesOf[S] = Kernel::WorkItemLanes;
-        else if (Exec && CountsVector[S])
+        else if (Exec && (CountsVector[S] || CallsOut[S]))
           Plan.LanesOf[S] = LanesCounted.try_emplace({C, *Exec}, S).first->second;
+        // A call's lanes are its callee's at entry: counted here if
+        // nothing else counts them.
+        if (CallsOut[S] && Plan.LanesOf[S] == S)
+          CountsVector[S] = true;
       }
       // A loop of one block with a trip count the code fixes: its waves and
       // lanes are the block before's, times the trips.
@@ -246,13 +270,41 @@ public:
       if (IsKernel && Live)
         findLosses(MC, *F, *Live, Points, FirstSlot, Plan, Losses);
     }
+    // A derivable callee's entry class: its waves are its calls', and its
+    // lanes under the EXEC it was called with theirs.
+    Plan.Calls.assign(Points.size(), {});
+    for (const BinaryFunction *F : FromCalls) {
+      auto It = EntryOf.find(F);
+      if (It == EntryOf.end() || !It->second.second)
+        continue;
+      size_t E = It->second.first;
+      std::vector<size_t> Sites;
+      for (const CallSite *C : Calls.callsTo(*F))
+        if (auto At = SlotOfCall.find(C->Address); At != SlotOfCall.end())
+          Sites.push_back(At->second);
+      if (Sites.empty() || Plan.WavesOf[E] != E)
+        continue;
+      size_t End = E;
+      while (End < Points.size() && Points[End].first == F)
+        ++End;
+      std::set<size_t> EntryLanes; // the slots counting them until now
+      for (size_t S = E; S < End; ++S)
+        if (Plan.WavesOf[S] == E &&
+            ExecOf[S] == FunctionLiveness::ExecAtEntry &&
+            Plan.LanesOf[S] < Points.size())
+          EntryLanes.insert(Plan.LanesOf[S]);
+      for (size_t S = E; S < End; ++S)
+        if (EntryLanes.count(Plan.LanesOf[S]))
+          Plan.LanesOf[S] = E;
+      Plan.Calls[E] = std::move(Sites);
+    }
     // What each slot counts.
     std::vector<bool> Waves(Points.size()), Lanes(Points.size());
     Plan.Lost.assign(Points.size(), Kernel::None);
     for (size_t L = 0; L < Losses.size(); ++L)
       Plan.Lost[Losses[L].Slot] = L;
     for (size_t S = 0; S < Points.size(); ++S) {
-      bool Derived = Plan.Lost[S] != Kernel::None;
+      bool Derived = Plan.Lost[S] != Kernel::None || !Plan.Calls[S].empty();
       Waves[S] = M == CountMode::Instruction ||
                  (Plan.WavesOf[S] == S && !Derived);
       Lanes[S] = M == CountMode::Instruction ||
@@ -491,25 +543,56 @@ public:
     DispatchCounts C;
     const uint64_t Waves = D.waves(), WorkItems = D.workItems();
     constexpr uint64_t WaveSize = 64; // gfx9
-    auto wavesOf = [&](size_t Slot) {
+    // A device function's entry adds up its calls (Kernel::Calls), whose
+    // counts may be added up too: each slot's worked out once.
+    std::vector<std::optional<uint64_t>> WavesMemo(Plan.Slots.size()),
+        LanesMemo(Plan.Slots.size());
+    std::function<uint64_t(size_t)> wavesOf, runsOf, lanesOf;
+    // The waves counted at (or worked out for) slot Slot.
+    wavesOf = [&](size_t Slot) -> uint64_t {
       if (Slot == Kernel::DispatchWaves)
         return Waves;
       if (size_t L = Plan.Lost[Slot]; L != Kernel::None)
         return Waves - Raw[Plan.LostWord[L]];
-      return Raw[Plan.WaveWord[Slot]];
+      if (Plan.Calls[Slot].empty())
+        return Raw[Plan.WaveWord[Slot]];
+      if (!WavesMemo[Slot]) {
+        uint64_t Sum = 0;
+        for (size_t Call : Plan.Calls[Slot])
+          Sum += runsOf(Call);
+        WavesMemo[Slot] = Sum;
+      }
+      return *WavesMemo[Slot];
+    };
+    // How often slot S ran, and its lanes: what its instructions count.
+    runsOf = [&](size_t S) { return wavesOf(Plan.WavesOf[S]) * Plan.Times[S]; };
+    lanesOf = [&](size_t S) -> uint64_t {
+      size_t L = Plan.LanesOf[S];
+      if (L == Kernel::EveryLane)
+        return runsOf(S) * WaveSize;
+      if (L == Kernel::WorkItemLanes)
+        return WorkItems * Plan.Times[S];
+      if (Plan.Lost[L] != Kernel::None)
+        return (WorkItems - Raw[Plan.LostWord[Plan.Lost[L]] + 1]) *
+               Plan.Times[S];
+      if (Plan.Calls[L].empty())
+        return Raw[Plan.LaneWord[L]] * Plan.Times[S];
+      if (!LanesMemo[L]) {
+        uint64_t Sum = 0;
+        for (size_t Call : Plan.Calls[L])
+          Sum += lanesOf(Call);
+        LanesMemo[L] = Sum;
+      }
+      return *LanesMemo[L] * Plan.Times[S];
     };
     for (size_t S = 0; S < Plan.Slots.size(); ++S) {
-      uint64_t W = wavesOf(Plan.WavesOf[S]) * Plan.Times[S];
-      size_t L = Plan.LanesOf[S];
-      uint64_t Lanes =
-          L == Kernel::EveryLane ? W * WaveSize
-          : (L == Kernel::WorkItemLanes ? WorkItems
-             : Plan.Lost[L] != Kernel::None
-                 ? WorkItems - Raw[Plan.LostWord[Plan.Lost[L]] + 1]
-                 : Raw[Plan.LaneWord[L]]) *
-                Plan.Times[S];
+      uint64_t W = runsOf(S);
       if (!W) // as the counters, only what ran
         continue;
+      bool AnyVector = false;
+      for (uint32_t I : Plan.Slots[S])
+        AnyVector |= Plan.Instructions[I].second;
+      uint64_t Lanes = AnyVector ? lanesOf(S) : 0;
       for (uint32_t I : Plan.Slots[S]) {
         const auto &[Name, Vector] = Plan.Instructions[I];
         WavesLanes &O = C.Opcodes[Name];
@@ -522,7 +605,7 @@ public:
       }
     }
     for (const auto &[Name, Slot] : Plan.Blocks)
-      C.Blocks[Name] += wavesOf(Plan.WavesOf[Slot]) * Plan.Times[Slot];
+      C.Blocks[Name] += runsOf(Slot);
     return C;
   }
 
@@ -559,6 +642,38 @@ private:
       }
     }
     return Runs;
+  }
+
+  /// The device functions of \p K whose entries the host can add up from
+  /// their calls: every call of one is a direct call (not a tail call)
+  /// from a function of the kernel, none of them in a cycle of calls, and
+  /// no call in the kernel's functions goes where the code does not say
+  /// (it might reach them). A call passes its EXEC on: the callee's
+  /// lanes at entry are the call's.
+  static std::set<const instrument::BinaryFunction *>
+  derivableCallees(const instrument::KernelInstrumentation &K) {
+    const instrument::CallGraph &Calls = K.context().callGraph();
+    std::vector<instrument::BinaryFunction *> Functions = K.functions();
+    std::set<const instrument::BinaryFunction *> Ours(Functions.begin(),
+                                                      Functions.end()),
+        Out;
+    for (const instrument::BinaryFunction *F : Functions)
+      for (const instrument::CallSite *C : Calls.callsFrom(*F))
+        if (C->isUnknown())
+          return {};
+    for (const instrument::BinaryFunction *F : Functions) {
+      if (F->isKernel())
+        continue;
+      bool Derivable = true;
+      for (const instrument::CallSite *C : Calls.callsTo(*F))
+        Derivable &= !Ours.count(C->Caller) || !C->IsTailCall;
+      for (const instrument::BinaryFunction *G : Calls.reachableFrom(*F))
+        for (const instrument::CallSite *C : Calls.callsFrom(*G))
+          Derivable &= C->Callee != F; // a cycle through F
+      if (Derivable)
+        Out.insert(F);
+    }
+    return Out;
   }
 
   /// A loop whose EXEC is the same in every iteration: no instruction of
@@ -968,6 +1083,10 @@ private:
     /// Per slot: what its WavesOf and LanesOf counts are multiplied by (a
     /// loop's trips, fixedTrips), 1 for most.
     std::vector<uint64_t> Times;
+    /// Per slot: the slots of the calls whose runs are its waves, and
+    /// whose lanes are its lanes (a device function's entry,
+    /// derivableCallees); empty for most.
+    std::vector<std::vector<size_t>> Calls;
     /// (opcode, whether it counts lanes).
     std::vector<std::pair<std::string, bool>> Instructions;
     /// Every block, with the slot counting its entries.

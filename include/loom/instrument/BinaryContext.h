@@ -101,6 +101,8 @@ private:
                 std::unique_ptr<isa::McContext> Owned);
   /// Every function, or with \p Roots those that create() names.
   llvm::Error disassemble(llvm::ArrayRef<llvm::StringRef> Roots);
+  /// Resolves calls through a pair another block set (BinaryContext.cpp).
+  void resolveCallsAcrossBlocks();
 
   std::unique_ptr<isa::McContext> OwnedMC;
   const codeobj::CodeObject &CO;
