@@ -480,19 +480,15 @@ public:
     for (size_t L = 0; L < Losses.size(); ++L) {
       const Loss &X = Losses[L];
       uint64_t Offset = (Plan.Base * 2 + Plan.LostWord[L]) * 8;
-      // Block entries need the waves that skipped only: those whose EXEC
-      // is empty (one s_cbranch_execnz on the others), as if none was
-      // saved.
-      bool WavesOnly = M == CountMode::BlockEntry;
+      // Block entries need the waves that skipped only, and take them from
+      // the same call: it runs on the few waves that cross the bound.
       std::vector<HookArg> Args{HookArg::globalAddress("LoomCounts", Offset)};
       for (unsigned Half : {0, 1})
-        Args.push_back(WavesOnly ? HookArg::constant(0)
-                                 : HookArg::sgpr(X.Saved + Half));
+        Args.push_back(HookArg::sgpr(X.Saved + Half));
       // The pair is the wave's first EXEC, never empty: the guard skips
       // the s_cbranch_execz too on waves that lost no lane.
       if (llvm::Error E = K.plan().beforeUnlessExecIs(
-              K.kernel(), *X.Branch,
-              WavesOnly ? HookRequest::ExecNonZero : X.Saved,
+              K.kernel(), *X.Branch, X.Saved,
               "loom_count_lost", std::move(Args), /*PairNeverZero=*/true))
         return E;
     }
@@ -922,10 +918,10 @@ private:
   /// wave enters B unless no lane is left, with the lanes left. So B's
   /// waves are the dispatch's less the waves that skipped, and its lanes
   /// the work-items less the lanes lost (sX & ~EXEC): counted by a call
-  /// before the branch on waves that lost lanes only, two scalar
-  /// instructions (s_cmp_eq_u64 sX, exec; s_cbranch_scc1) on the others;
-  /// for block entries alone, on waves left with no lane only, one
-  /// (s_cbranch_execnz).
+  /// before the branch on waves that lost lanes only (HookRequest::
+  /// UnlessExecIs); the others pay no instruction where the guard can go
+  /// before the s_and_saveexec_b64 (sX and SCC dead past the branch), one
+  /// elsewhere (docs/instrument.md).
   struct Loss {
     size_t Slot;                                ///< B's first run
     const instrument::BinaryInstruction *Branch; ///< P's s_cbranch_execz
