@@ -110,7 +110,7 @@ Expected<ObjectBytes> linkObjects(ArrayRef<ObjectBytes> Objects,
   if (!Out)
     return Out.takeError();
   std::string OutPath = *Out;
-  auto RemoveOutput = make_scope_exit([&] { sys::fs::remove(OutPath); });
+  scope_exit RemoveOutput([&] { sys::fs::remove(OutPath); });
 
   // As clang's AMDGPU toolchain links (clang -### shows it).
   std::vector<const char *> Args = {"ld.lld", "-shared", "-o",

@@ -374,7 +374,7 @@ TEST_F(HardeningTest, QueueThreadThatCannotStart) {
       std::unique_lock<std::mutex> G(Lock);
       Released.wait(G, [&] { return Release; });
     });
-  auto ReleaseHolders = llvm::make_scope_exit([&] {
+  llvm::scope_exit ReleaseHolders([&] {
     {
       std::lock_guard<std::mutex> G(Lock);
       Release = true;
