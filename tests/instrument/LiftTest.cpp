@@ -74,8 +74,21 @@ TEST(Lift, CallGraphOfHandWrittenCalls) {
   EXPECT_TRUE(TailUnknown[0]->isUnknown());
   EXPECT_TRUE(L->fn("tail_through_pointer").isInstrumentable());
 
+  // Calls through a pair another block set: known where every way in
+  // leaves the pair alone (hoisted_calls, two blocks after the first
+  // call), unknown where one way writes half of it (clobbered_pair).
+  auto Hoisted = CG.callsFrom(L->fn("hoisted_calls"));
+  ASSERT_EQ(Hoisted.size(), 2u);
+  for (const CallSite *C : Hoisted) {
+    EXPECT_EQ(C->Callee, &Diamond) << C->Address;
+    EXPECT_EQ(C->Source, isa::TargetSource::PcRelative);
+  }
+  auto Clobbered = CG.callsFrom(L->fn("clobbered_pair"));
+  ASSERT_EQ(Clobbered.size(), 1u);
+  EXPECT_TRUE(Clobbered[0]->isUnknown());
+
   auto To = CG.callsTo(Diamond);
-  EXPECT_EQ(To.size(), 2u);
+  EXPECT_EQ(To.size(), 4u);
 
   auto Unknown = CG.callsFrom(L->fn("indirect_call"));
   ASSERT_EQ(Unknown.size(), 1u);

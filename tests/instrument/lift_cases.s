@@ -99,6 +99,48 @@ tail_through_pointer:
 .Ltail_through_pointer_end:
   .size tail_through_pointer, .Ltail_through_pointer_end-tail_through_pointer
 
+// Calls through a pair set in another block, as LLVM hoists a callee's
+// address out of a loop: the first call's callee writes neither half, so
+// the loop's calls (the pair known on both ways into the loop) resolve.
+  .globl hoisted_calls
+  .p2align 2
+  .type hoisted_calls,@function
+hoisted_calls:
+  s_mov_b64 s[40:41], s[30:31]
+  s_getpc_b64 s[20:21]
+  s_add_u32 s20, s20, cfg_diamond@rel32@lo+4
+  s_addc_u32 s21, s21, cfg_diamond@rel32@hi+12
+  s_swappc_b64 s[30:31], s[20:21]
+  s_mov_b32 s6, 3
+.Lhoisted_loop:
+  s_swappc_b64 s[30:31], s[20:21]
+  s_sub_u32 s6, s6, 1
+  s_cmp_lg_u32 s6, 0
+  s_cbranch_scc1 .Lhoisted_loop
+  s_mov_b64 s[30:31], s[40:41]
+  s_setpc_b64 s[30:31]
+.Lhoisted_end:
+  .size hoisted_calls, .Lhoisted_end-hoisted_calls
+
+// The same pair, but one way into the call writes its high half: unknown.
+  .globl clobbered_pair
+  .p2align 2
+  .type clobbered_pair,@function
+clobbered_pair:
+  s_mov_b64 s[40:41], s[30:31]
+  s_getpc_b64 s[20:21]
+  s_add_u32 s20, s20, cfg_diamond@rel32@lo+4
+  s_addc_u32 s21, s21, cfg_diamond@rel32@hi+12
+  s_cmp_eq_u32 s4, 0
+  s_cbranch_scc1 .Lclobbered_call
+  s_mov_b32 s21, 0
+.Lclobbered_call:
+  s_swappc_b64 s[30:31], s[20:21]
+  s_mov_b64 s[30:31], s[40:41]
+  s_setpc_b64 s[30:31]
+.Lclobbered_end:
+  .size clobbered_pair, .Lclobbered_end-clobbered_pair
+
 // A kernel jumping to an unknown address (a kernel has no caller to tail
 // call for): not instrumentable.
   .globl indirect_branch
