@@ -53,6 +53,18 @@ namespace {
 std::mutex RecoveryLock;
 bool RecoveryPermanent = false; // guarded by RecoveryLock
 unsigned RecoveryScopes = 0;    // guarded by RecoveryLock
+bool ScopesEnabledIt = false;   // guarded by RecoveryLock
+
+/// Whether LLVM's crash recovery is on. This library may be linked twice
+/// into one process (the HSA runtime's copy and a program's, sharing
+/// libLLVM), so the other copy, or the program, may have turned it on: a
+/// CrashRecoveryContext has a current context inside RunSafely only then.
+bool llvmRecoveryOn() {
+  bool On = false;
+  CrashRecoveryContext CRC;
+  CRC.RunSafely([&] { On = CrashRecoveryContext::GetCurrent() != nullptr; });
+  return On;
+}
 } // namespace
 
 void enableCrashRecovery() {
@@ -68,7 +80,10 @@ void enableCrashRecovery() {
 CrashRecoveryScope::CrashRecoveryScope() {
   std::lock_guard<std::mutex> G(RecoveryLock);
   if (RecoveryScopes++ == 0 && !RecoveryPermanent) {
-    CrashRecoveryContext::Enable();
+    // Turned on by someone else (the JIT in the program): theirs to keep.
+    ScopesEnabledIt = !llvmRecoveryOn();
+    if (ScopesEnabledIt)
+      CrashRecoveryContext::Enable();
     CrashRecoveryEnabled = true;
   }
 }
@@ -77,7 +92,9 @@ CrashRecoveryScope::~CrashRecoveryScope() {
   std::lock_guard<std::mutex> G(RecoveryLock);
   if (--RecoveryScopes == 0 && !RecoveryPermanent) {
     CrashRecoveryEnabled = false;
-    CrashRecoveryContext::Disable();
+    if (ScopesEnabledIt)
+      CrashRecoveryContext::Disable();
+    ScopesEnabledIt = false;
   }
 }
 

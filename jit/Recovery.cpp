@@ -44,6 +44,10 @@ void installHandlers() {
 
 Error runRecoverable(const Twine &What, function_ref<Error()> Step) {
   installHandlers();
+  // On for every step: the HSA runtime's copy of isa's recovery scopes
+  // (a library of its own) may have turned LLVM's off since, when its
+  // last scope ended.
+  CrashRecoveryContext::Enable();
   std::string Message;
   std::string *Outer = FatalMessage;
   FatalMessage = &Message;

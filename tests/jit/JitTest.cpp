@@ -386,6 +386,18 @@ define void @f() {
 }
 
 TEST_F(JitTest, WhatTheBackendCannotCompileIsAnErrorNotAnExit) {
+  // A kernel run first: the HSA runtime's decoder (its own copy of isa's
+  // crash recovery scopes, sharing libLLVM) turned LLVM's recovery off
+  // when its scope ended, and the fatal error below then exited.
+  {
+    auto P = take(Dev->compile(Saxpy));
+    Kernel &K = take(P->kernel("saxpy"));
+    float *X = alloc<float>(64), *Y = alloc<float>(64);
+    for (int I = 0; I < 64; ++I)
+      X[I] = 1, Y[I] = I;
+    ASSERT_OK(take(K.launch({1}, {64}, 2.0f, X, Y, 64)).wait());
+    EXPECT_EQ(Y[63], 65.0f);
+  }
   // Reported through the context's diagnostics.
   std::string Lds = errorOf(Dev->compile(R"(
 @lds = internal addrspace(3) global [40000 x i32] poison
