@@ -223,10 +223,10 @@ void BinaryContext::resolveCallsAcrossBlocks() {
         // Its target: known, or through a pair known here (in the pass to
         // the fixed point, an assumption the next round checks).
         std::optional<uint64_t> Target = I.Info.Target;
-        if (I.Info.Source == isa::TargetSource::None &&
-            Inst.getNumOperands() > 1 && Inst.getOperand(1).isReg()) {
+        const MCOperand *Through = isa::targetRegOperand(Inst);
+        if (I.Info.Source == isa::TargetSource::None && Through) {
           SmallVector<unsigned, 4> Pair =
-              MC.scalarCodes(Inst.getOperand(1).getReg().id());
+              MC.scalarCodes(Through->getReg().id());
           if (Pair.size() == 2 && Pair[1] == Pair[0] + 1)
             if (auto Known = K.find(Pair[0]); Known != K.end())
               Target = Known->second;

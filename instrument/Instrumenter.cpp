@@ -497,7 +497,8 @@ private:
   /// the branch falls through, nor SRC be sX, nor a point be between the
   /// two. SRC as assembly if so.
   std::optional<std::string> hoistedGuardSource(const BinaryFunction &F,
-                                                unsigned B, unsigned I);
+                                                const FunctionPoints &FP,
+                                                unsigned B, unsigned I) const;
   /// How far point \p P's body moves up (SGPRs, VGPRs; 0 if it stays):
   /// above Budget, in steps of 4 (keeping register tuples aligned), if it
   /// fits below the architectural limits.
@@ -2773,7 +2774,7 @@ Error Emitter::emitFunction(const BinaryFunction &F) {
         emitVectorFlush();
       }
       if (std::optional<std::string> Source =
-              Indexing ? std::nullopt : hoistedGuardSource(F, B, I)) {
+              Indexing ? std::nullopt : hoistedGuardSource(F, FP, B, I)) {
         // The guard of the s_cbranch_execz after this s_and_saveexec_b64,
         // here: a wave that would lose no lane skips both.
         HoistedSkip = ".Lloom_u" + std::to_string(GuardLabels++);
@@ -2823,10 +2824,11 @@ bool Emitter::skipsBranch(const FunctionPoints &FP, const BinaryBasicBlock &B,
 }
 
 std::optional<std::string>
-Emitter::hoistedGuardSource(const BinaryFunction &F, unsigned B, unsigned I) {
-  const FunctionPoints &FP = Points[&F];
+Emitter::hoistedGuardSource(const BinaryFunction &F, const FunctionPoints &FP,
+                            unsigned B, unsigned I) const {
   const BinaryBasicBlock &Block = F.blocks()[B];
-  if (I + 2 != Block.Instructions.size() || B + 1 >= F.blocks().size())
+  if (I + 2 != Block.Instructions.size() || B + 1 >= F.blocks().size() ||
+      FP.BeforeUnlessExec.empty())
     return std::nullopt;
   const BinaryInstruction &Save = Block.Instructions[I];
   uint64_t Addr = Save.address(), Next = Block.Instructions[I + 1].address();

@@ -570,8 +570,7 @@ private:
 
 } // namespace
 
-/// The last register operand: the address pair of s_setpc/s_swappc.
-static const MCOperand *targetRegOperand(const MCInst &Inst) {
+const MCOperand *targetRegOperand(const MCInst &Inst) {
   for (unsigned K = Inst.getNumOperands(); K-- > 0;)
     if (Inst.getOperand(K).isReg())
       return &Inst.getOperand(K);

@@ -26,6 +26,7 @@
 
 namespace llvm {
 class MCInst;
+class MCOperand;
 } // namespace llvm
 
 namespace loom::isa {
@@ -67,6 +68,10 @@ enum class TargetSource : uint8_t {
 };
 
 llvm::StringRef targetSourceName(TargetSource S);
+
+/// The register operand an s_setpc_b64 / s_swappc_b64 jumps through (its
+/// last register operand); null if none.
+const llvm::MCOperand *targetRegOperand(const llvm::MCInst &Inst);
 
 /// How an instruction passes control on, from MC's instruction flags
 /// alone, and its PC-relative target if it has one: what the Disassembler
