@@ -12,6 +12,7 @@
 #include "loom/instrument/BinaryContext.h"
 #include "loom/instrument/Liveness.h"
 #include "loom/isa/Disassembler.h"
+#include "loom/isa/Listing.h"
 #include "loom/isa/McContext.h"
 
 #include "llvm/Demangle/Demangle.h"
@@ -60,72 +61,6 @@ static cl::opt<bool> DisasmProps(
     cl::sub(DisasmCommand), cl::cat(LoomCategory));
 
 namespace {
-
-/// Column where trailing comments start (text is padded to it).
-constexpr unsigned CommentColumn = 56;
-
-std::string blockLabel(uint64_t Address) {
-  return formatv(".LBB_{0:x}", Address).str();
-}
-
-/// "<name+0x10>" or "0x1910" when nothing symbolizes the address.
-std::string describe(const std::string &Symbolized, uint64_t Address) {
-  if (Symbolized.empty())
-    return formatv("{0:x}", Address).str();
-  return "<" + Symbolized + ">";
-}
-
-std::string commentFor(const Instruction &I, const DisassembledFunction &F,
-                       const CodeObject &CO) {
-  auto Target = [&]() -> std::string {
-    if (!I.Target)
-      return I.TargetName;
-    std::string S = describe(I.TargetName, *I.Target);
-    // Branches name the block they go to; calls name the callee only.
-    bool IsBranch =
-        I.Flow == ControlFlow::Branch || I.Flow == ControlFlow::CondBranch;
-    if (IsBranch && F.blockStartingAt(*I.Target))
-      return blockLabel(*I.Target) + " " + S;
-    return S;
-  };
-  auto Via = [&]() -> std::string {
-    return I.Source == TargetSource::Got ? " (via GOT)" : "";
-  };
-  switch (I.Flow) {
-  case ControlFlow::Branch:
-  case ControlFlow::CondBranch:
-    if (I.Target)
-      return "-> " + Target();
-    break;
-  case ControlFlow::Call:
-    if (I.Target || !I.TargetName.empty())
-      return "call " + Target() + Via();
-    return "indirect call";
-  case ControlFlow::TailCall:
-    if (I.Target || !I.TargetName.empty())
-      return "tail call " + Target() + Via();
-    return "indirect tail call";
-  case ControlFlow::IndirectBranch:
-    return "indirect branch";
-  case ControlFlow::Return:
-    return "return";
-  case ControlFlow::None:
-  case ControlFlow::EndProgram:
-    break;
-  }
-  if (I.ComputedAddress) {
-    // A GOT load: name the entry's relocation target.
-    for (const DynamicRelocation &R : CO.dynamicRelocations())
-      if (R.Offset == *I.ComputedAddress &&
-          I.OpcodeName.find("LOAD") != std::string::npos)
-        return formatv("GOT entry {0:x}: {1}", R.Offset,
-                       R.Symbol.empty() ? formatv("{0:x}", R.Addend).str()
-                                        : R.Symbol)
-            .str();
-    return "";
-  }
-  return "";
-}
 
 /// What --cfg, --liveness and --props add to a function's listing.
 struct Lifted {
@@ -185,59 +120,30 @@ std::string blockList(const instrument::BinaryFunction &F,
 void printFunction(raw_ostream &OS, const DisassembledFunction &F,
                    const Disassembler &D, const CodeObject &CO,
                    const Lifted &L) {
-  OS << formatv("{0} ({1}) @ {2:x}, {3} bytes:", F.Name,
-                functionKindName(F.Kind), F.Address, F.Size);
-  std::string Demangled = demangle(F.Name);
-  if (Demangled != F.Name)
-    OS << "  // " << Demangled;
-  OS << "\n";
+  ListingExtras X;
   if (L.Fn) {
-    if (L.Fn->isInstrumentable())
-      OS << "  // instrumentable\n";
-    else
-      OS << "  // not instrumentable: " << L.Fn->notInstrumentableReason()
-         << "\n";
+    X.AfterHeader = [&](raw_ostream &OS) {
+      if (L.Fn->isInstrumentable())
+        OS << "  // instrumentable\n";
+      else
+        OS << "  // not instrumentable: " << L.Fn->notInstrumentableReason()
+           << "\n";
+    };
+    if (DisasmProps)
+      X.AfterInstruction = [&](raw_ostream &OS, size_t Block, size_t Index) {
+        printProps(OS, L.Fn->blocks()[Block].Instructions[Index], L, Block,
+                   Index);
+      };
+    X.BlockEnd = [&](raw_ostream &OS, size_t Block) {
+      OS << "  // successors: "
+         << blockList(*L.Fn, L.Fn->blocks()[Block].Successors) << "\n";
+    };
   }
-
-  for (size_t BI = 0; BI != F.Blocks.size(); ++BI) {
-    const BasicBlock &B = F.Blocks[BI];
-    std::string Label = blockLabel(B.Address) + ":";
-    OS << Label;
-    size_t Preds = B.Predecessors.size();
-    if (B.Address != F.Address || Preds) {
-      OS.indent(Label.size() < CommentColumn ? CommentColumn - Label.size()
-                                             : 1);
-      OS << "// " << Preds << (Preds == 1 ? " predecessor" : " predecessors");
-    }
-    OS << "\n";
-    if (L.Live)
-      OS << "  // live-in: " << L.Live->liveIn(BI).str() << "\n";
-    for (size_t K = B.FirstInstruction;
-         K != B.FirstInstruction + B.NumInstructions; ++K) {
-      const Instruction &I = F.Instructions[K];
-      std::string Line = formatv("  +0x{0:x-4}  0x{1:x-4}  {2}",
-                                 I.Address - F.Address, I.Address, I.Text)
-                             .str();
-      std::string Comment = commentFor(I, F, CO);
-      if (Comment.empty() && I.ComputedAddress && I.Flow == ControlFlow::None) {
-        std::string Sym = D.symbolize(*I.ComputedAddress);
-        Comment = formatv("address {0}", describe(Sym, *I.ComputedAddress));
-      }
-      OS << Line;
-      if (!Comment.empty()) {
-        OS.indent(Line.size() < CommentColumn ? CommentColumn - Line.size()
-                                              : 1);
-        OS << "// " << Comment;
-      }
-      OS << "\n";
-      if (DisasmProps && L.Fn)
-        printProps(OS, L.Fn->blocks()[BI].Instructions[K - B.FirstInstruction],
-                   L, BI, K - B.FirstInstruction);
-    }
-    if (L.Fn)
-      OS << "  // successors: " << blockList(*L.Fn, L.Fn->blocks()[BI].Successors)
-         << "\n";
-  }
+  if (L.Live)
+    X.BlockStart = [&](raw_ostream &OS, size_t Block) {
+      OS << "  // live-in: " << L.Live->liveIn(Block).str() << "\n";
+    };
+  printListing(OS, F, D, CO, X);
 }
 
 /// The call sites in the functions printed (all of the code object's

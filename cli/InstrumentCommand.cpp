@@ -39,6 +39,16 @@ static cl::list<std::string>
                       "TOOL:NAME=VALUE (one tool)"),
              cl::value_desc("K=V"), cl::sub(InstrumentCommand),
              cl::cat(LoomCategory));
+static cl::opt<std::string> KernelRegex(
+    "kernel", cl::value_desc("REGEX"),
+    cl::desc("Instrument only kernels whose symbol REGEX matches (every "
+             "tool's kernel=REGEX)"),
+    cl::sub(InstrumentCommand), cl::cat(LoomCategory));
+static cl::opt<std::string> DispatchRange(
+    "dispatch", cl::value_desc("N[-M]"),
+    cl::desc("Instrument only dispatch N, or N to M, counted from 0 (every "
+             "tool's dispatch=N[-M])"),
+    cl::sub(InstrumentCommand), cl::cat(LoomCategory));
 static cl::opt<std::string>
     DumpDir("dump",
             cl::desc("Write each instrumented copy's code object (.co) and "
@@ -88,18 +98,26 @@ int runInstrument() {
                                            Library->c_str()));
     Libraries.push_back(std::move(*Library));
   }
-  for (const std::string &A : ToolArgs)
+  // --kernel and --dispatch are every tool's options, before the
+  // --tool-arg ones (a TOOL:kernel= still wins for its tool).
+  std::vector<std::string> Args;
+  if (!KernelRegex.empty())
+    Args.push_back("kernel=" + KernelRegex);
+  if (!DispatchRange.empty())
+    Args.push_back("dispatch=" + DispatchRange);
+  Args.insert(Args.end(), ToolArgs.begin(), ToolArgs.end());
+  for (const std::string &A : Args)
     if (!StringRef(A).contains('=') || StringRef(A).contains(' '))
       return reportError("instrument",
                          createStringError(inconvertibleErrorCode(),
-                                           "--tool-arg '%s': expected "
+                                           "tool option '%s': expected "
                                            "NAME=VALUE with no spaces",
                                            A.c_str()));
   setenv("HSA_TOOLS_LIB", join(Libraries, " ").c_str(), 1);
   // A tool that cannot be loaded says why, as ROCr does when asked.
   setenv("HSA_TOOLS_REPORT_LOAD_FAILURE", "1", 1);
-  if (!ToolArgs.empty())
-    setenv("LOOM_TOOL_ARGS", join(ToolArgs, " ").c_str(), 1);
+  if (!Args.empty())
+    setenv("LOOM_TOOL_ARGS", join(Args, " ").c_str(), 1);
   if (!DumpDir.empty()) {
     SmallString<256> Abs(DumpDir);
     sys::fs::make_absolute(Abs);

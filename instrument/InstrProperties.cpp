@@ -323,10 +323,13 @@ InstrProperties InstrAnalyzer::analyze(const MCInst &Inst,
     P.Memory = memoryKindFromName(Base);
   if (P.isMemory()) {
     bool Atomic = Base.contains("ATOMIC") || (P.MayLoad && P.MayStore);
-    // Loads to LDS (buffer_load_dword lds) read memory and write LDS.
-    if (Base.ends_with("_LDS") || Name.contains("_LDS_"))
-      Atomic = false;
-    if (Atomic) {
+    // Loads to LDS (buffer_load_dword lds, global_load_lds_dword) read
+    // memory and write LDS: a load of their memory, which has no data
+    // operand (MC marks them as stores too).
+    P.LdsDma = Base.ends_with("_LDS") || Name.contains("_LDS_");
+    if (P.LdsDma) {
+      P.Direction = MemoryDirection::Load;
+    } else if (Atomic) {
       P.Direction = MemoryDirection::Atomic;
       P.AtomicReturns = NumDefs > 0;
     } else {

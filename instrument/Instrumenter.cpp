@@ -60,6 +60,10 @@ int64_t memoryBaseOffset(const BinaryInstruction &I, const InstrAnalyzer &A) {
   return detail::memoryBaseOffsetOf(I, A);
 }
 
+int64_t instructionOffset(const BinaryInstruction &I, const InstrAnalyzer &A) {
+  return detail::instructionOffsetOf(I, A);
+}
+
 std::string HookArg::str() const {
   switch (K) {
   case Kind::Constant: return "constant " + utohexstr(V, false, true);
@@ -1015,8 +1019,10 @@ Error Emitter::planLaunchState() {
         Added += Sgprs;
       Input = true;
     };
-    if (Header)
+    if (Header || usesState(LaunchState::KernargLo))
       Enable(KD.Properties.EnableSgprKernargSegmentPtr, 2);
+    if (usesState(LaunchState::DispatchPtrLo))
+      Enable(KD.Properties.EnableSgprDispatchPtr, 2);
     if (usesState(LaunchState::ScratchRsrc0)) {
       // The stack through the V#, and flat accesses to it (a private
       // pointer made generic) through FLAT_SCRATCH, which the preamble
@@ -1159,8 +1165,10 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
     return Error::success();
   const KernelLaunch &L = Launch.find(&K)->second;
   if (L.New.UserSgprs > 16)
-    return fail("the hooks need the kernarg segment pointer, and the kernel "
-                "has no user SGPR left for it");
+    return fail("the hooks need " + Twine(L.New.UserSgprs - L.Old.UserSgprs) +
+                " user SGPRs more (the kernarg segment or dispatch packet "
+                "pointer, the private segment), and the kernel has " +
+                Twine(16 - L.Old.UserSgprs) + " left");
   OS << "\t; loom: preamble (launch state)\n";
   // In lanes, the state is put together first in SGPRs above the initial
   // ones, free until the original code starts.
@@ -1174,6 +1182,13 @@ Error Emitter::emitPreamble(const BinaryFunction &K) {
     OS << "\ts_addc_u32 " << Reg(LaunchState::HeaderHi) << ", "
        << sreg(Kernarg + 1) << ", 0\n";
   }
+  // The kernel's own pointers, as the hardware passed them.
+  for (auto [Lo, Input] : {std::pair(LaunchState::DispatchPtrLo, L.New.DispatchPtr),
+                           std::pair(LaunchState::KernargLo, L.New.KernargSegmentPtr)})
+    if (usesState(Lo))
+      for (unsigned Half = 0; Half < 2; ++Half)
+        OS << "\ts_mov_b32 " << Reg(LaunchState(unsigned(Lo) + Half)) << ", "
+           << sreg(Input + Half) << "\n";
   for (unsigned D = 0; D < 3; ++D) {
     LaunchState S = LaunchState(unsigned(LaunchState::WorkgroupIdX) + D);
     if (usesState(S))
@@ -2917,6 +2932,7 @@ Error Emitter::emitKernelDescriptor(const BinaryFunction &K,
     support::endian::write32le(&D[52], Rsrc2);
     uint16_t Props = support::endian::read16le(&D[56]);
     Props |= uint16_t(New.Properties.EnableSgprPrivateSegmentBuffer) |
+             uint16_t(New.Properties.EnableSgprDispatchPtr) << 1 |
              uint16_t(New.Properties.EnableSgprKernargSegmentPtr) << 3 |
              uint16_t(New.Properties.EnableSgprFlatScratchInit) << 5 |
              uint16_t(New.Properties.EnableSgprPrivateSegmentSize) << 6;

@@ -92,6 +92,9 @@ struct AddressParts {
   RegRange Soffset; ///< 1 SGPR (scalar and buffer soffset, scratch saddr)
   RegRange Rsrc;    ///< 4 SGPRs: the V# of buffer and s_buffer accesses
   int64_t Offset = 0;
+  /// The instruction's offset field alone (a buffer's without an
+  /// immediate soffset; an LDS pair's unscaled offset0).
+  int64_t Field = 0;
   bool HasIndex = false, HasOffset = false; ///< buffer: what Vaddr holds
   bool is32Bit() const { return Form == Lds || Form == Scratch; }
 };
@@ -118,7 +121,7 @@ Error bufferParts(const MCInst &Inst, const InstrAnalyzer &A, StringRef Name,
                     &Off = Inst.getOperand(Op + 2);
     if (!Off.isImm())
       break;
-    P.Offset = Off.getImm();
+    P.Offset = P.Field = Off.getImm();
     if (SOff.isImm()) {
       P.Offset += SOff.getImm();
     } else if (SOff.isReg()) {
@@ -215,6 +218,7 @@ Expected<AddressParts> addressParts(const BinaryInstruction &I,
     P.Offset &= 0xfff;
   else if (K == MemoryKind::Global || K == MemoryKind::Scratch)
     P.Offset = SignExtend64<13>(uint64_t(P.Offset));
+  P.Field = P.Offset;
   switch (P.Form) {
   case AddressParts::Lds:
     if (I.Props.AccessesPerLane == 2)
@@ -257,7 +261,7 @@ Expected<AddressParts> argAddressParts(const HookArg &Arg,
 /// launch state (__loom_tool_slot is a constant per tool, set in loadHooks).
 enum class HookIntrinsic : uint8_t { LaunchHeader, WorkgroupIdX, WorkgroupIdY,
                                  WorkgroupIdZ, WaveId, WaveWorkItem,
-                                 LaneWord };
+                                 LaneWord, DispatchPacket, KernargSegment };
 constexpr std::pair<const char *, HookIntrinsic> Intrinsics[] = {
     {"__loom_launch_header", HookIntrinsic::LaunchHeader},
     {"__loom_workgroup_id_x", HookIntrinsic::WorkgroupIdX},
@@ -266,6 +270,8 @@ constexpr std::pair<const char *, HookIntrinsic> Intrinsics[] = {
     {"__loom_wave_id", HookIntrinsic::WaveId},
     {"__loom_wave_work_item", HookIntrinsic::WaveWorkItem},
     {"__loom_lane_word", HookIntrinsic::LaneWord},
+    {"__loom_dispatch_packet", HookIntrinsic::DispatchPacket},
+    {"__loom_kernarg_segment", HookIntrinsic::KernargSegment},
 };
 
 /// The intrinsics each function of the hook module reaches through calls,
@@ -520,16 +526,28 @@ private:
     case HookIntrinsic::LaneWord:
       use(Out, {RawInput::Kind::LaneWord, 0});
       return;
+    case HookIntrinsic::DispatchPacket:
+      State(LaunchState::DispatchPtrLo);
+      State(LaunchState::DispatchPtrHi);
+      return;
+    case HookIntrinsic::KernargSegment:
+      State(LaunchState::KernargLo);
+      State(LaunchState::KernargHi);
+      return;
     }
   }
 
   Value *state(LaunchState S) { return raw({RawInput::Kind::State, unsigned(S)}); }
 
-  Value *header(IRBuilder<> &B) {
+  /// The address a pair of launch states holds (\p Lo, and the next).
+  Value *statePointer(IRBuilder<> &B, LaunchState Lo) {
     return B.CreateIntToPtr(
-        pair(B, {RawInput::Kind::State, unsigned(LaunchState::HeaderLo)},
-             {RawInput::Kind::State, unsigned(LaunchState::HeaderHi)}),
+        pair(B, {RawInput::Kind::State, unsigned(Lo)},
+             {RawInput::Kind::State, unsigned(Lo) + 1}),
         B.getPtrTy());
+  }
+  Value *header(IRBuilder<> &B) {
+    return statePointer(B, LaunchState::HeaderLo);
   }
   /// A field of the launch header, read as \p Ty.
   Value *headerField(IRBuilder<> &B, size_t Offset, Type *Ty) {
@@ -555,6 +573,10 @@ private:
       return state(LaunchState::WaveTid);
     case HookIntrinsic::LaneWord:
       return raw({RawInput::Kind::LaneWord, 0});
+    case HookIntrinsic::DispatchPacket:
+      return statePointer(B, LaunchState::DispatchPtrLo);
+    case HookIntrinsic::KernargSegment:
+      return statePointer(B, LaunchState::KernargLo);
     }
     return nullptr;
   }
@@ -1620,6 +1642,16 @@ int64_t memoryBaseOffsetOf(const BinaryInstruction &I,
     return 0;
   }
   return baseLeavesOffset(*P) ? P->Offset : 0;
+}
+
+int64_t instructionOffsetOf(const BinaryInstruction &I,
+                            const InstrAnalyzer &A) {
+  Expected<AddressParts> P = addressParts(I, A);
+  if (!P) {
+    consumeError(P.takeError());
+    return 0;
+  }
+  return P->Field;
 }
 
 } // namespace loom::instrument::detail

@@ -47,8 +47,15 @@ enum class LaunchState : uint8_t {
   /// The hooks' stack pointer where the kernel's own stack is dynamic:
   /// from the private segment's size, the slot being at its top.
   StackPointer,
+  /// The dispatch packet's address (the dispatch_ptr SGPRs) and the
+  /// kernarg segment's (kernarg_segment_ptr): the kernel's own inputs, as
+  /// the hardware hands them to it.
+  DispatchPtrLo,
+  DispatchPtrHi,
+  KernargLo,
+  KernargHi,
 };
-inline constexpr unsigned NumLaunchStates = 11;
+inline constexpr unsigned NumLaunchStates = 15;
 /// RawInput::State numbers past the launch state: wave counter N's low and
 /// high halves.
 inline unsigned waveCounterState(unsigned N, bool High) {
@@ -136,6 +143,7 @@ inline constexpr unsigned MaxVgprParams = 32; // v0..v31
 /// HookArg::memoryBaseOf's left-out offset (loom::instrument::
 /// memoryBaseOffset).
 int64_t memoryBaseOffsetOf(const BinaryInstruction &I, const InstrAnalyzer &A);
+int64_t instructionOffsetOf(const BinaryInstruction &I, const InstrAnalyzer &A);
 
 /// Compiles every point of \p Points with the hooks of \p Hooks, for
 /// \p Target; CompiledPoint i belongs to Points[i]. The shapes not compiled

@@ -5,12 +5,22 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 using namespace llvm;
 using namespace loom::instrument;
 
 namespace loom::tool {
+
+// Hooks read the packet through LaunchHeader.h's copy of its layout.
+static_assert(sizeof(LoomDispatchPacket) == sizeof(hsa_kernel_dispatch_packet_t));
+static_assert(offsetof(LoomDispatchPacket, GridSize) ==
+              offsetof(hsa_kernel_dispatch_packet_t, grid_size_x));
+static_assert(offsetof(LoomDispatchPacket, KernargAddress) ==
+              offsetof(hsa_kernel_dispatch_packet_t, kernarg_address));
+static_assert(offsetof(LoomDispatchPacket, CompletionSignal) ==
+              offsetof(hsa_kernel_dispatch_packet_t, completion_signal));
 
 Expected<std::unique_ptr<Launch>>
 Launch::make(HostMemory &Memory, ChannelDrain &Drain, const KernelCopy &Copy,

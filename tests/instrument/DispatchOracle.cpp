@@ -311,6 +311,12 @@ void checkDispatch(BinaryContext &BC, llvm::StringRef Kernel,
     const InstrProperties &P = I->Props;
     std::string At = where(*Fn, Pc) + " (" + I->Info.Text + ")";
     EXPECT_TRUE(P.isMemory()) << At;
+    if (P.LdsDma && Space == 1 /* LDS */ && IsWrite) {
+      // An LDS DMA load's second access: its dwords written to LDS.
+      EXPECT_FALSE(IsAtomic) << At;
+      EXPECT_EQ(Bytes, P.AccessBytes) << At << ": bytes per lane";
+      continue;
+    }
     EXPECT_TRUE(spaceFits(Space, P.Memory))
         << At << ": space " << int(Space) << ", lifted kind "
         << memoryKindName(P.Memory).str();

@@ -133,6 +133,21 @@ TEST_F(InstrProperties, FlatScratchLdsBuffer) {
   const auto &BufByte = props("buffer_store_byte");
   EXPECT_EQ(BufByte.Direction, MemoryDirection::Store);
   EXPECT_EQ(BufByte.AccessBytes, 1u);
+  // LDS DMA: a load of memory whose dwords go to LDS at M0 (MC marks it a
+  // store as well; it has no data operand).
+  const auto &BufDma = props("buffer_load_dword v5");
+  EXPECT_EQ(BufDma.Memory, MemoryKind::Buffer);
+  EXPECT_EQ(BufDma.Direction, MemoryDirection::Load);
+  EXPECT_EQ(BufDma.AccessBytes, 4u);
+  EXPECT_TRUE(BufDma.LdsDma);
+  EXPECT_TRUE(BufDma.Reads.has(SpecialReg::M0));
+  const auto &GlobalDma = props("global_load_dword v[6:7]");
+  EXPECT_EQ(GlobalDma.Memory, MemoryKind::Global);
+  EXPECT_EQ(GlobalDma.Direction, MemoryDirection::Load);
+  EXPECT_EQ(GlobalDma.AccessBytes, 4u);
+  EXPECT_TRUE(GlobalDma.LdsDma);
+  EXPECT_TRUE(GlobalDma.Reads.has(SpecialReg::M0));
+  EXPECT_FALSE(props("buffer_load_dword v1").LdsDma);
 }
 
 TEST_F(InstrProperties, SpecialRegisters) {
@@ -202,21 +217,40 @@ TEST(InstrPropertiesNames, AccessBytes) {
   EXPECT_EQ(accessBytesFromName("BUFFER_WBINVL1"), 0u);
 }
 
+/// \p Offset (memoryBaseOffset, instructionOffset) of each memory
+/// instruction of lift_cases.s's base_offsets.
+std::vector<int64_t> baseOffsetsBy(int64_t (*Offset)(const BinaryInstruction &,
+                                                     const InstrAnalyzer &)) {
+  std::optional<LiftedFile> L = liftFile(LOOM_LIFT_CASES);
+  EXPECT_TRUE(L);
+  std::vector<int64_t> Offsets;
+  if (!L)
+    return Offsets;
+  const InstrAnalyzer &A = L->BC->analyzer();
+  for (const BinaryBasicBlock &B : L->fn("base_offsets").blocks())
+    for (const BinaryInstruction &I : B.Instructions)
+      if (I.Props.isMemory())
+        Offsets.push_back(Offset(I, A));
+  return Offsets;
+}
+
 // The offset HookArg::memoryBaseOf leaves out, for the host to add: a
 // vector, LDS or scratch access's immediate offset as the address takes
 // it (scaled for ds_read2, 64 times more for its ST64 form); none for
 // scalar and buffer accesses, which keep theirs.
 TEST(MemoryBaseOffset, VectorLdsAndScratchOffsetsLeftOut) {
-  std::optional<LiftedFile> L = liftFile(LOOM_LIFT_CASES);
-  ASSERT_TRUE(L);
-  const InstrAnalyzer &A = L->BC->analyzer();
-  std::vector<int64_t> Offsets;
-  for (const BinaryBasicBlock &B : L->fn("base_offsets").blocks())
-    for (const BinaryInstruction &I : B.Instructions)
-      if (I.Props.isMemory())
-        Offsets.push_back(memoryBaseOffset(I, A));
-  EXPECT_EQ(Offsets, (std::vector<int64_t>{256, -4, 16, -8, 12, 12, 256, 0,
-                                           0, 0}));
+  EXPECT_EQ(baseOffsetsBy(memoryBaseOffset),
+            (std::vector<int64_t>{256, -4, 16, -8, 12, 12, 256, 0, 0, 0, 0,
+                                  -16}));
+}
+
+// instructionOffset: the offset field alone, as the hardware reads it (an
+// LDS DMA load's LDS address is M0 + it + 4 x lane): unscaled for
+// ds_read2, a buffer's without its soffset, sign-extended for global.
+TEST(MemoryBaseOffset, InstructionOffsetIsTheField) {
+  EXPECT_EQ(baseOffsetsBy(instructionOffset),
+            (std::vector<int64_t>{256, -4, 16, -8, 12, 3, 1, 0, 16, 8, 12,
+                                  -16}));
 }
 
 } // namespace

@@ -105,6 +105,18 @@ protected:
 
   /// wave_info at \p K's entry: each wave's launch state, through
   /// HookArgs and Hooks.h alike.
+  /// The launch of the launch-state tests: a 3-D grid of scale_add, 200 x
+  /// 5 x 2 work-items in groups of 48 x 2 x 1 (partial groups at x's edge).
+  static constexpr uint32_t Grid3D[3] = {200, 5, 2};
+  static constexpr uint16_t Group3D[3] = {48, 2, 1};
+  static emu::LaunchConfig launch3D() {
+    emu::LaunchConfig C;
+    C.Dimensions = 3;
+    std::copy(Grid3D, Grid3D + 3, C.Grid);
+    std::copy(Group3D, Group3D + 3, C.Workgroup);
+    return C;
+  }
+
   static Error askWaveInfo(InstrumentationPlan &Plan, const BinaryFunction &K) {
     return Plan.atKernelEntry(
         K, "wave_info",
@@ -533,13 +545,10 @@ TEST_F(InstrumenterTest, HooksSeeTheLaunchState) {
   auto M = loadElf(R->Elf, "instrumented");
   ASSERT_TRUE(M) << R->Assembly;
 
-  constexpr int N = 200;
-  emu::LaunchConfig C;
-  C.Dimensions = 3;
-  uint32_t Grid[3] = {N, 5, 2};
-  uint16_t Group[3] = {48, 2, 1};
-  std::copy(Grid, Grid + 3, C.Grid);
-  std::copy(Group, Group + 3, C.Workgroup);
+  constexpr int N = Grid3D[0];
+  const uint32_t *Grid = Grid3D;
+  const uint16_t *Group = Group3D;
+  emu::LaunchConfig C = launch3D();
   auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel, bool Header) {
     emu::DeviceBuffer In(*Dev, N * 4), Out(*Dev, N * 4), Data(*Dev, 8);
     for (int I = 0; I < N; ++I) {
@@ -574,6 +583,63 @@ TEST_F(InstrumenterTest, HooksSeeTheLaunchState) {
   EXPECT_EQ(Seen, testutil::expectedWaves(Grid, Group));
   EXPECT_EQ(Seen.size(), 46u); // 5 x 3 x 2 work-groups, 16 of two waves
   EXPECT_EQ(Bad, 0u);
+}
+
+// A hook reads the kernel's dispatch packet and kernarg segment
+// (loom::dispatchPacket, kernargSegment) where scale_add's descriptor
+// enables no dispatch pointer: the copy enables it, the hook sees the
+// packet of the launch and the kernel's arguments, and the original code
+// finds its inputs where it expects them (results unchanged).
+TEST_F(InstrumenterTest, HooksSeeTheDispatchPacketAndKernargs) {
+  const codeobj::Kernel *CK = Lifted->codeObject().findKernel("scale_add");
+  ASSERT_NE(CK, nullptr);
+  ASSERT_FALSE(CK->KD.Properties.EnableSgprDispatchPtr);
+  InstrumentationPlan Plan(*Lifted);
+  const BinaryFunction *K = Lifted->function("scale_add");
+  ASSERT_NE(K, nullptr);
+  ASSERT_OK(Plan.atKernelEntry(*K, "kernel_inputs", {}));
+  auto R = instrument(Plan);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  const InstrumentedKernel *IK = R->kernel("scale_add");
+  ASSERT_NE(IK, nullptr);
+  EXPECT_FALSE(IK->UsesLaunchHeader); // the kernel's pointers, no header
+  auto M = loadElf(R->Elf, "instrumented");
+  ASSERT_TRUE(M) << R->Assembly;
+
+  constexpr int N = Grid3D[0];
+  const uint32_t *Grid = Grid3D;
+  const uint16_t *Group = Group3D;
+  emu::LaunchConfig C = launch3D();
+  emu::DeviceBuffer In(*Dev, N * 4), Out(*Dev, N * 4);
+  auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel) {
+    for (int I = 0; I < N; ++I) {
+      In.data<float>()[I] = float(I) * 0.5f - 7;
+      Out.data<float>()[I] = -1;
+    }
+    emu::KernelArgs Args;
+    Args.add(Out.data()).add(In.data()).add(int32_t(N));
+    auto Res = Mod.launch(Kernel, C, Args);
+    EXPECT_TRUE(Res && Res->ok());
+    if (!Res)
+      ADD_FAILURE() << llvm::toString(Res.takeError());
+    return std::vector<float>(Out.data<float>(), Out.data<float>() + N);
+  };
+  std::vector<float> Truth = Run(*Orig, "scale_add");
+  uint64_t *Inputs = global("loom_test_inputs");
+  std::memset(Inputs, 0, 12 * 8);
+  *global("loom_test_mismatch") = 0;
+  EXPECT_EQ(Run(*M, "scale_add.loom"), Truth);
+  EXPECT_NE(Inputs[0], 0u) << "the hook did not run";
+  EXPECT_EQ(*global("loom_test_mismatch"), 0u);
+  EXPECT_EQ(Inputs[2], 3u); // dimensions
+  EXPECT_EQ(Inputs[3], uint64_t(Grid[0]) | uint64_t(Grid[1]) << 32);
+  EXPECT_EQ(Inputs[4], Grid[2]);
+  EXPECT_EQ(Inputs[5], uint64_t(Group[0]) | uint64_t(Group[1]) << 16 |
+                           uint64_t(Group[2]) << 32);
+  EXPECT_EQ(Inputs[6], Inputs[1]); // the packet's kernarg_address
+  EXPECT_EQ(Inputs[7], reinterpret_cast<uint64_t>(Out.data()));
+  EXPECT_EQ(Inputs[8], reinterpret_cast<uint64_t>(In.data()));
+  EXPECT_EQ(uint32_t(Inputs[9]), uint32_t(N));
 }
 
 // Wave counters (per-wave SGPRs, flushed at s_endpgm) added to before

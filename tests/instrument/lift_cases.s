@@ -169,6 +169,8 @@ base_offsets:
   global_load_dword v1, v[2:3], off
   s_load_dword s4, s[6:7], 0x10
   buffer_load_dword v1, off, s[0:3], 0 offset:8
+  buffer_load_dword v5, s[0:3], s6 offen offset:12 lds
+  global_load_dword v[6:7], off offset:-16 lds
   s_setpc_b64 s[30:31]
 .Lbase_offsets_end:
   .size base_offsets, .Lbase_offsets_end-base_offsets
@@ -194,6 +196,8 @@ props:
   buffer_load_dword v1, off, s[0:3], 0
   buffer_atomic_add v1, off, s[0:3], 0 glc
   buffer_store_byte v1, off, s[0:3], 0
+  buffer_load_dword v5, s[0:3], 0 offen lds
+  global_load_dword v[6:7], off lds
   v_cmp_lt_f32_e32 vcc, v1, v2
   s_mov_b32 m0, s1
   v_writelane_b32 v1, s2, 3

@@ -160,3 +160,34 @@ HOOK void wave_info(u64 Exec, u32 Lane, u32 Wave, u32 GroupX, u64 Dispatch) {
 HOOK void fault_hook(u64 Address) {
   *reinterpret_cast<volatile u32 *>(Address) = 1;
 }
+
+// The kernel's own inputs, as the hardware hands them to it: its dispatch
+// packet and its kernarg segment (loom::dispatchPacket, kernargSegment).
+// Every wave's first lane writes them to loom_test_inputs; a wave that
+// sees another packet or segment than the first one counts a mismatch.
+extern "C" {
+DEVICE_GLOBAL u64 loom_test_inputs[12];
+}
+
+HOOK void kernel_inputs() {
+  if (!loom::isFirstActiveLane())
+    return;
+  const LoomDispatchPacket *P = loom::dispatchPacket();
+  const u64 *Args = static_cast<const u64 *>(loom::kernargSegment());
+  u64 *R = loom_test_inputs;
+  u64 Seen = __hip_atomic_exchange(&R[0], (u64)P, __ATOMIC_RELAXED,
+                                   __HIP_MEMORY_SCOPE_AGENT);
+  u64 Segment = __hip_atomic_exchange(&R[1], (u64)Args, __ATOMIC_RELAXED,
+                                      __HIP_MEMORY_SCOPE_AGENT);
+  if ((Seen && Seen != (u64)P) || (Segment && Segment != (u64)Args))
+    loom::atomicAdd(&loom_test_mismatch, 1ull);
+  R[2] = P->Setup & 3;
+  R[3] = P->GridSize[0] | (u64)P->GridSize[1] << 32;
+  R[4] = P->GridSize[2];
+  R[5] = P->WorkgroupSize[0] | (u64)P->WorkgroupSize[1] << 16 |
+         (u64)P->WorkgroupSize[2] << 32;
+  R[6] = P->KernargAddress;
+  R[7] = Args[0];
+  R[8] = Args[1];
+  R[9] = Args[2];
+}

@@ -228,6 +228,7 @@ TEST_P(ToolsOnCorpus, KernelArgsAreTheLaunchParameters) {
       instrument(corpus(GetParam(), {"LOOM_DIFF_LAUNCH_LOG=" + Log}),
                  {"--tool", "kernel_args", "--tool-arg", "output=" + Out});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(R.Err.find("the device saw"), std::string::npos) << R.Err;
   std::vector<json::Value> Lines = jsonLines(Out), Launches = jsonLines(Log);
   sys::fs::remove(Out);
   sys::fs::remove(Log);
@@ -245,6 +246,11 @@ TEST_P(ToolsOnCorpus, KernelArgsAreTheLaunchParameters) {
     EXPECT_EQ(triple(O, "workgroup"), Truth[I].Workgroup) << Kernel;
     EXPECT_EQ(triple(O, "grid"), triple(L, "grid")) << Kernel;
     EXPECT_EQ(triple(O, "workgroup"), triple(L, "workgroup")) << Kernel;
+    // Read by the kernel's first wave; its grid in work-groups from the
+    // hidden arguments the runtime filled (code object v5), or from the
+    // packet.
+    EXPECT_EQ(O.getString("source")->str(), "device") << Kernel;
+    EXPECT_EQ(triple(O, "blocks"), blocksOf(Truth[I])) << Kernel;
     const json::Array &Args = *O.getArray("args"), &Set = *L.getArray("args");
     ASSERT_EQ(Args.size(), Set.size()) << Kernel;
     for (size_t A = 0; A < Args.size(); ++A) {

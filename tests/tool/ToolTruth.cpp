@@ -2,14 +2,18 @@
 
 #include "ToolTruth.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 using namespace llvm;
 
@@ -29,6 +33,14 @@ std::vector<int64_t> triple(const json::Object &O, StringRef Key) {
   std::vector<int64_t> Out;
   for (const json::Value &V : *O.getArray(Key))
     Out.push_back(*V.getAsInteger());
+  return Out;
+}
+
+std::vector<int64_t> blocksOf(const DispatchTruth &D) {
+  std::vector<int64_t> Out;
+  for (size_t I = 0; I < D.Grid.size() && I < D.Workgroup.size(); ++I)
+    Out.push_back((D.Grid[I] + D.Workgroup[I] - 1) /
+                  std::max<int64_t>(D.Workgroup[I], 1));
   return Out;
 }
 
@@ -190,9 +202,11 @@ void expectOpcodeHistEqualsTruth(StringRef Path,
 /// bb_count's JSON blocks against the truth's block entries, per kernel.
 void expectBlocksEqualTruth(const Program &P,
                             const std::vector<DispatchTruth> &Truth) {
-  std::string Path = tempPath("tools-bb-count");
+  std::string Path = tempPath("tools-bb-count"),
+              Listing = tempPath("tools-bb-listing");
   CommandResult R =
-      instrument(P, {"--tool", "bb_count", "--tool-arg", "output=" + Path});
+      instrument(P, {"--tool", "bb_count", "--tool-arg", "output=" + Path,
+                     "--tool-arg", "disasm=" + Listing});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(linesStarting(R.Err, "loom-tool:"), std::vector<std::string>())
       << R.Err;
@@ -226,6 +240,100 @@ void expectBlocksEqualTruth(const Program &P,
       EXPECT_TRUE(O.getObject("blocks")->get(Block)) << Kernel << " " << Block;
   }
   EXPECT_EQ(Kernels, Want.size());
+  expectListingEqualsTruth(Listing, Want);
+  sys::fs::remove(Listing);
+}
+
+void expectKernelArgsEqualTruth(const Program &P,
+                                const std::vector<DispatchTruth> &Truth) {
+  std::string Path = tempPath("tools-kernel-args");
+  CommandResult R =
+      instrument(P, {"--tool", "kernel_args", "--tool-arg", "output=" + Path});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(linesStarting(R.Err, "loom-tool:"), std::vector<std::string>())
+      << R.Err;
+  EXPECT_EQ(R.Err.find("the device saw"), std::string::npos) << R.Err;
+  std::vector<json::Value> Lines = jsonLines(Path);
+  sys::fs::remove(Path);
+  // Kernel, grid, work-group and grid in work-groups of each dispatch, in
+  // any order (dispatches of several streams at once take their indices
+  // in the order they reach the runtime).
+  using Launch = std::tuple<std::string, std::vector<int64_t>,
+                            std::vector<int64_t>, std::vector<int64_t>>;
+  std::vector<Launch> Got, Want;
+  for (const json::Value &L : Lines) {
+    const json::Object &O = *L.getAsObject();
+    EXPECT_EQ(O.getString("source")->str(), "device") << formatv("{0}", L).str();
+    Got.emplace_back(O.getString("kernel")->str(), triple(O, "grid"),
+                     triple(O, "workgroup"), triple(O, "blocks"));
+  }
+  for (const DispatchTruth &T : Truth)
+    Want.emplace_back(T.Kernel, T.Grid, T.Workgroup, blocksOf(T));
+  llvm::sort(Got);
+  llvm::sort(Want);
+  EXPECT_EQ(Got, Want);
+}
+
+void expectListingEqualsTruth(
+    StringRef Path,
+    const std::map<std::string, std::map<std::string, uint64_t>> &Want) {
+  auto Buf = MemoryBuffer::getFile(Path);
+  ASSERT_TRUE(bool(Buf)) << Path.str() << ": no listing";
+  // "; kernel K, code object C, N dispatches" (a kernel of one name in
+  // several code objects comes once for each, with its own counts), then
+  // each function's header ("F (kernel) @ 0x1a00, ...") and its blocks'
+  // labels (".LBB_0x1a20: // 2 predecessors; 16 entries"). Summed per
+  // kernel as the truth is, every block's count is the truth's.
+  std::string Kernel, Function;
+  uint64_t FunctionAddress = 0;
+  std::map<std::string, std::map<std::string, uint64_t>> Listed;
+  SmallVector<StringRef, 0> Lines;
+  (*Buf)->getBuffer().split(Lines, '\n');
+  for (StringRef Line : Lines) {
+    if (Line.consume_front("; kernel ")) {
+      Kernel = Line.split(", code object ").first.str();
+      ASSERT_TRUE(Want.count(Kernel)) << Path.str() << ": kernel " << Kernel;
+      Listed[Kernel];
+      continue;
+    }
+    if (size_t At = Line.find(") @ 0x"); At != StringRef::npos) {
+      Function = Line.take_until([](char C) { return C == ' '; }).str();
+      StringRef Address = Line.drop_front(At + 6).take_until(
+          [](char C) { return C == ','; });
+      EXPECT_FALSE(Address.getAsInteger(16, FunctionAddress)) << Line.str();
+      continue;
+    }
+    if (!Line.consume_front(".LBB_0x"))
+      continue;
+    uint64_t Address = 0;
+    ASSERT_FALSE(Line.take_until([](char C) { return C == ':'; })
+                     .getAsInteger(16, Address))
+        << Line.str();
+    std::string Block = Function + "+0x" + utohexstr(Address - FunctionAddress,
+                                                     /*LowerCase=*/true);
+    uint64_t N = 0;
+    // The note follows the predecessor count's "; ", or is all there is.
+    StringRef Note = Line.rsplit("// ").second;
+    if (size_t Semi = Note.rfind("; "); Semi != StringRef::npos)
+      Note = Note.drop_front(Semi + 2);
+    if (Note.consume_back(" entries") || Note.consume_back(" entry"))
+      EXPECT_FALSE(Note.getAsInteger(10, N)) << Line.str();
+    else
+      EXPECT_EQ(Note.str(), "never entered") << Kernel << " " << Block;
+    Listed[Kernel][Block] += N;
+  }
+  for (const auto &[K, Blocks] : Want) {
+    ASSERT_TRUE(Listed.count(K)) << "no listing of " << K;
+    for (const auto &[Block, N] : Blocks) {
+      auto It = Listed[K].find(Block);
+      EXPECT_TRUE(It != Listed[K].end()) << K << " " << Block << " not listed";
+      if (It != Listed[K].end())
+        EXPECT_EQ(It->second, N) << K << " " << Block;
+    }
+    for (const auto &[Block, N] : Listed[K])
+      if (N)
+        EXPECT_TRUE(Blocks.count(Block)) << K << " " << Block << ": " << N;
+  }
 }
 
 MemoryTruth memoryTruth(const Program &P) {

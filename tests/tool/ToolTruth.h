@@ -52,6 +52,18 @@ struct DispatchTruth {
 std::map<std::string, WavesLanes> opcodes(const llvm::json::Object &O);
 /// An [x, y, z] array.
 std::vector<int64_t> triple(const llvm::json::Object &O, llvm::StringRef Key);
+/// kernel_args on \p P: every dispatch read on the device, its kernel,
+/// grid, work-group and grid in work-groups those of \p Truth.
+void expectKernelArgsEqualTruth(const Program &P,
+                                const std::vector<DispatchTruth> &Truth);
+/// bb_count's listing (disasm=\p Path): every label has a count or "never
+/// entered", and summed per kernel (over the code objects listed) the
+/// counts are \p Want's (kernel -> block -> entries).
+void expectListingEqualsTruth(
+    llvm::StringRef Path,
+    const std::map<std::string, std::map<std::string, uint64_t>> &Want);
+/// The grid in work-groups of \p D: its sizes rounded up.
+std::vector<int64_t> blocksOf(const DispatchTruth &D);
 /// A fresh temporary file's path.
 std::string tempPath(llvm::StringRef Name);
 /// Lines of \p Text that start with \p Prefix.

@@ -69,6 +69,11 @@ TEST_F(ShippedTools, KernelAndDispatchOptions) {
   ASSERT_EQ(Counts.size(), 1u);
   EXPECT_EQ(*Counts[0].getAsObject()->getInteger("dispatch"), 2);
   expectInstrCountsEqualTruth(Counts, *Truth, /*Every=*/false);
+  // The same through loom instrument's --dispatch and --kernel.
+  std::vector<json::Value> ByFlags = instrCount(
+      LOOM_TOOL_PROGRAM, "block", {"--dispatch", "1-2", "--kernel", "scale"});
+  ASSERT_EQ(ByFlags.size(), 1u);
+  EXPECT_EQ(*ByFlags[0].getAsObject()->getInteger("dispatch"), 2);
   // A bad option: the tool is left out, the program runs.
   CommandResult R = instrument(LOOM_TOOL_PROGRAM,
                                {"--tool", "bb_count", "--tool-arg", "kernel=("});
@@ -189,13 +194,26 @@ TEST_F(ShippedTools, KernelArgsAreTheLaunchParameters) {
                   *A.getAsObject()->get("value"));
     return Out;
   };
+  // Read by the hook at kernel entry: the packet and the kernarg segment
+  // as the device saw them, equal to what the program set.
+  EXPECT_EQ(R.Err.find("the device saw"), std::string::npos) << R.Err;
+  EXPECT_EQ(R.Err.find("read on the host"), std::string::npos) << R.Err;
   for (size_t I = 0; I < 3; ++I) {
     const json::Object &O = *Lines[I].getAsObject();
     EXPECT_EQ(*O.getInteger("dispatch"), int64_t(I));
     EXPECT_EQ(O.getString("kernel")->str(), (*Truth)[I].Kernel);
+    EXPECT_EQ(O.getString("source")->str(), "device");
+    // HIP (ROCclr) writes 3 dimensions into every packet it dispatches.
+    EXPECT_EQ(*O.getInteger("dimensions"), 3);
     EXPECT_EQ(triple(O, "grid"), (*Truth)[I].Grid);
     EXPECT_EQ(triple(O, "workgroup"), (*Truth)[I].Workgroup);
+    EXPECT_EQ(triple(O, "blocks"), blocksOf((*Truth)[I]));
   }
+  // 4 x 256 and 8 x 128 work-items.
+  EXPECT_EQ(triple(*Lines[0].getAsObject(), "blocks"),
+            (std::vector<int64_t>{4, 1, 1}));
+  EXPECT_EQ(triple(*Lines[1].getAsObject(), "blocks"),
+            (std::vector<int64_t>{8, 1, 1}));
   // scale(x, 2.0f, 1000), steps(in, out, 1000), scale(x, 0.5f, 1000):
   // hipcc's metadata names no argument (arg0...) and gives no type (the
   // tool takes them from the mangled name: float* float int).
@@ -227,8 +245,8 @@ TEST_F(ShippedTools, KernelArgsAreTheLaunchParameters) {
             (std::vector<std::string>{"int const*", "int*", "int"}));
 }
 
-// HIP test programs: instr_count (both modes) and bb_count against the
-// truth of the same program. Not those whose kernels run differently from
+// HIP test programs: instr_count (both modes), bb_count and kernel_args
+// against the truth of the same program. Not those whose kernels run differently from
 // run to run, instrumented or not: shared_atomics (compare-and-swap loops
 // retry as often as waves happen to collide), device_printf (waves spin,
 // s_sleep, until the host has served their hostcall). streams_events runs
@@ -243,6 +261,7 @@ TEST_P(ShippedToolsOnHip, CountsEqualTheTruth) {
   expectInstrCountsEqualTruth(instrCount(Program, "instruction"), Truth);
   expectInstrCountsEqualTruth(instrCount(Program, "block"), Truth);
   expectBlocksEqualTruth(Program, Truth);
+  expectKernelArgsEqualTruth(Program, Truth);
 }
 
 INSTANTIATE_TEST_SUITE_P(ShippedTools, ShippedToolsOnHip,

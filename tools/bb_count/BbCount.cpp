@@ -7,21 +7,29 @@
 // every block's entry counts the waves reaching it.
 //
 //   loom instrument --tool bb_count [--tool-arg kernel=REGEX]
-//       [--tool-arg dispatch=N[-M]] [--tool-arg output=FILE] -- ./app
+//       [--tool-arg dispatch=N[-M]] [--tool-arg output=FILE]
+//       [--tool-arg disasm=FILE] -- ./app
 //
 // stderr: a coverage line per kernel and a summary at the end; output=FILE:
-// a JSON document with every block's count.
+// a JSON document with every block's count; disasm=FILE: each kernel and
+// the functions it entered, listed as `loom disasm` lists them, with each
+// block's count beside its label.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Counting.h"
 #include "ToolOptions.h"
 
+#include "loom/codeobj/CodeObject.h"
+#include "loom/isa/Listing.h"
+#include "loom/isa/McContext.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
+using namespace loom;
 using namespace loom::instrument;
 using namespace loom::tools;
 
@@ -30,6 +38,33 @@ namespace {
 class BbCount final : public CountingTool {
 public:
   BbCount() : CountingTool("bb_count", CountMode::BlockEntry, false) {}
+
+  Error init(ToolContext &Ctx) override {
+    if (Error E = CountingTool::init(Ctx))
+      return E;
+    DisasmPath = Ctx.option("disasm").value_or("");
+    return Error::success();
+  }
+
+  void codeObjectLoaded(ToolContext &, hsa_executable_t Exec,
+                        const codeobj::CodeObject &CO) override {
+    if (DisasmPath.empty())
+      return;
+    // A copy for the listing at exit (the runtime's goes with its
+    // executable). A kernel of one name in several code objects is listed
+    // from each that ran it, with its own counts.
+    Expected<std::unique_ptr<codeobj::CodeObject>> Copy =
+        codeobj::CodeObject::create(CO.bytes(), CO.name());
+    if (!Copy) {
+      errs() << "bb_count: " << toString(Copy.takeError()) << "\n";
+      return;
+    }
+    std::shared_ptr<const codeobj::CodeObject> Kept = std::move(*Copy);
+    for (const codeobj::Kernel &K : Kept->kernels()) {
+      VersionOf[{Exec.handle, K.name().str()}] = Versions.size();
+      Versions.push_back({K.name().str(), CO.name().str(), Kept, {}, 0});
+    }
+  }
 
   void fini(ToolContext &) override {
     json::Array Out;
@@ -66,6 +101,8 @@ public:
          << "\n";
       errs() << ", JSON in " << Options.output();
     }
+    if (!DisasmPath.empty())
+      writeListing();
     errs() << "\n";
   }
 
@@ -77,6 +114,81 @@ private:
     ++It->second.Dispatches;
     for (const auto &[Name, N] : C.Blocks)
       It->second.Blocks[Name] += N;
+    auto V = VersionOf.find({D.Executable.handle, D.Kernel});
+    if (V == VersionOf.end())
+      return;
+    Version &Ran = Versions[V->second];
+    Ran.Uri = D.CodeObject; // the loader's name for it
+    ++Ran.Dispatches;
+    for (const auto &[Name, N] : C.Blocks)
+      Ran.Blocks[Name] += N;
+  }
+
+  /// disasm=FILE: every kernel counted, from each code object that ran
+  /// it, and each function with a block in its counts, a block's count
+  /// ("N entries", "never entered") in its label's comment.
+  void writeListing() {
+    std::string Text;
+    raw_string_ostream OS(Text);
+    for (const std::string &Name : Order)
+      for (const Version &V : Versions)
+        if (V.Kernel == Name && V.Dispatches)
+          listVersion(OS, V);
+    std::error_code EC;
+    raw_fd_ostream F(DisasmPath, EC);
+    if (EC) {
+      errs() << ", disasm=" << DisasmPath << ": " << EC.message();
+      return;
+    }
+    F << Text;
+    errs() << ", listing in " << DisasmPath;
+  }
+
+  /// A kernel of one code object, as counted in it.
+  struct Version {
+    std::string Kernel, Uri;
+    std::shared_ptr<const codeobj::CodeObject> Code;
+    std::map<std::string, uint64_t> Blocks;
+    uint64_t Dispatches = 0;
+  };
+
+  static void listVersion(raw_ostream &OS, const Version &V) {
+    const codeobj::CodeObject &CO = *V.Code;
+    OS << "; kernel " << V.Kernel << ", code object " << V.Uri << ", "
+       << V.Dispatches << (V.Dispatches == 1 ? " dispatch\n" : " dispatches\n");
+    Expected<std::unique_ptr<isa::McContext>> MC =
+        isa::McContext::create(CO.target());
+    if (!MC) {
+      OS << "; " << toString(MC.takeError()) << "\n\n";
+      return;
+    }
+    isa::Disassembler D(**MC, CO);
+    // The kernel first, then its callees by name.
+    std::vector<std::string> Functions{V.Kernel};
+    for (const auto &[Block, N] : V.Blocks) {
+      StringRef Fn = StringRef(Block).rsplit('+').first;
+      if (!is_contained(Functions, Fn))
+        Functions.push_back(Fn.str());
+    }
+    for (const std::string &Fn : Functions) {
+      Expected<isa::DisassembledFunction> F = D.disassemble(Fn);
+      if (!F) {
+        OS << "; " << Fn << ": " << toString(F.takeError()) << "\n\n";
+        continue;
+      }
+      isa::ListingExtras X;
+      X.BlockNote = [&](size_t B) -> std::string {
+        auto C = V.Blocks.find(blockName(Fn, F->Blocks[B].Address - F->Address));
+        if (C == V.Blocks.end())
+          return "not counted";
+        if (C->second == 0)
+          return "never entered";
+        return std::to_string(C->second) +
+               (C->second == 1 ? " entry" : " entries");
+      };
+      isa::printListing(OS, *F, D, CO, X);
+      OS << "\n";
+    }
   }
 
   struct Coverage {
@@ -85,6 +197,11 @@ private:
   };
   std::map<std::string, Coverage> Kernels;
   std::vector<std::string> Order;
+  std::string DisasmPath;
+  /// disasm=: each kernel of each code object loaded, in load order, and
+  /// the one an executable's kernel of a name is now.
+  std::vector<Version> Versions;
+  std::map<std::pair<uint64_t, std::string>, size_t> VersionOf;
 };
 
 } // namespace

@@ -123,11 +123,12 @@ inline std::string operationName(const isa::McContext &MC, unsigned Opcode) {
 }
 
 /// A block's name as the counters' "blocks" name it: "function+0xoffset".
+inline std::string blockName(llvm::StringRef Function, uint64_t Offset) {
+  return (Function + "+0x" + llvm::utohexstr(Offset, /*LowerCase=*/true)).str();
+}
 inline std::string blockName(const instrument::BinaryFunction &F,
                              const instrument::BinaryBasicBlock &B) {
-  return (F.name() + "+0x" + llvm::utohexstr(B.Address - F.address(),
-                                             /*LowerCase=*/true))
-      .str();
+  return blockName(F.name(), B.Address - F.address());
 }
 
 /// Counters on the device, a LOOM_DEVICE array of \p Capacity slots of

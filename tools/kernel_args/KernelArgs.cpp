@@ -1,33 +1,42 @@
 //===- tools/kernel_args - Every dispatch's kernel, geometry, arguments ---===//
 //
-// Per dispatch: the kernel, the grid and work-group sizes, and each explicit
-// argument's value, read as its metadata says (.offset, .size,
-// .value_kind, .type_name): pointers as addresses, scalars as numbers,
-// anything else as bytes (docs/tools.md).
+// Per dispatch: the kernel, the grid and work-group sizes, the grid in
+// work-groups, the hidden arguments, and each explicit argument's value,
+// read as its metadata says (.offset, .size, .value_kind, .type_name):
+// pointers as addresses, scalars as numbers, anything else as bytes
+// (docs/tools.md).
 //
 //   loom instrument --tool kernel_args [--tool-arg kernel=REGEX]
 //       [--tool-arg dispatch=N[-M]] [--tool-arg output=FILE] -- ./app
 //
-// The arguments are read on the host, in the dispatch callback, from the
-// program's kernarg segment (Dispatch::Kernarg): a hook cannot see the
-// kernarg segment (hooks get the launch header's fields, not the kernel's
-// own argument pointer), and it needs no instrumented copy: every dispatch
-// runs its original code.
+// The values are the device's: a hook at kernel entry (KernelArgsHooks.hip)
+// sends the dispatch packet and the kernarg segment as the kernel received
+// them (loom::dispatchPacket, loom::kernargSegment) through the channel,
+// and the host decodes them with the kernel's metadata. The host's own view
+// of the dispatch (the packet the program wrote, its kernarg segment) is
+// kept too: where the two differ, the tool says so; where no copy could be
+// made (the dispatch then runs its original code), the host's view is
+// reported, marked as such.
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelArgsRecord.h"
 #include "ToolOptions.h"
 
 #include "loom/codeobj/CodeObject.h"
+#include "loom/instrument/LaunchHeader.h"
 
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <optional>
 
 using namespace llvm;
 using namespace loom;
@@ -123,6 +132,18 @@ std::vector<std::string> parameterTypes(StringRef Symbol) {
   return Out;
 }
 
+/// What one side saw of a dispatch: the packet's geometry and the kernarg
+/// segment's bytes.
+struct LaunchView {
+  unsigned Dimensions = 0;
+  uint32_t Grid[3] = {1, 1, 1};
+  uint16_t WorkGroup[3] = {1, 1, 1};
+  std::vector<uint8_t> Kernarg;
+};
+
+/// The most of a kernarg segment the hook sends (HIP's limit is 4 KiB).
+constexpr uint32_t MaxKernargBytes = 4096;
+
 class KernelArgs final : public Tool {
 public:
   Error init(ToolContext &Ctx) override {
@@ -131,11 +152,13 @@ public:
       return O.takeError();
     Options = std::move(*O);
     Out = Options.openOutput();
-    return Error::success();
+    // A dispatch sends at most 1 + 64 records: one ring of 128 holds them.
+    return Ctx.openChannel({sizeof(KernelArgsRecord), 128, /*Lossy=*/false});
   }
 
   void codeObjectLoaded(ToolContext &, hsa_executable_t Exec,
                         const codeobj::CodeObject &CO) override {
+    std::lock_guard<std::mutex> G(Lock);
     for (const codeobj::KernelMetadata &K : CO.metadata().Kernels) {
       codeobj::KernelMetadata &Kept = Kernels[{Exec.handle, K.Name}] = K;
       // Without .type_name, the types from the mangled name.
@@ -158,34 +181,181 @@ public:
   DispatchChoice dispatch(ToolContext &, const Dispatch &D) override {
     if (!Options.wants(D))
       return DispatchChoice::original();
+    std::lock_guard<std::mutex> G(Lock);
+    const codeobj::KernelMetadata *K = metadata(D);
+    uint32_t Bytes = K ? std::min<uint64_t>(K->KernargSegmentSize,
+                                            MaxKernargBytes)
+                       : 0;
+    Pending &P = InFlight[D.Index];
+    P.Host.Dimensions = 0; // the host's packet: dimensions not kept
+    std::copy(D.Grid, D.Grid + 3, P.Host.Grid);
+    std::copy(D.WorkGroup, D.WorkGroup + 3, P.Host.WorkGroup);
+    if (D.Kernarg)
+      P.Host.Kernarg.assign(static_cast<const uint8_t *>(D.Kernarg),
+                            static_cast<const uint8_t *>(D.Kernarg) + Bytes);
+    uint32_t Parts = 1 + (Bytes + 63) / 64;
+    P.Parts.resize(Parts);
+    return DispatchChoice::instrumented().withLaunchData(
+        KernelArgsLaunch{Parts, Bytes / 4});
+  }
+
+  Error instrument(ToolContext &, KernelInstrumentation &KI) override {
+    return KI.plan().atKernelEntry(KI.kernel(), "kernel_args_entry", {});
+  }
+
+  void channelRecords(ToolContext &, const Dispatch &D, const void *Records,
+                      size_t Count) override {
+    std::lock_guard<std::mutex> G(Lock);
+    auto It = InFlight.find(D.Index);
+    if (It == InFlight.end())
+      return;
+    for (const KernelArgsRecord &R :
+         ArrayRef(static_cast<const KernelArgsRecord *>(Records), Count))
+      if (R.Part < It->second.Parts.size())
+        It->second.Parts[R.Part].emplace(std::to_array(R.Words));
+  }
+
+  void dispatchComplete(ToolContext &, const Dispatch &D) override {
+    std::lock_guard<std::mutex> G(Lock);
+    auto It = InFlight.find(D.Index);
+    if (It == InFlight.end())
+      return;
+    Pending P = std::move(It->second);
+    InFlight.erase(It);
     ++Dispatches;
+    std::optional<LaunchView> Device = deviceView(P);
+    std::string Note;
+    if (!D.Instrumented)
+      Note = "read on the host: the dispatch ran its original code";
+    else if (!Device)
+      Note = "read on the host: the kernel's first wave sent no record";
+    else
+      compare(D, *Device, P.Host);
+    report(D, Device ? *Device : P.Host, Device ? "device" : "host", Note);
+  }
+
+  void fini(ToolContext &) override {
+    errs() << "kernel_args: " << Dispatches << " dispatches";
+    if (DeviceRead != Dispatches)
+      errs() << " (" << Dispatches - DeviceRead << " read on the host)";
+    if (Differ)
+      errs() << ", " << Differ << " where the device saw other values";
+    if (Out)
+      errs() << ", JSON lines in " << Options.output();
+    errs() << "\n";
+  }
+
+private:
+  struct Pending {
+    LaunchView Host;
+    /// Part 0: the packet; part N: kernarg bytes [64 (N - 1), 64 N).
+    std::vector<std::optional<std::array<uint32_t, 16>>> Parts;
+  };
+
+  const codeobj::KernelMetadata *metadata(const Dispatch &D) const {
+    auto It = Kernels.find({D.Executable.handle, D.Kernel});
+    return It == Kernels.end() ? nullptr : &It->second;
+  }
+
+  /// The dispatch as the first wave read it, if every part arrived.
+  static std::optional<LaunchView> deviceView(const Pending &P) {
+    if (P.Parts.empty() ||
+        any_of(P.Parts, [](const auto &Part) { return !Part; }))
+      return std::nullopt;
+    LoomDispatchPacket Packet;
+    std::memcpy(&Packet, P.Parts[0]->data(), sizeof(Packet));
+    LaunchView V;
+    V.Dimensions = Packet.Setup & 3;
+    std::copy(Packet.GridSize, Packet.GridSize + 3, V.Grid);
+    std::copy(Packet.WorkgroupSize, Packet.WorkgroupSize + 3, V.WorkGroup);
+    for (size_t Part = 1; Part < P.Parts.size(); ++Part) {
+      const auto *Bytes = reinterpret_cast<const uint8_t *>(P.Parts[Part]->data());
+      V.Kernarg.insert(V.Kernarg.end(), Bytes, Bytes + 64);
+    }
+    V.Kernarg.resize(P.Host.Kernarg.size());
+    return V;
+  }
+
+  /// Says where the device saw another launch than the program asked for.
+  void compare(const Dispatch &D, const LaunchView &Device,
+               const LaunchView &Host) {
+    std::string Why;
+    if (!std::equal(Device.Grid, Device.Grid + 3, Host.Grid) ||
+        !std::equal(Device.WorkGroup, Device.WorkGroup + 3, Host.WorkGroup))
+      Why = "another grid or work-group size";
+    else if (Device.Kernarg != Host.Kernarg)
+      Why = "other kernarg bytes";
+    else
+      return;
+    ++Differ;
+    errs() << "kernel_args: dispatch " << D.Index << " " << D.Kernel
+           << ": the device saw " << Why << " than the program set\n";
+  }
+
+  void report(const Dispatch &D, const LaunchView &V, StringRef Source,
+              StringRef Note) {
+    DeviceRead += Source == "device";
+    const codeobj::KernelMetadata *K = metadata(D);
+    auto Hidden = [&](StringRef Kind) -> std::optional<uint64_t> {
+      if (K)
+        for (const codeobj::KernelArgMetadata &A : K->Args)
+          if (A.ValueKind == Kind && A.Size <= 8 &&
+              A.Offset + A.Size <= V.Kernarg.size()) {
+            uint64_t Raw = 0;
+            std::memcpy(&Raw, V.Kernarg.data() + A.Offset, A.Size);
+            return Raw;
+          }
+      return std::nullopt;
+    };
+    // The grid in work-groups as the kernel computes gridDim: in code
+    // object v5, hidden_block_count_* (the full groups) plus one where
+    // hidden_remainder_* says a partial group follows; else the packet's
+    // sizes rounded up.
+    uint64_t Blocks[3];
+    for (unsigned I = 0; I < 3; ++I) {
+      std::string Axis(1, char('x' + I));
+      std::optional<uint64_t> Full = Hidden("hidden_block_count_" + Axis),
+                              Partial = Hidden("hidden_remainder_" + Axis);
+      uint32_t W = V.WorkGroup[I] ? V.WorkGroup[I] : 1;
+      Blocks[I] = Full ? *Full + (Partial.value_or(0) != 0)
+                       : (uint64_t(V.Grid[I]) + W - 1) / W;
+    }
+
     json::Array Args;
+    json::Object HiddenArgs;
     std::string Line;
     raw_string_ostream OS(Line);
     OS << "kernel_args: dispatch " << D.Index << " " << D.Kernel << " grid ["
-       << D.Grid[0] << "," << D.Grid[1] << "," << D.Grid[2] << "] workgroup ["
-       << D.WorkGroup[0] << "," << D.WorkGroup[1] << "," << D.WorkGroup[2]
+       << V.Grid[0] << "," << V.Grid[1] << "," << V.Grid[2] << "] workgroup ["
+       << V.WorkGroup[0] << "," << V.WorkGroup[1] << "," << V.WorkGroup[2]
+       << "] blocks [" << Blocks[0] << "," << Blocks[1] << "," << Blocks[2]
        << "]";
-    auto It = Kernels.find({D.Executable.handle, D.Kernel});
-    if (It == Kernels.end()) {
+    if (!K) {
       OS << ": no metadata";
     } else {
-      const codeobj::KernelMetadata &K = It->second;
-      const auto *Kernarg = static_cast<const uint8_t *>(D.Kernarg);
       unsigned N = 0;
-      for (const codeobj::KernelArgMetadata &A : K.Args) {
-        if (A.isHidden())
+      for (const codeobj::KernelArgMetadata &A : K->Args) {
+        bool Inside = A.Offset + A.Size <= V.Kernarg.size();
+        if (A.isHidden()) {
+          if (Inside && A.Size <= 8 && A.ValueKind != "hidden_none") {
+            uint64_t Raw = 0;
+            std::memcpy(&Raw, V.Kernarg.data() + A.Offset, A.Size);
+            HiddenArgs[A.ValueKind] =
+                A.Size == 8 ? json::Value("0x" + utohexstr(Raw, true))
+                            : json::Value(Raw);
+          }
           continue;
+        }
         std::string Name = A.Name.empty() ? "arg" + std::to_string(N) : A.Name;
         ++N;
-        json::Value V = nullptr;
-        if (Kernarg && A.Offset + A.Size <= K.KernargSegmentSize)
-          V = argumentValue(A, Kernarg + A.Offset);
+        json::Value Value = nullptr;
+        if (Inside)
+          Value = argumentValue(A, V.Kernarg.data() + A.Offset);
         OS << (N == 1 ? ": " : ", ") << Name << "=";
-        if (auto Str = V.getAsString())
+        if (auto Str = Value.getAsString())
           OS << *Str;
         else
-          OS << V;
+          OS << Value;
         if (!A.TypeName.empty())
           OS << " (" << A.TypeName << ")";
         Args.push_back(json::Object{{"name", Name},
@@ -193,40 +363,36 @@ public:
                                     {"value_kind", A.ValueKind},
                                     {"offset", A.Offset},
                                     {"size", A.Size},
-                                    {"value", std::move(V)}});
+                                    {"value", std::move(Value)}});
       }
     }
+    if (!Note.empty())
+      OS << " (" << Note << ")";
     errs() << Line << "\n";
-    if (Out) {
-      *Out << json::Value(json::Object{
-                  {"dispatch", D.Index},
-                  {"kernel", D.Kernel},
-                  {"grid", json::Array{D.Grid[0], D.Grid[1], D.Grid[2]}},
-                  {"workgroup", json::Array{D.WorkGroup[0], D.WorkGroup[1],
-                                            D.WorkGroup[2]}},
-                  {"args", std::move(Args)}})
-           << "\n";
-      Out->flush();
-    }
-    return DispatchChoice::original();
+    if (!Out)
+      return;
+    json::Object Row{
+        {"dispatch", D.Index},
+        {"kernel", D.Kernel},
+        {"source", Source},
+        {"grid", json::Array{V.Grid[0], V.Grid[1], V.Grid[2]}},
+        {"workgroup",
+         json::Array{V.WorkGroup[0], V.WorkGroup[1], V.WorkGroup[2]}},
+        {"blocks", json::Array{Blocks[0], Blocks[1], Blocks[2]}},
+        {"args", std::move(Args)},
+        {"hidden", std::move(HiddenArgs)}};
+    if (V.Dimensions)
+      Row["dimensions"] = V.Dimensions;
+    *Out << json::Value(std::move(Row)) << "\n";
+    Out->flush();
   }
 
-  Error instrument(ToolContext &, KernelInstrumentation &) override {
-    return Error::success(); // never asked: every dispatch runs original code
-  }
-
-  void fini(ToolContext &) override {
-    errs() << "kernel_args: " << Dispatches << " dispatches";
-    if (Out)
-      errs() << ", JSON lines in " << Options.output();
-    errs() << "\n";
-  }
-
-private:
   ToolOptions Options;
+  std::mutex Lock; // the runtime calls from its threads
   std::map<std::pair<uint64_t, std::string>, codeobj::KernelMetadata> Kernels;
+  std::map<uint64_t, Pending> InFlight;
   std::unique_ptr<raw_fd_ostream> Out;
-  uint64_t Dispatches = 0;
+  uint64_t Dispatches = 0, DeviceRead = 0, Differ = 0;
 };
 
 } // namespace

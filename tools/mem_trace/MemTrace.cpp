@@ -16,9 +16,10 @@
 //
 // Buffer accesses through the stack's resource (s[0:3]) are private
 // offsets (space scratch), the others global addresses, both as the
-// framework computes them from the V#. Not traced (said once per kernel):
-// LDS DMA loads (a global read and an LDS write at M0), whose LDS side
-// hooks are not given.
+// framework computes them from the V#. An LDS DMA load (buffer_load_dword
+// ... lds, global_load_lds_dword) is two accesses, as the virtual GPU
+// records it: the global read, then the LDS write at M0 + the
+// instruction's offset + 4 x lane (its record carries M0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,7 @@
 #include "ToolOptions.h"
 #include "TraceFile.h"
 
+#include "loom/instrument/DispatchAbi.h"
 #include "loom/instrument/LaunchHeader.h"
 #include "loom/instrument/Tool.h"
 #include "loom/isa/McContext.h"
@@ -63,11 +65,14 @@ InstrKind instrKind(MemoryKind K) {
 /// OFFEN or OFFSET form (how clang's code for gfx90a reaches the stack).
 /// Its address, from the V# as the hardware forms it, is then the lane's
 /// private offset: vaddr (OFFEN) + the instruction's offset, without
-/// soffset, as the virtual GPU records it.
+/// soffset, as the virtual GPU records it. Not where the hardware sets up
+/// flat scratch (gfx94x): no private segment V# is passed there, and a
+/// V# in s[0:3] is the program's own.
 bool isStackBuffer(const BinaryInstruction &I, const InstrAnalyzer &A,
                    StringRef Name) {
   if (I.Props.Memory != MemoryKind::Buffer ||
-      !(Name.ends_with("_OFFEN") || Name.ends_with("_OFFSET")))
+      !(Name.ends_with("_OFFEN") || Name.ends_with("_OFFSET")) ||
+      hasArchitectedFlatScratch(A.mc().processor()))
     return false;
   RegisterSet Private;
   Private.addSgprs(0, 4);
@@ -97,8 +102,8 @@ StringRef untraceable(const InstrProperties &P, StringRef Name) {
         return "no address operand";
     return "";
   default:
-    if (Name.contains("_LDS"))
-      return "an LDS DMA load";
+    if (P.LdsDma && P.AccessBytes != 4)
+      return "an LDS DMA load of less than a dword";
     return "";
   }
 }
@@ -128,6 +133,10 @@ struct Site {
   unsigned Group = 0;
   /// How a record holds its addresses.
   Width W = Width::Wide;
+  /// An LDS DMA load's LDS write (the site after its global read's): the
+  /// instruction's offset, which M0 (the record's scalar) and 4 x lane
+  /// are added to.
+  std::optional<int64_t> LdsDma;
 };
 
 struct DispatchInfo {
@@ -278,16 +287,27 @@ public:
   }
 
 private:
-  /// Whether a group may take one more instruction of width \p W.
-  template <typename G> bool hasRoom(const G &Group, Width W) const {
-    if (Group.size() < MEM_TRACE_GROUP)
+  /// The widths of the sites of \p I in a record: an LDS
+  /// DMA load's global read and, as a scalar, the M0 of its LDS write.
+  static std::vector<Width> siteWidths(const BinaryInstruction &I) {
+    std::vector<Width> W{widthOf(I.Props.Memory)};
+    if (I.Props.LdsDma)
+      W.push_back(Width::Scalar);
+    return W;
+  }
+
+  /// Whether a record of sites \p Group may take sites \p More: four of
+  /// any widths (MemTraceHooks.hip), or up to eight vector ones of one.
+  static bool hasRoom(const std::vector<Width> &Group,
+                      const std::vector<Width> &More) {
+    size_t Total = Group.size() + More.size();
+    if (Total <= MEM_TRACE_GROUP)
       return true;
-    if (Group.size() >= MEM_TRACE_GROUP_SAME || W == Width::Scalar)
+    if (Total > MEM_TRACE_GROUP_SAME)
       return false;
-    for (const BinaryInstruction *I : Group)
-      if (widthOf(I->Props.Memory) != W)
-        return false;
-    return true;
+    Width W = More.front();
+    auto Same = [&](Width X) { return X == W && X != Width::Scalar; };
+    return all_of(Group, Same) && all_of(More, Same);
   }
 
   /// The points of block \p B: traced instructions wait for a point, and
@@ -299,7 +319,9 @@ private:
                         const BinaryBasicBlock &B, uint64_t Delta,
                         std::map<std::string, unsigned> &Untraced) {
     const loom::isa::McContext &MC = K.context().mc();
+    const InstrAnalyzer &A = K.context().analyzer();
     std::vector<const BinaryInstruction *> Group;
+    std::vector<Width> GroupWidths; // of its sites
     RegisterSet GroupReads;
     auto Flush = [&]() -> Error {
       if (Group.empty())
@@ -307,26 +329,42 @@ private:
       std::vector<HookArg> Args{HookArg::waveCounter(Cursor),
                                 HookArg::constant(Sites.size())};
       size_t First = Sites.size();
+      std::vector<HookArg> SiteArgs; // what each site's record holds
       for (const BinaryInstruction *I : Group) {
         addSite(F, *I, K.kernel().name(), Delta, MC);
         Site &S = Sites.back();
-        S.Stack = isStackBuffer(*I, K.context().analyzer(), S.Info.Opcode);
-        S.Offset = memoryBaseOffset(*I, K.context().analyzer());
+        S.Stack = isStackBuffer(*I, A, S.Info.Opcode);
+        S.Offset = memoryBaseOffset(*I, A);
+        SiteArgs.push_back(HookArg::memoryBaseOf(*I));
+        if (I->Props.LdsDma) {
+          // Its LDS write: a site of its own after the read, M0 its scalar.
+          Site Write = S;
+          Write.Info.Id = Sites.size();
+          Write.Info.Write = true;
+          Write.Info.Bytes = I->Props.AccessBytes;
+          Write.W = Width::Scalar;
+          Write.Stack = false;
+          Write.LdsDma = instructionOffset(*I, A);
+          Writer->site(Write.Info);
+          Sites.push_back(std::move(Write));
+          SiteArgs.push_back(HookArg::m0());
+        }
       }
-      Sites[First].Group = Group.size();
+      Sites[First].Group = Sites.size() - First;
       // The hook of the group's mix of kinds (MemTraceHooks.hip), its
       // addresses in that order: 64-bit lanes, 32-bit lanes, scalar.
       std::string Hook = "mem_trace_";
       for (Width W : {Width::Wide, Width::Narrow, Width::Scalar})
-        for (size_t M = 0; M < Group.size(); ++M)
+        for (size_t M = 0; M < SiteArgs.size(); ++M)
           if (Sites[First + M].W == W) {
-            Args.push_back(HookArg::memoryBaseOf(*Group[M]));
+            Args.push_back(SiteArgs[M]);
             Hook += "vls"[unsigned(W)];
           }
       Error E = K.plan().add(HookRequest::call(F.name().str(), HookPoint::Before,
                                                Group.back()->address(), Hook,
                                                std::move(Args), Cursor));
       Group.clear();
+      GroupWidths.clear();
       GroupReads = RegisterSet();
       return E;
     };
@@ -338,10 +376,12 @@ private:
           if (I.Props.AccessBytes)
             ++Untraced[Op + " (" + Why.str() + ")"];
         } else {
-          if (!hasRoom(Group, widthOf(I.Props.Memory)))
+          std::vector<Width> Widths = siteWidths(I);
+          if (!hasRoom(GroupWidths, Widths))
             if (Error E = Flush())
               return E;
           Group.push_back(&I);
+          GroupWidths.insert(GroupWidths.end(), Widths.begin(), Widths.end());
           GroupReads |= I.Props.Reads;
         }
       }
@@ -468,6 +508,14 @@ private:
   void access(const Site &S, DispatchInfo &Info, uint32_t Wave,
               uint64_t Exec, const uint64_t *Lanes, const uint64_t *First) {
     constexpr uint64_t Low = 0xffffffffu;
+    if (S.LdsDma) {
+      // Lane L's dword at M0 + the offset + 4 L, every active lane.
+      uint64_t Dwords[64];
+      for (unsigned L = 0; L < 64; ++L)
+        Dwords[L] = 4 * L;
+      emit(Space::Lds, S, Info, Wave, Exec, Dwords, *First + *S.LdsDma, Low);
+      return;
+    }
     switch (S.Info.Kind) {
     case InstrKind::Scalar:
       // One access of the wave, as lane 0's, even with EXEC empty.

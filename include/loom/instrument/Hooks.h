@@ -52,6 +52,9 @@ extern "C" __attribute__((device)) uint32_t __loom_workgroup_id_z();
 extern "C" __attribute__((device)) uint32_t __loom_wave_id();
 extern "C" __attribute__((device)) uint32_t __loom_wave_work_item();
 extern "C" __attribute__((device)) uint32_t __loom_lane_word();
+extern "C" __attribute__((device)) const LoomDispatchPacket *
+__loom_dispatch_packet();
+extern "C" __attribute__((device)) const void *__loom_kernarg_segment();
 
 namespace loom {
 
@@ -126,6 +129,17 @@ LOOM_DEVICE_FN uint32_t waveId() { return __loom_wave_id(); }
 /// from it, with the work-group's size): a tool that knows the size on the
 /// host can send this and find the wave there.
 LOOM_DEVICE_FN uint32_t waveWorkItem() { return __loom_wave_work_item(); }
+/// The dispatch packet the kernel was launched with, as the hardware hands
+/// it to the kernel (its dispatch_ptr): grid and work-group sizes,
+/// dimensions, segment sizes. Under a tool, the packet of the instrumented
+/// copy: its KernelObject and KernargAddress are the copy's.
+LOOM_DEVICE_FN const LoomDispatchPacket *dispatchPacket() {
+  return __loom_dispatch_packet();
+}
+/// The kernel's kernarg segment (its kernarg_segment_ptr): the explicit
+/// arguments and the hidden ones (hidden_block_count_x, ...) at the offsets
+/// of the kernel's metadata, as the kernel itself reads them.
+LOOM_DEVICE_FN const void *kernargSegment() { return __loom_kernarg_segment(); }
 /// The dispatch, numbered as the host's Dispatch::Index.
 LOOM_DEVICE_FN uint64_t dispatchId() {
   return __loom_launch_header()->DispatchId;

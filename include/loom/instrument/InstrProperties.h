@@ -82,6 +82,11 @@ struct InstrProperties {
   unsigned AccessBytes = 0;
   /// Accesses per lane: 2 for ds_read2/ds_write2 (two addresses), else 1.
   unsigned AccessesPerLane = 1;
+  /// An LDS DMA load (buffer_load_dword ... lds, global_load_lds_dword):
+  /// the load above (Memory, Load) writes what it reads to LDS, each
+  /// active lane's AccessBytes at M0 + the instruction's offset + 4 x lane
+  /// (instructionOffset), not to VGPRs.
+  bool LdsDma = false;
 
   isa::ControlFlow Flow = isa::ControlFlow::None;
   bool isBranch() const {

@@ -171,6 +171,12 @@ private:
 /// address (0 for scalar and buffer accesses, which keep theirs, and for
 /// an instruction whose address hooks cannot have).
 int64_t memoryBaseOffset(const BinaryInstruction &I, const InstrAnalyzer &A);
+/// Memory instruction \p I's offset field, as the hardware reads it (a
+/// buffer access's `offset:` without its soffset, a global or scratch
+/// access's sign-extended): an LDS DMA load (`buffer_load_dword ... lds`,
+/// `global_load_lds_dword`) writes LDS at M0 + this + 4 x lane. 0 for an
+/// instruction whose address hooks cannot have.
+int64_t instructionOffset(const BinaryInstruction &I, const InstrAnalyzer &A);
 
 struct HookCall {
   /// A hook of one of the HookLibraries (its C name, LOOM_HOOK).

@@ -78,7 +78,25 @@ struct LoomWaveChunk {
   uint32_t Reserved[7];
 };
 
+/// The AQL kernel dispatch packet as the HSA runtime lays it out
+/// (hsa_kernel_dispatch_packet_t in hsa.h), for hooks, which include no
+/// HSA header: what loom::dispatchPacket() points at.
+struct LoomDispatchPacket {
+  uint16_t Header;
+  uint16_t Setup; ///< bits 0-1: the grid's dimensions
+  uint16_t WorkgroupSize[3];
+  uint16_t Reserved0;
+  uint32_t GridSize[3];
+  uint32_t PrivateSegmentSize;
+  uint32_t GroupSegmentSize;
+  uint64_t KernelObject;
+  uint64_t KernargAddress;
+  uint64_t Reserved2;
+  uint64_t CompletionSignal;
+};
+
 #ifdef __cplusplus
+static_assert(sizeof(LoomDispatchPacket) == 64, "an AQL packet is 64 bytes");
 static_assert(sizeof(LoomWaveChunk) == 32, "shared with device code");
 static_assert(sizeof(LoomLaunchHeader) == 32 + 16 * LOOM_LAUNCH_MAX_TOOLS,
               "the launch header's layout is shared with device code");

@@ -164,6 +164,34 @@ TEST_P(Lds, AccessWidths) {
   EXPECT_TRUE(Bad.result());
 }
 
+// LDS DMA (buffer_load_dword ... lds, global_load ... lds): each wave's
+// loads land in its 64 words of the tile at M0, read back across waves
+// after the barrier.
+TEST_P(Lds, DmaLoads) {
+  Module *M = loadModule("lds", level());
+  ASSERT_TRUE(M);
+  Device &Dev = *sharedDevice();
+  std::vector<uint32_t> In = randomWords(2 * Items, 0x7007);
+  auto DI = upload(Dev, In);
+  auto Out = filled<uint32_t>(Dev, Items, 0xcccccccc);
+  ASSERT_TRUE(launchOk(*M, "lds_dma", LaunchConfig::linear(Items, Group),
+                       KernelArgs()
+                           .add(Out->address())
+                           .add(DI->address())
+                           .add(uint32_t(Items))));
+  std::vector<uint32_t> Got = download<uint32_t>(*Out, Items);
+  Mismatches Bad("lds_dma");
+  for (uint32_t I = 0; I < Items; ++I) {
+    uint32_t T = I % Group, Base = I - T;
+    uint32_t Want = In[Base + (T + 65) % Group] * 3 +
+                    In[Items + Base + (T + 130) % Group];
+    if (Got[I] != Want)
+      Bad.add("item " + std::to_string(I) + ": device " + hex(Got[I]) +
+              ", expected " + hex(Want));
+  }
+  EXPECT_TRUE(Bad.result());
+}
+
 LOOM_DIFF_LEVELS(Lds);
 
 } // namespace

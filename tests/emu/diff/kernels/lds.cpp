@@ -101,3 +101,23 @@ DIFF_KERNEL lds_widths(uint64_t *Out, const uint64_t *In) {
   R ^= diff::bitsOf(Doubles[(T * 3) % Group]);
   Out[groupGlobalId()] = R;
 }
+
+// LDS DMA: loads whose dwords go straight to LDS, lane L's to M0 + 4 L (the
+// wave's 64 words): buffer_load_dword ... lds through a V# of In's first
+// half, and global_load ... lds (global_load_lds_dword on gfx942) from its
+// second half. Count: the work-items of the grid.
+DIFF_KERNEL lds_dma(uint32_t *Out, const uint32_t *In, uint32_t Count) {
+  uint32_t T = laneId(), I = groupGlobalId();
+  uint32_t Wave = uint32_t(__builtin_amdgcn_readfirstlane(T)) / 64;
+  __amdgpu_buffer_rsrc_t R = __builtin_amdgcn_make_buffer_rsrc(
+      const_cast<uint32_t *>(In), 0, Count * 4, 0x00027000);
+  __builtin_amdgcn_raw_ptr_buffer_load_lds(
+      R, (__attribute__((address_space(3))) void *)&Tile[Wave * 64], 4, I * 4,
+      0, 0, 0);
+  __builtin_amdgcn_global_load_lds(
+      (__attribute__((address_space(1))) void *)(In + Count + I),
+      (__attribute__((address_space(3))) void *)&Scan[0][Wave * 64], 4, 0, 0);
+  __builtin_amdgcn_s_waitcnt(0); // the DMA's LDS writes are in vmcnt
+  syncGroup();
+  Out[I] = Tile[(T + 65) % Group] * 3 + Scan[0][(T + 130) % Group];
+}
