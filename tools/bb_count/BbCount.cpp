@@ -28,6 +28,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <mutex>
+
 using namespace llvm;
 using namespace loom;
 using namespace loom::instrument;
@@ -60,6 +62,7 @@ public:
       return;
     }
     std::shared_ptr<const codeobj::CodeObject> Kept = std::move(*Copy);
+    std::lock_guard<std::mutex> G(VersionsLock); // loads race completions
     for (const codeobj::Kernel &K : Kept->kernels()) {
       VersionOf[{Exec.handle, K.name().str()}] = Versions.size();
       Versions.push_back({K.name().str(), CO.name().str(), Kept, {}, 0});
@@ -114,6 +117,7 @@ private:
     ++It->second.Dispatches;
     for (const auto &[Name, N] : C.Blocks)
       It->second.Blocks[Name] += N;
+    std::lock_guard<std::mutex> G(VersionsLock);
     auto V = VersionOf.find({D.Executable.handle, D.Kernel});
     if (V == VersionOf.end())
       return;
@@ -202,6 +206,7 @@ private:
   /// the one an executable's kernel of a name is now.
   std::vector<Version> Versions;
   std::map<std::pair<uint64_t, std::string>, size_t> VersionOf;
+  std::mutex VersionsLock;
 };
 
 } // namespace
