@@ -269,26 +269,22 @@ std::optional<unsigned> placeRegister(const InstrAnalyzer &A,
       MC.subtargetInfo().getHwMode(MCSubtargetInfo::HwMode_RegInfo));
   if (RC < 0)
     return std::nullopt;
-  // M0 is three registers of one unit: codegen's M0, which encodes as s0,
-  // and the encodings before and from gfx11 (M0_gfxpre11, M0_gfx11plus):
-  // take the one the disassembler and the assembler give this target.
-  StringRef Generation =
-      MC.processor().starts_with("gfx1") && MC.processor().size() > 5 &&
-              MC.processor()[4] >= '1'
-          ? "_gfx11plus"
-          : "_gfxpre11";
-  std::optional<unsigned> Found;
+  // Each unit set is one register, but for M0: codegen's M0, which encodes
+  // as s0, and the encodings before and from gfx11 (M0_gfxpre11,
+  // M0_gfx11plus): take the one the disassembler and the assembler give
+  // this target.
+  StringRef Cpu = MC.processor();
+  StringRef M0 = Cpu.starts_with("gfx1") && Cpu.size() > 5 && Cpu[4] >= '1'
+                     ? "M0_gfx11plus"
+                     : "M0_gfxpre11";
   for (MCPhysReg R : MC.registerInfo().getRegClass(RC)) {
     if (A.unitsOf(R) != To)
       continue;
     StringRef Name = MC.registerInfo().getName(R);
-    if (Name.ends_with(Generation))
+    if (!Name.starts_with("M0") || Name == M0)
       return R;
-    bool Variant = Name.ends_with("_gfxpre11") || Name.ends_with("_gfx11plus");
-    if (!Found && !Variant && Name != "M0")
-      Found = R;
   }
-  return Found;
+  return std::nullopt;
 }
 
 bool inWeb(uint64_t Entry, unsigned K) { return K < 64 && (Entry >> K & 1); }
