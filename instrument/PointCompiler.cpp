@@ -1634,24 +1634,27 @@ compilePoints(ArrayRef<PointSpec> Points, ArrayRef<HookLibrary> Hooks,
   return Out;
 }
 
-int64_t memoryBaseOffsetOf(const BinaryInstruction &I,
-                           const InstrAnalyzer &A) {
+/// addressParts of \p I, or none where hooks cannot have its address.
+static std::optional<AddressParts> knownParts(const BinaryInstruction &I,
+                                              const InstrAnalyzer &A) {
   Expected<AddressParts> P = addressParts(I, A);
   if (!P) {
     consumeError(P.takeError());
-    return 0;
+    return std::nullopt;
   }
-  return baseLeavesOffset(*P) ? P->Offset : 0;
+  return *P;
+}
+
+int64_t memoryBaseOffsetOf(const BinaryInstruction &I,
+                           const InstrAnalyzer &A) {
+  std::optional<AddressParts> P = knownParts(I, A);
+  return P && baseLeavesOffset(*P) ? P->Offset : 0;
 }
 
 int64_t instructionOffsetOf(const BinaryInstruction &I,
                             const InstrAnalyzer &A) {
-  Expected<AddressParts> P = addressParts(I, A);
-  if (!P) {
-    consumeError(P.takeError());
-    return 0;
-  }
-  return P->Field;
+  std::optional<AddressParts> P = knownParts(I, A);
+  return P ? P->Field : 0;
 }
 
 } // namespace loom::instrument::detail

@@ -135,18 +135,16 @@ TEST_F(InstrProperties, FlatScratchLdsBuffer) {
   EXPECT_EQ(BufByte.AccessBytes, 1u);
   // LDS DMA: a load of memory whose dwords go to LDS at M0 (MC marks it a
   // store as well; it has no data operand).
-  const auto &BufDma = props("buffer_load_dword v5");
-  EXPECT_EQ(BufDma.Memory, MemoryKind::Buffer);
-  EXPECT_EQ(BufDma.Direction, MemoryDirection::Load);
-  EXPECT_EQ(BufDma.AccessBytes, 4u);
-  EXPECT_TRUE(BufDma.LdsDma);
-  EXPECT_TRUE(BufDma.Reads.has(SpecialReg::M0));
-  const auto &GlobalDma = props("global_load_dword v[6:7]");
-  EXPECT_EQ(GlobalDma.Memory, MemoryKind::Global);
-  EXPECT_EQ(GlobalDma.Direction, MemoryDirection::Load);
-  EXPECT_EQ(GlobalDma.AccessBytes, 4u);
-  EXPECT_TRUE(GlobalDma.LdsDma);
-  EXPECT_TRUE(GlobalDma.Reads.has(SpecialReg::M0));
+  for (auto [Text, Kind] :
+       {std::pair("buffer_load_dword v5", MemoryKind::Buffer),
+        std::pair("global_load_dword v[6:7]", MemoryKind::Global)}) {
+    const auto &Dma = props(Text);
+    EXPECT_EQ(Dma.Memory, Kind) << Text;
+    EXPECT_EQ(Dma.Direction, MemoryDirection::Load) << Text;
+    EXPECT_EQ(Dma.AccessBytes, 4u) << Text;
+    EXPECT_TRUE(Dma.LdsDma) << Text;
+    EXPECT_TRUE(Dma.Reads.has(SpecialReg::M0)) << Text;
+  }
   EXPECT_FALSE(props("buffer_load_dword v1").LdsDma);
 }
 

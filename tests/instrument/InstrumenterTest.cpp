@@ -116,6 +116,30 @@ protected:
     std::copy(Group3D, Group3D + 3, C.Workgroup);
     return C;
   }
+  /// scale_add (\p Kernel of \p Mod) on that grid over Grid3D[0] floats
+  /// (In refilled, Out reset first), with \p Header at \p HeaderOffset of
+  /// the kernarg segment if given: Out afterwards.
+  std::vector<float> runScaleAdd3D(emu::Module &Mod, llvm::StringRef Kernel,
+                                   emu::DeviceBuffer &In, emu::DeviceBuffer &Out,
+                                   const LoomLaunchHeader *Header = nullptr,
+                                   uint32_t HeaderOffset = 0) {
+    constexpr int N = Grid3D[0];
+    for (int I = 0; I < N; ++I) {
+      In.data<float>()[I] = float(I) * 0.25f - 3;
+      Out.data<float>()[I] = -1;
+    }
+    emu::KernelArgs Args;
+    Args.add(Out.data()).add(In.data()).add(int32_t(N));
+    if (Header)
+      Args.addRaw(HeaderOffset,
+                  llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Header),
+                                 sizeof(*Header)));
+    auto Res = Mod.launch(Kernel, launch3D(), Args);
+    EXPECT_TRUE(Res && Res->ok());
+    if (!Res)
+      ADD_FAILURE() << llvm::toString(Res.takeError());
+    return std::vector<float>(Out.data<float>(), Out.data<float>() + N);
+  }
 
   static Error askWaveInfo(InstrumentationPlan &Plan, const BinaryFunction &K) {
     return Plan.atKernelEntry(
@@ -546,41 +570,22 @@ TEST_F(InstrumenterTest, HooksSeeTheLaunchState) {
   ASSERT_TRUE(M) << R->Assembly;
 
   constexpr int N = Grid3D[0];
-  const uint32_t *Grid = Grid3D;
-  const uint16_t *Group = Group3D;
-  emu::LaunchConfig C = launch3D();
-  auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel, bool Header) {
-    emu::DeviceBuffer In(*Dev, N * 4), Out(*Dev, N * 4), Data(*Dev, 8);
-    for (int I = 0; I < N; ++I) {
-      In.data<float>()[I] = float(I) * 0.25f - 3;
-      Out.data<float>()[I] = -1;
-    }
-    *Data.data<uint64_t>() = 0x1234567890abcdefull;
-    emu::KernelArgs Args;
-    Args.add(Out.data()).add(In.data()).add(int32_t(N));
-    if (Header) {
-      LoomLaunchHeader H{};
-      H.DispatchId = 77;
-      std::copy(Grid, Grid + 3, H.GridSize);
-      std::copy(Group, Group + 3, H.WorkgroupSize);
-      H.ToolCount = 1;
-      H.Tools[0].Data = reinterpret_cast<uint64_t>(Data.data());
-      Args.addRaw(IK->LaunchHeaderOffset,
-                  llvm::ArrayRef(reinterpret_cast<const uint8_t *>(&H),
-                                 sizeof(H)));
-    }
-    auto Res = Mod.launch(Kernel, C, Args);
-    EXPECT_TRUE(Res && Res->ok());
-    if (!Res)
-      ADD_FAILURE() << llvm::toString(Res.takeError());
-    return std::vector<float>(Out.data<float>(), Out.data<float>() + N);
-  };
-  std::vector<float> Truth = Run(*Orig, "scale_add", false);
+  emu::DeviceBuffer In(*Dev, N * 4), Out(*Dev, N * 4), Data(*Dev, 8);
+  *Data.data<uint64_t>() = 0x1234567890abcdefull;
+  LoomLaunchHeader H{};
+  H.DispatchId = 77;
+  std::copy(Grid3D, Grid3D + 3, H.GridSize);
+  std::copy(Group3D, Group3D + 3, H.WorkgroupSize);
+  H.ToolCount = 1;
+  H.Tools[0].Data = reinterpret_cast<uint64_t>(Data.data());
+  std::vector<float> Truth = runScaleAdd3D(*Orig, "scale_add", In, Out);
   testutil::resetWaves(*Hooks);
-  EXPECT_EQ(Run(*M, "scale_add.loom", true), Truth);
+  EXPECT_EQ(runScaleAdd3D(*M, "scale_add.loom", In, Out, &H,
+                          IK->LaunchHeaderOffset),
+            Truth);
   unsigned Bad = 0;
   auto Seen = testutil::recordedWaves(*Hooks, 77, 0x1234567890abcdefull, Bad);
-  EXPECT_EQ(Seen, testutil::expectedWaves(Grid, Group));
+  EXPECT_EQ(Seen, testutil::expectedWaves(Grid3D, Group3D));
   EXPECT_EQ(Seen.size(), 46u); // 5 x 3 x 2 work-groups, 16 of two waves
   EXPECT_EQ(Bad, 0u);
 }
@@ -609,26 +614,12 @@ TEST_F(InstrumenterTest, HooksSeeTheDispatchPacketAndKernargs) {
   constexpr int N = Grid3D[0];
   const uint32_t *Grid = Grid3D;
   const uint16_t *Group = Group3D;
-  emu::LaunchConfig C = launch3D();
   emu::DeviceBuffer In(*Dev, N * 4), Out(*Dev, N * 4);
-  auto Run = [&](emu::Module &Mod, llvm::StringRef Kernel) {
-    for (int I = 0; I < N; ++I) {
-      In.data<float>()[I] = float(I) * 0.5f - 7;
-      Out.data<float>()[I] = -1;
-    }
-    emu::KernelArgs Args;
-    Args.add(Out.data()).add(In.data()).add(int32_t(N));
-    auto Res = Mod.launch(Kernel, C, Args);
-    EXPECT_TRUE(Res && Res->ok());
-    if (!Res)
-      ADD_FAILURE() << llvm::toString(Res.takeError());
-    return std::vector<float>(Out.data<float>(), Out.data<float>() + N);
-  };
-  std::vector<float> Truth = Run(*Orig, "scale_add");
+  std::vector<float> Truth = runScaleAdd3D(*Orig, "scale_add", In, Out);
   uint64_t *Inputs = global("loom_test_inputs");
   std::memset(Inputs, 0, 12 * 8);
   *global("loom_test_mismatch") = 0;
-  EXPECT_EQ(Run(*M, "scale_add.loom"), Truth);
+  EXPECT_EQ(runScaleAdd3D(*M, "scale_add.loom", In, Out), Truth);
   EXPECT_NE(Inputs[0], 0u) << "the hook did not run";
   EXPECT_EQ(*global("loom_test_mismatch"), 0u);
   EXPECT_EQ(Inputs[2], 3u); // dimensions

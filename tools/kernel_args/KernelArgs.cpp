@@ -257,6 +257,17 @@ private:
     return It == Kernels.end() ? nullptr : &It->second;
   }
 
+  /// Argument \p A's value in \p Kernarg, if it is at most 8 bytes and
+  /// inside it (little-endian, zero-extended).
+  static std::optional<uint64_t> scalarAt(const codeobj::KernelArgMetadata &A,
+                                          ArrayRef<uint8_t> Kernarg) {
+    if (A.Size > 8 || A.Offset + A.Size > Kernarg.size())
+      return std::nullopt;
+    uint64_t Raw = 0;
+    std::memcpy(&Raw, Kernarg.data() + A.Offset, A.Size);
+    return Raw;
+  }
+
   /// The dispatch as the first wave read it, if every part arrived.
   static std::optional<LaunchView> deviceView(const Pending &P) {
     if (P.Parts.empty() ||
@@ -299,12 +310,8 @@ private:
     auto Hidden = [&](StringRef Kind) -> std::optional<uint64_t> {
       if (K)
         for (const codeobj::KernelArgMetadata &A : K->Args)
-          if (A.ValueKind == Kind && A.Size <= 8 &&
-              A.Offset + A.Size <= V.Kernarg.size()) {
-            uint64_t Raw = 0;
-            std::memcpy(&Raw, V.Kernarg.data() + A.Offset, A.Size);
-            return Raw;
-          }
+          if (A.ValueKind == Kind)
+            return scalarAt(A, V.Kernarg);
       return std::nullopt;
     };
     // The grid in work-groups as the kernel computes gridDim: in code
@@ -335,21 +342,18 @@ private:
     } else {
       unsigned N = 0;
       for (const codeobj::KernelArgMetadata &A : K->Args) {
-        bool Inside = A.Offset + A.Size <= V.Kernarg.size();
         if (A.isHidden()) {
-          if (Inside && A.Size <= 8 && A.ValueKind != "hidden_none") {
-            uint64_t Raw = 0;
-            std::memcpy(&Raw, V.Kernarg.data() + A.Offset, A.Size);
+          std::optional<uint64_t> Raw = scalarAt(A, V.Kernarg);
+          if (Raw && A.ValueKind != "hidden_none")
             HiddenArgs[A.ValueKind] =
-                A.Size == 8 ? json::Value("0x" + utohexstr(Raw, true))
-                            : json::Value(Raw);
-          }
+                A.Size == 8 ? json::Value("0x" + utohexstr(*Raw, true))
+                            : json::Value(*Raw);
           continue;
         }
         std::string Name = A.Name.empty() ? "arg" + std::to_string(N) : A.Name;
         ++N;
         json::Value Value = nullptr;
-        if (Inside)
+        if (A.Offset + A.Size <= V.Kernarg.size())
           Value = argumentValue(A, V.Kernarg.data() + A.Offset);
         OS << (N == 1 ? ": " : ", ") << Name << "=";
         if (auto Str = Value.getAsString())

@@ -296,18 +296,19 @@ private:
     return W;
   }
 
-  /// Whether a record of sites \p Group may take sites \p More: four of
-  /// any widths (MemTraceHooks.hip), or up to eight vector ones of one.
-  static bool hasRoom(const std::vector<Width> &Group,
-                      const std::vector<Width> &More) {
-    size_t Total = Group.size() + More.size();
-    if (Total <= MEM_TRACE_GROUP)
+  /// Whether a record of \p Group's sites may take \p I's: four of any
+  /// widths (MemTraceHooks.hip), or up to eight vector ones of one.
+  static bool hasRoom(ArrayRef<const BinaryInstruction *> Group,
+                      const BinaryInstruction &I) {
+    std::vector<Width> Widths = siteWidths(I);
+    for (const BinaryInstruction *In : Group)
+      append_range(Widths, siteWidths(*In));
+    if (Widths.size() <= MEM_TRACE_GROUP)
       return true;
-    if (Total > MEM_TRACE_GROUP_SAME)
+    if (Widths.size() > MEM_TRACE_GROUP_SAME)
       return false;
-    Width W = More.front();
-    auto Same = [&](Width X) { return X == W && X != Width::Scalar; };
-    return all_of(Group, Same) && all_of(More, Same);
+    Width W = Widths.front();
+    return all_of(Widths, [&](Width X) { return X == W && X != Width::Scalar; });
   }
 
   /// The points of block \p B: traced instructions wait for a point, and
@@ -321,7 +322,6 @@ private:
     const loom::isa::McContext &MC = K.context().mc();
     const InstrAnalyzer &A = K.context().analyzer();
     std::vector<const BinaryInstruction *> Group;
-    std::vector<Width> GroupWidths; // of its sites
     RegisterSet GroupReads;
     auto Flush = [&]() -> Error {
       if (Group.empty())
@@ -364,7 +364,6 @@ private:
                                                Group.back()->address(), Hook,
                                                std::move(Args), Cursor));
       Group.clear();
-      GroupWidths.clear();
       GroupReads = RegisterSet();
       return E;
     };
@@ -376,12 +375,10 @@ private:
           if (I.Props.AccessBytes)
             ++Untraced[Op + " (" + Why.str() + ")"];
         } else {
-          std::vector<Width> Widths = siteWidths(I);
-          if (!hasRoom(GroupWidths, Widths))
+          if (!hasRoom(Group, I))
             if (Error E = Flush())
               return E;
           Group.push_back(&I);
-          GroupWidths.insert(GroupWidths.end(), Widths.begin(), Widths.end());
           GroupReads |= I.Props.Reads;
         }
       }
