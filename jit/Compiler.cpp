@@ -135,6 +135,23 @@ createTargetMachine(const TargetSpec &T, unsigned OptLevel) {
   return std::move(TM);
 }
 
+/// A target machine, and the code generator's passes for assembly output
+/// built on it once.
+struct Machine {
+  std::unique_ptr<TargetMachine> TM;
+  /// Building the backend's pass pipeline and setting up its passes (the
+  /// register allocator's tables over AMDGPU's thousands of register
+  /// units, three times) cost about 12 ms a compilation, more than
+  /// compiling an instrumentation point. The pipeline for assembly is
+  /// kept and run again on module after module: each pass starts a module
+  /// afresh in doInitialization, and the printer resets its streamer at
+  /// the end of one. (Object output cannot be reused so: its assembler
+  /// keeps the inline assembly's local labels from module to module.)
+  std::unique_ptr<legacy::PassManager> AsmPasses;
+  SmallVector<char, 0> AsmText;
+  std::unique_ptr<raw_svector_ostream> AsmStream;
+};
+
 /// Target machines not in use, by target and level. Creating one costs
 /// about a millisecond, and its first compilation (which makes its
 /// subtarget) tens more, more than a small kernel's codegen: they are
@@ -145,13 +162,16 @@ public:
   struct Lent {
     MachinePool *Pool = nullptr;
     std::string Key;
-    std::unique_ptr<TargetMachine> TM;
+    std::unique_ptr<Machine> M;
     Lent() = default;
     Lent(Lent &&) = default;
     ~Lent() {
-      if (Pool && TM)
-        Pool->giveBack(Key, std::move(TM));
+      if (Pool && M)
+        Pool->giveBack(Key, std::move(M));
     }
+    /// A compilation that failed or crashed may have left its passes half
+    /// way: the machine is not given back.
+    void discard() { M.reset(); }
   };
 
   Expected<Lent> borrow(const TargetSpec &T, unsigned OptLevel) {
@@ -162,7 +182,7 @@ public:
       std::lock_guard<std::mutex> G(Lock);
       auto &Free = Idle[L.Key];
       if (!Free.empty()) {
-        L.TM = std::move(Free.back());
+        L.M = std::move(Free.back());
         Free.pop_back();
         return std::move(L);
       }
@@ -170,18 +190,19 @@ public:
     auto TM = createTargetMachine(T, OptLevel);
     if (!TM)
       return TM.takeError();
-    L.TM = std::move(*TM);
+    L.M = std::make_unique<Machine>();
+    L.M->TM = std::move(*TM);
     return std::move(L);
   }
 
 private:
-  void giveBack(const std::string &Key, std::unique_ptr<TargetMachine> TM) {
+  void giveBack(const std::string &Key, std::unique_ptr<Machine> M) {
     std::lock_guard<std::mutex> G(Lock);
-    Idle[Key].push_back(std::move(TM));
+    Idle[Key].push_back(std::move(M));
   }
 
   std::mutex Lock;
-  std::map<std::string, std::vector<std::unique_ptr<TargetMachine>>> Idle;
+  std::map<std::string, std::vector<std::unique_ptr<Machine>>> Idle;
 };
 
 MachinePool &machines() {
@@ -199,8 +220,9 @@ OptimizationLevel passLevel(unsigned OptLevel) {
   }
 }
 
-/// The middle end, as clang runs it before the backend.
-void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
+/// The middle end: \p Passes, or clang's pipeline at \p OptLevel.
+Error optimize(Module &M, TargetMachine &TM, unsigned OptLevel,
+               StringRef Passes) {
   LoopAnalysisManager LAM;
   FunctionAnalysisManager FAM;
   CGSCCAnalysisManager CGAM;
@@ -211,11 +233,17 @@ void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
   PB.registerFunctionAnalyses(FAM);
   PB.registerLoopAnalyses(LAM);
   PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  ModulePassManager MPM = OptLevel == 0
-                              ? PB.buildO0DefaultPipeline(OptimizationLevel::O0)
-                              : PB.buildPerModuleDefaultPipeline(
-                                    passLevel(OptLevel));
+  ModulePassManager MPM;
+  if (!Passes.empty()) {
+    if (Error E = PB.parsePassPipeline(MPM, Passes))
+      return createStringError("pass pipeline '" + Passes +
+                               "': " + toString(std::move(E)));
+  } else {
+    MPM = OptLevel == 0 ? PB.buildO0DefaultPipeline(OptimizationLevel::O0)
+                        : PB.buildPerModuleDefaultPipeline(passLevel(OptLevel));
+  }
   MPM.run(M, MAM);
+  return Error::success();
 }
 
 } // namespace
@@ -282,31 +310,48 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
     return createStringError(Name + ": invalid IR: " +
                              StringRef(Broken).rtrim());
 
-  auto Machine = machines().borrow(O.Target, O.OptLevel);
-  if (!Machine)
-    return Machine.takeError();
-  TargetMachine *TM = Machine->TM.get();
+  auto Borrowed = machines().borrow(O.Target, O.OptLevel);
+  if (!Borrowed)
+    return Borrowed.takeError();
+  Machine &Mc = *Borrowed->M;
+  TargetMachine *TM = Mc.TM.get();
   M.setDataLayout(TM->createDataLayout());
 
   ObjectBytes Object;
   DiagnosticCollector Diagnostics(M.getContext());
   Error E = runRecoverable(Name + ": AMDGPU backend", [&]() -> Error {
-    optimize(M, *TM, O.OptLevel);
+    if (Error Bad = optimize(M, *TM, O.OptLevel, O.Passes))
+      return Bad;
+    if (O.Assembly) {
+      if (!Mc.AsmPasses) {
+        Mc.AsmStream = std::make_unique<raw_svector_ostream>(Mc.AsmText);
+        Mc.AsmPasses = std::make_unique<legacy::PassManager>();
+        if (TM->addPassesToEmitFile(*Mc.AsmPasses, *Mc.AsmStream, nullptr,
+                                    CodeGenFileType::AssemblyFile))
+          return createStringError("the target cannot emit assembly");
+      }
+      Mc.AsmText.clear();
+      Mc.AsmPasses->run(M);
+      Object.assign(Mc.AsmText.begin(), Mc.AsmText.end());
+      return Error::success();
+    }
     SmallVector<char, 0> Buffer;
     raw_svector_ostream OS(Buffer);
     legacy::PassManager PM;
-    if (TM->addPassesToEmitFile(PM, OS, nullptr,
-                                   O.Assembly ? CodeGenFileType::AssemblyFile
-                                              : CodeGenFileType::ObjectFile))
+    if (TM->addPassesToEmitFile(PM, OS, nullptr, O.Assembly ? CodeGenFileType::AssemblyFile : CodeGenFileType::ObjectFile))
       return createStringError("the target cannot emit this file type");
     PM.run(M);
     Object.assign(Buffer.begin(), Buffer.end());
     return Error::success();
   });
-  if (E)
+  if (E) {
+    Borrowed->discard();
     return std::move(E);
-  if (Error D = Diagnostics.take(Name))
+  }
+  if (Error D = Diagnostics.take(Name)) {
+    Borrowed->discard();
     return std::move(D);
+  }
   return Object;
 }
 

@@ -725,6 +725,40 @@ TEST(JitPipeline, FunctionsCompiledInPartsAreThoseOfOneCompilation) {
   }
 }
 
+// compileModule keeps the backend's passes for assembly and runs them on
+// module after module: what a module comes out as does not depend on what
+// was compiled before it (but for the `.text` the first output starts with).
+TEST(JitPipeline, AssemblyDoesNotDependOnWhatWasCompiledBefore) {
+  CompileOptions C;
+  C.Assembly = true;
+  auto Compile = [&](const std::string &IR) -> std::string {
+    LLVMContext Ctx;
+    auto M = cantFail(parseIR(MemoryBufferRef(IR, "m.ll"), Ctx));
+    auto Out = compileModule(*M, C);
+    if (!Out)
+      return "error: " + toString(Out.takeError());
+    std::string Text;
+    for (StringRef Line : split(StringRef(Out->data(), Out->size()), '\n'))
+      if (Line != "\t.text")
+        Text += Line.str() + "\n";
+    return Text;
+  };
+  std::string First = Compile(partsModule(0));
+  ASSERT_NE(First.find("\nf4:"), std::string::npos) << First;
+  std::string Other =
+      "define void @g(ptr addrspace(1) %p, i32 %v) {\n"
+      "  %w = call i32 asm sideeffect \"s_mov_b32 $0, 1\\0A1:\", \"=s\"()\n"
+      "  %s = add i32 %v, %w\n  store i32 %s, ptr addrspace(1) %p\n"
+      "  ret void\n}\n";
+  for (int Round = 0; Round < 3; ++Round) {
+    EXPECT_EQ(Compile(Other).find("error"), std::string::npos);
+    EXPECT_EQ(Compile(partsModule(0)), First) << "round " << Round;
+  }
+  // After a module the backend fails on, too.
+  EXPECT_NE(Compile(partsModule(1)).find("error: "), std::string::npos);
+  EXPECT_EQ(Compile(partsModule(0)), First);
+}
+
 // A function the backend cannot compile fails its part: the error names
 // the part's functions and keeps every failed part's message; the other
 // parts and the next compilation are not affected.

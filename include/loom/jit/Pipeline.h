@@ -50,6 +50,9 @@ struct CompileOptions {
   /// relocatable object: the instrumentation splices compiled hooks into
   /// the assembly of the code it re-emits.
   bool Assembly = false;
+  /// The middle end as a pass pipeline in opt's syntax ("function(sroa,
+  /// instcombine)"); empty: clang's pipeline at OptLevel.
+  std::string Passes;
 };
 
 /// Bytes of an object file or a code object.
