@@ -706,18 +706,24 @@ private:
         use(Out, {R::Sgpr, Parts->Saddr.First + I});
       for (unsigned I = 0; I < Parts->Soffset.Count; ++I)
         use(Out, {R::Sgpr, Parts->Soffset.First + I});
-      // V# words 0, 1 and 3 (2 is the range, which moves no address).
-      for (unsigned I : {0u, 1u, 3u})
-        if (Parts->Rsrc.Count)
+      // The V#'s words: 0, 1 and 3 place an access; 2 (num_records), the
+      // range check of a MUBUF access, says which lanes it drops.
+      bool Mubuf = Parts->Form == AddressParts::Buffer;
+      for (unsigned I : {0u, 1u, 2u, 3u})
+        if (Parts->Rsrc.Count && (I != 2 || Mubuf))
           use(Out, {R::Sgpr, Parts->Rsrc.First + I});
       // An offset of 0 (most are) is not passed: one move and one add
       // less, in a shape of its own.
-      bool Buffer = Parts->Form == AddressParts::Buffer ||
-                    Parts->Form == AddressParts::ScalarBuffer;
+      bool Buffer = Mubuf || Parts->Form == AddressParts::ScalarBuffer;
       if (Buffer || Parts->Offset)
         useImm(Out, uint32_t(Parts->Offset));
       else
         Key += "z";
+      // The range check leaves an inline soffset out.
+      if (Mubuf && Parts->Offset != Parts->Field) {
+        useImm(Out, uint32_t(Parts->Field));
+        Key += "f";
+      }
       Key += "a" + std::to_string(Parts->Form) +
              std::to_string(Parts->Vaddr.Count) +
              std::to_string(Parts->Saddr.Count) +
@@ -891,8 +897,11 @@ private:
       return B.CreateAnd(B.CreateAdd(Base, Off), ~uint64_t(3));
     }
     Value *Off = imm();
-    if (Parts.HasOffset)
+    Value *Field = Parts.Offset != Parts.Field ? imm() : Off;
+    if (Parts.HasOffset) {
       Off = B.CreateAdd(Vaddr[Parts.HasIndex ? 1 : 0], Off);
+      Field = B.CreateAdd(Vaddr[Parts.HasIndex ? 1 : 0], Field);
+    }
     // The stack's accesses, most of those a program makes, branch past the
     // rest (a uniform branch: the V# is in SGPRs).
     BasicBlock *Private = nullptr, *General = B.GetInsertBlock();
@@ -907,7 +916,8 @@ private:
       Value *Offset = Zext(Off);
       B.CreateCondBr(IsPrivate, Done, General);
       B.SetInsertPoint(General);
-      Value *Address = generalBufferAddress(B, Parts, Vaddr, Off, SOffset);
+      Value *Address =
+          generalBufferAddress(B, Parts, Vaddr, Off, Field, SOffset);
       General = B.GetInsertBlock();
       B.CreateBr(Done);
       B.SetInsertPoint(Done);
@@ -916,14 +926,15 @@ private:
       Phi->addIncoming(Address, General);
       return Phi;
     }
-    return generalBufferAddress(B, Parts, Vaddr, Off, SOffset);
+    return generalBufferAddress(B, Parts, Vaddr, Off, Field, SOffset);
   }
 
   /// The address of MUBUF lane's \p Off (and index, from Vaddr) through
-  /// any V#: linear, or swizzled with swizzle_enable.
+  /// any V#: linear, or swizzled with swizzle_enable; ~0 for a lane the
+  /// range check drops (\p Field: its offset without an inline soffset).
   Value *generalBufferAddress(IRBuilder<> &B, const AddressParts &Parts,
                               Value *const (&Vaddr)[2], Value *Off,
-                              Value *SOffset) {
+                              Value *Field, Value *SOffset) {
     using R = RawInput::Kind;
     Type *I64 = B.getInt64Ty();
     auto Zext = [&](Value *V) { return B.CreateZExt(V, I64); };
@@ -963,8 +974,20 @@ private:
         Zext(B.CreateOr(
             B.CreateShl(B.CreateAnd(Index, StrideMask), ElemLog),
             B.CreateAnd(Off, ElemMask))));
-    return B.CreateAdd(B.CreateAdd(Base, Zext(SOffset)),
-                       B.CreateSelect(Swizzle, Swizzled, Linear));
+    Value *Address = B.CreateAdd(B.CreateAdd(Base, Zext(SOffset)),
+                                 B.CreateSelect(Swizzle, Swizzled, Linear));
+    // Range checking: none through a private V# (add_tid_enable); a
+    // structured buffer (an index, a stride) drops index >= num_records,
+    // a raw one offset >= num_records: the first dword out of range (a
+    // lane whose later dwords are out moves fewer bytes, and is kept).
+    Value *NumRecords = raw({R::Sgpr, Parts.Rsrc.First + 2});
+    Value *Beyond = B.CreateICmpUGE(Field, NumRecords);
+    if (Parts.HasIndex)
+      Beyond = B.CreateSelect(
+          B.CreateICmpNE(Bits(W1, 16, 14), B.getInt32(0)),
+          B.CreateICmpUGE(Vaddr[0], NumRecords), Beyond);
+    return B.CreateSelect(B.CreateAnd(Beyond, B.CreateNot(AddTid)),
+                          B.getInt64(~0ull), Address);
   }
 
   /// A 32- or 64-bit integer to the hook's parameter type.

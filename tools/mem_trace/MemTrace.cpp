@@ -60,7 +60,16 @@ InstrKind instrKind(MemoryKind K) {
   }
 }
 
-/// Whether \p I, named \p Name, is a buffer access of the stack: through
+/// s[0:3], where the calling convention passes the private segment
+/// buffer's V#.
+RegisterSet privateSegmentBuffer() {
+  RegisterSet Private;
+  Private.addSgprs(0, 4);
+  return Private;
+}
+
+/// Whether \p I, named \p Name, in a kernel that has a stack, is a buffer
+/// access of the stack: through
 /// the private segment buffer, s[0:3] by the calling convention, in the
 /// OFFEN or OFFSET form (how clang's code for gfx90a reaches the stack).
 /// Its address, from the V# as the hardware forms it, is then the lane's
@@ -74,8 +83,7 @@ bool isStackBuffer(const BinaryInstruction &I, const InstrAnalyzer &A,
       !(Name.ends_with("_OFFEN") || Name.ends_with("_OFFSET")) ||
       hasArchitectedFlatScratch(A.mc().processor()))
     return false;
-  RegisterSet Private;
-  Private.addSgprs(0, 4);
+  RegisterSet Private = privateSegmentBuffer();
   for (const MCOperand &O : I.Inst)
     if (O.isReg() && A.unitsOf(O.getReg().id()) == Private)
       return true;
@@ -230,9 +238,16 @@ public:
     std::map<std::string, unsigned> Untraced;
     // The wave's place in its chunk, from point to point.
     Cursor = K.plan().waveCounter("", 0);
+    // A kernel with no stack may build a V# of its own in s[0:3] (clang
+    // does); one with a stack keeps the private segment buffer there.
+    bool HasStack = false;
+    for (const loom::codeobj::Kernel &KD : CO.kernels())
+      if (KD.name() == Kernel)
+        HasStack = KD.KD.PrivateSegmentFixedSize ||
+                   KD.KD.Properties.UsesDynamicStack;
     for (BinaryFunction *F : K.functions())
       for (const BinaryBasicBlock &B : F->blocks())
-        if (Error E = instrumentBlock(K, *F, B, Delta, Untraced))
+        if (Error E = instrumentBlock(K, *F, B, Delta, HasStack, Untraced))
           return E;
     // The chunk is published at every exit, and before every barrier: a
     // wave waiting there with an unpublished chunk would keep the host
@@ -318,6 +333,7 @@ private:
   /// records would come out of order).
   Error instrumentBlock(KernelInstrumentation &K, const BinaryFunction &F,
                         const BinaryBasicBlock &B, uint64_t Delta,
+                        bool HasStack,
                         std::map<std::string, unsigned> &Untraced) {
     const loom::isa::McContext &MC = K.context().mc();
     const InstrAnalyzer &A = K.context().analyzer();
@@ -333,7 +349,7 @@ private:
       for (const BinaryInstruction *I : Group) {
         addSite(F, *I, K.kernel().name(), Delta, MC);
         Site &S = Sites.back();
-        S.Stack = isStackBuffer(*I, A, S.Info.Opcode);
+        S.Stack = HasStack && isStackBuffer(*I, A, S.Info.Opcode);
         S.Offset = memoryBaseOffset(*I, A);
         SiteArgs.push_back(HookArg::memoryBaseOf(*I));
         if (I->Props.LdsDma) {
@@ -534,10 +550,18 @@ private:
       emit(Space::Scratch, S, Info, Wave, Private, Lanes, Add, Low);
       break;
     }
-    case InstrKind::Buffer:
-      emit(S.Stack ? Space::Scratch : Space::Global, S, Info, Wave, Exec,
+    case InstrKind::Buffer: {
+      // Lanes the range check drops have the address ~0 (HookArg::
+      // memoryAddress): they access nothing.
+      uint64_t Kept = Exec;
+      if (S.W == Width::Wide)
+        for (unsigned L = 0; L < 64; ++L)
+          if (Lanes[L] == ~0ull)
+            Kept &= ~(uint64_t(1) << L);
+      emit(S.Stack ? Space::Scratch : Space::Global, S, Info, Wave, Kept,
            Lanes); // its offset included
       break;
+    }
     case InstrKind::Scratch:
       emit(Space::Scratch, S, Info, Wave, Exec, Lanes, S.Offset, Low);
       break;

@@ -218,6 +218,45 @@ TEST_P(Pointers, LargeStructCopy) {
   EXPECT_TRUE(Bad.result());
 }
 
+// MUBUF range checking, raw and structured: loads of lanes out of range
+// read 0, their stores leave Out as it was.
+TEST_P(Pointers, BufferRanges) {
+  Module *M = loadModule("memory", level());
+  ASSERT_TRUE(M);
+  constexpr uint32_t Items = 256;
+  // Not a multiple of 8: a dwordx2 with its second dword out of range.
+  constexpr uint32_t Records = 2 * Items + 4;
+  Device &Dev = *sharedDevice();
+  std::vector<uint32_t> In(2 * Items + 8);
+  Rng R(0x6007);
+  for (uint32_t &W : In)
+    W = uint32_t(R.next());
+  auto DI = upload(Dev, In);
+  auto Out = filled<uint32_t>(Dev, Items, 0xcccccccc);
+  ASSERT_TRUE(launchOk(*M, "buffer_ranges", LaunchConfig::linear(Items, 64),
+                       KernelArgs()
+                           .add(Out->address())
+                           .add(DI->address())
+                           .add(Records)));
+  std::vector<uint32_t> Got = download<uint32_t>(*Out, Items);
+  Mismatches Bad("buffer_ranges");
+  auto Word = [&](uint64_t Offset, uint32_t Checked) {
+    return Checked < Records ? In[Offset / 4] : 0u;
+  };
+  for (uint32_t I = 0; I < Items; ++I) {
+    uint32_t Want = 0xcccccccc;
+    if (I * 4 < Records)
+      Want = Word(I * 4, I * 4) * 3 +
+             (Word(I * 4 + 12, I * 4 + 12) ^ Word(I * 4 + 8, I * 4)) +
+             Word(I * 8, I * 8) * 5 + Word(I * 8 + 4, I * 8 + 4) +
+             (I < Records / 8 ? In[2 * I + 1] : 0u) * 7;
+    if (Got[I] != Want)
+      Bad.add("item " + std::to_string(I) + ": device " + hex(Got[I]) +
+              ", expected " + hex(Want));
+  }
+  EXPECT_TRUE(Bad.result());
+}
+
 LOOM_DIFF_LEVELS(Pointers);
 
 } // namespace
