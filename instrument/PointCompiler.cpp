@@ -1398,8 +1398,6 @@ bodyWords(const BinaryFunction &F, StringRef ReturnLabel, bool DropEntryWait,
   return Words;
 }
 
-/// Compiles the shapes of \p M (__loom_point_S, for each S not Cached) and
-/// lifts them: their bodies and clobbers into the shapes' first points.
 /// The points' middle end. The hooks come optimised (clang -O2); a point
 /// only needs them inlined into it and the result cleaned up (its
 /// arguments are parameters, not constants: nothing to unroll or
@@ -1413,6 +1411,8 @@ constexpr const char *PointPasses =
     "instcombine<no-verify-fixpoint>,simplifycfg,gvn,"
     "instcombine<no-verify-fixpoint>,simplifycfg,dce),amdgpu-attributor";
 
+/// Compiles the shapes of \p M (__loom_point_S, for each S not Cached) and
+/// lifts them: their bodies and clobbers into the shapes' first points.
 static Error compileShapes(Module &M, ArrayRef<PointSpec> Points,
                            ArrayRef<unsigned> FirstOfShape,
                            const std::vector<bool> &Cached,

@@ -338,7 +338,7 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
     SmallVector<char, 0> Buffer;
     raw_svector_ostream OS(Buffer);
     legacy::PassManager PM;
-    if (TM->addPassesToEmitFile(PM, OS, nullptr, O.Assembly ? CodeGenFileType::AssemblyFile : CodeGenFileType::ObjectFile))
+    if (TM->addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::ObjectFile))
       return createStringError("the target cannot emit this file type");
     PM.run(M);
     Object.assign(Buffer.begin(), Buffer.end());

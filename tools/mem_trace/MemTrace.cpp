@@ -60,14 +60,6 @@ InstrKind instrKind(MemoryKind K) {
   }
 }
 
-/// s[0:3], where the calling convention passes the private segment
-/// buffer's V#.
-RegisterSet privateSegmentBuffer() {
-  RegisterSet Private;
-  Private.addSgprs(0, 4);
-  return Private;
-}
-
 /// Whether \p I, named \p Name, in a kernel that has a stack, is a buffer
 /// access of the stack: through
 /// the private segment buffer, s[0:3] by the calling convention, in the
@@ -83,7 +75,8 @@ bool isStackBuffer(const BinaryInstruction &I, const InstrAnalyzer &A,
       !(Name.ends_with("_OFFEN") || Name.ends_with("_OFFSET")) ||
       hasArchitectedFlatScratch(A.mc().processor()))
     return false;
-  RegisterSet Private = privateSegmentBuffer();
+  RegisterSet Private;
+  Private.addSgprs(0, 4);
   for (const MCOperand &O : I.Inst)
     if (O.isReg() && A.unitsOf(O.getReg().id()) == Private)
       return true;
@@ -231,20 +224,19 @@ public:
     const loom::codeobj::CodeObject &CO = K.context().codeObject();
     StringRef Kernel = K.kernel().name();
     // Loaded address = ELF address + the delta the kernel object shows.
+    // A kernel with no stack may build a V# of its own in s[0:3] (clang
+    // does); one with a stack keeps the private segment buffer there.
     uint64_t Delta = 0;
+    bool HasStack = false;
     for (const loom::codeobj::Kernel &KD : CO.kernels())
-      if (KD.name() == Kernel)
+      if (KD.name() == Kernel) {
         Delta = KernelObjects[Kernel.str()] - KD.Descriptor.Address;
+        HasStack = KD.KD.PrivateSegmentFixedSize ||
+                   KD.KD.Properties.UsesDynamicStack;
+      }
     std::map<std::string, unsigned> Untraced;
     // The wave's place in its chunk, from point to point.
     Cursor = K.plan().waveCounter("", 0);
-    // A kernel with no stack may build a V# of its own in s[0:3] (clang
-    // does); one with a stack keeps the private segment buffer there.
-    bool HasStack = false;
-    for (const loom::codeobj::Kernel &KD : CO.kernels())
-      if (KD.name() == Kernel)
-        HasStack = KD.KD.PrivateSegmentFixedSize ||
-                   KD.KD.Properties.UsesDynamicStack;
     for (BinaryFunction *F : K.functions())
       for (const BinaryBasicBlock &B : F->blocks())
         if (Error E = instrumentBlock(K, *F, B, Delta, HasStack, Untraced))
