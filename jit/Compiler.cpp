@@ -149,7 +149,7 @@ struct Machine {
   /// keeps the inline assembly's local labels from module to module.)
   std::unique_ptr<legacy::PassManager> AsmPasses;
   SmallVector<char, 0> AsmText;
-  std::unique_ptr<raw_svector_ostream> AsmStream;
+  raw_svector_ostream AsmStream{AsmText}; ///< the pipeline's output
 };
 
 /// Target machines not in use, by target and level. Creating one costs
@@ -324,9 +324,8 @@ Expected<ObjectBytes> compileModule(Module &M, const CompileOptions &O) {
       return Bad;
     if (O.Assembly) {
       if (!Mc.AsmPasses) {
-        Mc.AsmStream = std::make_unique<raw_svector_ostream>(Mc.AsmText);
         Mc.AsmPasses = std::make_unique<legacy::PassManager>();
-        if (TM->addPassesToEmitFile(*Mc.AsmPasses, *Mc.AsmStream, nullptr,
+        if (TM->addPassesToEmitFile(*Mc.AsmPasses, Mc.AsmStream, nullptr,
                                     CodeGenFileType::AssemblyFile))
           return createStringError("the target cannot emit assembly");
       }
