@@ -978,6 +978,7 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
   }
   if (T)
     T->close(Worker);
+  Res.Counters.Traces.flush();
   if (Prof)
     Prof->Done = nowNs();
   if (!D.Count)

@@ -10,6 +10,7 @@
 #define LOOM_EMU_DISPATCH_H
 
 #include "CodeRegion.h"
+#include "TraceCache.h"
 #include "Wave.h"
 
 #include "loom/codeobj/KernelDescriptor.h"
@@ -34,6 +35,8 @@ struct WorkerCounters {
   std::vector<uint64_t> Executions, Lanes, Bytes;
   std::vector<MemoryAccessRecord> Accesses;
   uint64_t Waves = 0, Workgroups = 0;
+  /// Cold traces' runs, counted whether or not counters are on.
+  TraceTally Traces;
   void reset(size_t NumIds) {
     Executions.assign(NumIds, 0);
     Lanes.assign(NumIds, 0);

@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -22,19 +23,13 @@ namespace {
 constexpr uint32_t JitModeMask = 0xff | ModeGprIdxEn;
 constexpr uint32_t JitMode = 0xf0;
 
-/// Handler of a cold trace's first instruction: counts, compiles when the
-/// trace turns hot, and runs the instruction itself. The count is a plain
-/// load and store, not a locked add, which cost every run of every cold
-/// trace: threads racing on it may lose runs (the trace compiles that much
-/// later), but each store is one more than a value stored before, so the
-/// count cannot pass CompileAt without one thread storing it.
+/// Handler of a cold trace's first instruction: counts (in the worker's
+/// tally), compiles when the trace turns hot, and runs the instruction
+/// itself.
 void countTrace(Wave &W, const DecodedInst &I) {
   TraceCache &C = *W.Region->traces();
   TraceCache::Trace &T = C.at(W.Index);
-  uint32_t Runs = T.Runs.load(std::memory_order_relaxed) + 1;
-  T.Runs.store(Runs, std::memory_order_relaxed);
-  if (Runs == T.CompileAt) [[unlikely]]
-    C.compile(W.Index);
+  W.Counters->Traces.count(C, W.Index, T);
   T.Original(W, I);
 }
 
@@ -109,6 +104,9 @@ void TraceCache::scan(uint32_t Idx, uint32_t Size) {
       // (DeviceOptions::TraceThreshold), so short programs stay
       // interpreted.
       T->CompileAt = this->Threshold;
+      // Batches of up to 64 runs change when a trace compiles by a few
+      // hundred runs at most; a small threshold (tests) counts every run.
+      T->Batch = std::clamp(this->Threshold / 1024, 1u, 64u);
       T->Ops = std::move(Ops);
       T->Original = Insts[Idx].Fn;
       Insts[Idx].Fn = countTrace;
