@@ -581,6 +581,66 @@ TEST_P(MemoryAsmTest, EveryGlobalAndFlatAtomic) {
   A64("max_f64", [&](u64 O, u64 D, u64) { return F64(D) > F64(O) ? D : O; });
 }
 
+/// Lanes of a wave on shared addresses (atomic_*_shared): memory and every
+/// lane's old value as if the lanes went one after the other in lane order.
+template <typename T>
+void checkSharedAtomic(Device &Dev, Module &Mod, const std::string &Name,
+                       const AtomicRef<T> &Ref, const std::vector<T> &Edges) {
+  const u32 N = 1024;
+  DeviceBuffer Mem(Dev, sizeof(T) * N), D0(Dev, sizeof(T) * N),
+      D1(Dev, sizeof(T) * N), Ret(Dev, sizeof(T) * N);
+  atomicInputs<T>(N, Mem.data<T>(), D0.data<T>(), D1.data<T>(), Edges);
+  std::vector<T> Want(Mem.data<T>(), Mem.data<T>() + N), WantRet(N);
+  for (u32 I = 0; I < N; ++I) {
+    u32 L = I % 64, Slot = L % 3 == 2 ? L : L % 3;
+    T &M = Want[I - L + Slot];
+    WantRet[I] = M;
+    M = Ref(M, D0.data<T>()[I], 0);
+  }
+  std::string Kernel = "atomic_" + Name + "_shared";
+  auto R = Mod.launch(Kernel, LaunchConfig::linear(N, 64),
+                      KernelArgs()
+                          .add(Mem.address())
+                          .add(D0.address())
+                          .add(D1.address())
+                          .add(Ret.address()));
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  ASSERT_TRUE(R->ok()) << Kernel << ": " << R->FirstFault.Message;
+  for (u32 I = 0; I < N; ++I) {
+    ASSERT_EQ(Mem.data<T>()[I], Want[I]) << Kernel << " slot " << I;
+    ASSERT_EQ(Ret.data<T>()[I], WantRet[I]) << Kernel << " lane " << I;
+  }
+}
+
+// Lanes on one address take one host atomic with their data combined
+// (vmem::atomicLanes); each lane still sees the value its predecessors left.
+TEST_P(MemoryAsmTest, AtomicsOfLanesSharingAnAddress) {
+  using S64 = int64_t;
+  const std::vector<u32> E32 = edge32();
+  const std::vector<u64> E64 = edge64();
+  auto A32 = [&](const char *Name, AtomicRef<u32> F) {
+    SCOPED_TRACE(Name);
+    checkSharedAtomic<u32>(*Dev, *Mod, Name, F, E32);
+  };
+  auto A64 = [&](const char *Name, AtomicRef<u64> F) {
+    SCOPED_TRACE(Name);
+    checkSharedAtomic<u64>(*Dev, *Mod, Name, F, E64);
+  };
+  A32("add", [](u32 O, u32 D, u32) { return O + D; });
+  A32("sub", [](u32 O, u32 D, u32) { return O - D; });
+  A32("smin", [](u32 O, u32 D, u32) {
+    return u32(std::min(int32_t(O), int32_t(D)));
+  });
+  A32("umax", [](u32 O, u32 D, u32) { return std::max(O, D); });
+  A32("and", [](u32 O, u32 D, u32) { return O & D; });
+  A32("or", [](u32 O, u32 D, u32) { return O | D; });
+  A32("xor", [](u32 O, u32 D, u32) { return O ^ D; });
+  A32("inc", [](u32 O, u32 D, u32) { return O >= D ? 0 : O + 1; });
+  A64("add_x2", [](u64 O, u64 D, u64) { return O + D; });
+  A64("smax_x2", [](u64 O, u64 D, u64) { return u64(std::max(S64(O), S64(D))); });
+  A64("umin_x2", [](u64 O, u64 D, u64) { return std::min(O, D); });
+}
+
 TEST_P(MemoryAsmTest, FlatAccessesRouteToLds) {
   const u32 N = 512;
   DeviceBuffer V = buffer(4 * N, 0), Out = buffer(12 * N, 0);

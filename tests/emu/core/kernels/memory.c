@@ -313,6 +313,33 @@ ATOMIC64(add_f64, "add_f64", D1)
 ATOMIC64(min_f64, "min_f64", D1)
 ATOMIC64(max_f64, "max_f64", D1)
 
+// --- Lanes of a wave on shared addresses --------------------------------------
+// Lane l of a wave (l = i % 64) works on the wave's mem[64w + slot]: slot 0
+// for lanes l % 3 == 0, slot 1 for l % 3 == 1, its own slot l otherwise;
+// the old value goes to ret[i].
+#define ATOMIC_SHARED(name, op, T)                                             \
+  KERNEL void atomic_##name##_shared(T *mem, const T *data, const T *data2,    \
+                                     T *ret) {                                 \
+    u32 i = gid(), l = i % 64;                                                 \
+    u32 slot = l % 3 == 2 ? l : l % 3;                                         \
+    T r;                                                                       \
+    asm volatile("global_atomic_" op " %0, %1, %2, off glc" WAIT               \
+                 : "=v"(r) : "v"(mem + (i - l) + slot), "v"(data[i])          \
+                 : "memory");                                                  \
+    ret[i] = r;                                                                \
+  }
+ATOMIC_SHARED(add, "add", u32)
+ATOMIC_SHARED(sub, "sub", u32)
+ATOMIC_SHARED(smin, "smin", u32)
+ATOMIC_SHARED(umax, "umax", u32)
+ATOMIC_SHARED(and, "and", u32)
+ATOMIC_SHARED(or, "or", u32)
+ATOMIC_SHARED(xor, "xor", u32)
+ATOMIC_SHARED(inc, "inc", u32)
+ATOMIC_SHARED(add_x2, "add_x2", u64)
+ATOMIC_SHARED(smax_x2, "smax_x2", u64)
+ATOMIC_SHARED(umin_x2, "umin_x2", u64)
+
 // GLOBAL-only float atomics (no FLAT form on gfx90a).
 ATOMIC_GLOBAL(add_f32, "add_f32", u32, D1)
 ATOMIC_GLOBAL(pk_add_f16, "pk_add_f16", u32, D1)
