@@ -104,9 +104,9 @@ void TraceCache::scan(uint32_t Idx, uint32_t Size) {
       // (DeviceOptions::TraceThreshold), so short programs stay
       // interpreted.
       T->CompileAt = this->Threshold;
-      // Batches of up to 64 runs change when a trace compiles by a few
+      // Batches of a thousandth of the threshold change when a trace compiles by
       // hundred runs at most; a small threshold (tests) counts every run.
-      T->Batch = std::clamp(this->Threshold / 1024, 1u, 64u);
+      T->Batch = std::clamp(this->Threshold / 1024, 1u, 1024u);
       T->Ops = std::move(Ops);
       T->Original = Insts[Idx].Fn;
       Insts[Idx].Fn = countTrace;
