@@ -159,6 +159,41 @@ TEST_P(TraceCompilerTest, CountersAreTheInterpretersCounters) {
   }
 }
 
+// Workers count a cold trace's runs in tallies of their own and add them
+// to the trace in batches (threshold / 1024 runs: 64 here) and when they
+// leave a dispatch: the trace compiles in the dispatch whose runs reach the
+// threshold (by 40 runs, fewer than the workers' tallies hold then), not
+// before.
+TEST_P(TraceCompilerTest, TracesCompileWhenTheirRunsOverAllWorkersReachTheThreshold) {
+  const unsigned N = 64 * 8; // 8 waves: a loop trace runs 8 x Iters times
+  const int Iters = 1367;
+  Loaded L = load(fixture(GetParam()), /*Threshold=*/65576, /*Count=*/false,
+                  /*Threads=*/2);
+  ASSERT_TRUE(L.Mod);
+  DeviceBuffer OutU(*L.Dev, N * 8), OutF(*L.Dev, N * 4), In(*L.Dev, N * 4);
+  for (unsigned I = 0; I < N; ++I)
+    In.data<unsigned>()[I] = I;
+  auto Dispatch = [&] {
+    auto R = L.Mod->launch("mix", LaunchConfig::linear(N, 64),
+                           KernelArgs()
+                               .add(OutU.address())
+                               .add(OutF.address())
+                               .add(In.address())
+                               .add(Iters));
+    ASSERT_TRUE(R && R->ok());
+  };
+  auto Traces = [] {
+    TraceCompilerStats S = traceCompilerStats();
+    return S.Compiled + S.Reused;
+  };
+  uint64_t Before = Traces();
+  for (int K = 0; K < 5; ++K) // 54,680 runs of the loop's traces
+    Dispatch();
+  EXPECT_EQ(Traces(), Before) << "compiled before the threshold";
+  Dispatch(); // 65,616
+  EXPECT_GT(Traces(), Before) << "not compiled at the threshold";
+}
+
 TEST_P(TraceCompilerTest, NonDefaultFloatModeStaysInterpreted) {
   const unsigned N = 64 * 2;
   const int Iters = 50;
