@@ -476,6 +476,20 @@ template <typename T> bool sameResult(T A, T B, unsigned FloatBits) {
   return true;
 }
 
+/// Runs atomic kernel \p Kernel (mem, data, data2, ret) on \p N lanes.
+void runAtomicKernel(Module &Mod, const std::string &Kernel, u32 N,
+                     DeviceBuffer &Mem, DeviceBuffer &D0, DeviceBuffer &D1,
+                     DeviceBuffer &Ret) {
+  auto R = Mod.launch(Kernel, LaunchConfig::linear(N, 64),
+                      KernelArgs()
+                          .add(Mem.address())
+                          .add(D0.address())
+                          .add(D1.address())
+                          .add(Ret.address()));
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  ASSERT_TRUE(R->ok()) << Kernel << ": " << R->FirstFault.Message;
+}
+
 template <typename T>
 void checkAtomic(Device &Dev, Module &Mod,
                  const std::string &Name, const AtomicRef<T> &Ref,
@@ -492,14 +506,7 @@ void checkAtomic(Device &Dev, Module &Mod,
     std::vector<T> Old(Mem.data<T>(), Mem.data<T>() + N);
     std::memset(Ret.data(), 0xab, sizeof(T) * N);
     std::string Kernel = "atomic_" + Name + Form;
-    auto R = Mod.launch(Kernel, LaunchConfig::linear(N, 64),
-                        KernelArgs()
-                            .add(Mem.address())
-                            .add(D0.address())
-                            .add(D1.address())
-                            .add(Ret.address()));
-    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-    ASSERT_TRUE(R->ok()) << Kernel << ": " << R->FirstFault.Message;
+    ASSERT_NO_FATAL_FAILURE(runAtomicKernel(Mod, Kernel, N, Mem, D0, D1, Ret));
     for (u32 I = 0; I < N; ++I) {
       T D0v = D0.data<T>()[I], D1v = D1.data<T>()[I];
       ASSERT_PRED3(sameResult<T>, Mem.data<T>()[I], Ref(Old[I], D0v, D1v),
@@ -598,14 +605,7 @@ void checkSharedAtomic(Device &Dev, Module &Mod, const std::string &Name,
     M = Ref(M, D0.data<T>()[I], 0);
   }
   std::string Kernel = "atomic_" + Name + "_shared";
-  auto R = Mod.launch(Kernel, LaunchConfig::linear(N, 64),
-                      KernelArgs()
-                          .add(Mem.address())
-                          .add(D0.address())
-                          .add(D1.address())
-                          .add(Ret.address()));
-  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-  ASSERT_TRUE(R->ok()) << Kernel << ": " << R->FirstFault.Message;
+  ASSERT_NO_FATAL_FAILURE(runAtomicKernel(Mod, Kernel, N, Mem, D0, D1, Ret));
   for (u32 I = 0; I < N; ++I) {
     ASSERT_EQ(Mem.data<T>()[I], Want[I]) << Kernel << " slot " << I;
     ASSERT_EQ(Ret.data<T>()[I], WantRet[I]) << Kernel << " lane " << I;
