@@ -368,6 +368,11 @@ struct WorkerResources {
   std::vector<std::unique_ptr<VgprFile>> Vgprs;
   std::vector<std::unique_ptr<Resident>> Residents;
   WorkerCounters Counters;
+  TraceTally Traces;
+
+  WorkerResources() { Counters.Traces = &Traces; }
+  WorkerResources(const WorkerResources &) = delete;
+  WorkerResources &operator=(const WorkerResources &) = delete;
 
   Wave &wave(unsigned I) {
     reserveWave(I);
@@ -978,7 +983,7 @@ void runWorker(DispatchState &D, unsigned Worker, size_t NumIds,
   }
   if (T)
     T->close(Worker);
-  Res.Counters.Traces.flush();
+  Res.Traces.flush();
   if (Prof)
     Prof->Done = nowNs();
   if (!D.Count)

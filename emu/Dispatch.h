@@ -35,8 +35,10 @@ struct WorkerCounters {
   std::vector<uint64_t> Executions, Lanes, Bytes;
   std::vector<MemoryAccessRecord> Accesses;
   uint64_t Waves = 0, Workgroups = 0;
-  /// Cold traces' runs, counted whether or not counters are on.
-  TraceTally Traces;
+  /// The worker's tally of cold traces' runs, counted whether or not
+  /// counters are on (WorkerResources owns it; a dispatch's merged counters
+  /// have none).
+  TraceTally *Traces = nullptr;
   void reset(size_t NumIds) {
     Executions.assign(NumIds, 0);
     Lanes.assign(NumIds, 0);

@@ -29,7 +29,7 @@ constexpr uint32_t JitMode = 0xf0;
 void countTrace(Wave &W, const DecodedInst &I) {
   TraceCache &C = *W.Region->traces();
   TraceCache::Trace &T = C.at(W.Index);
-  W.Counters->Traces.count(C, W.Index, T);
+  W.Counters->Traces->count(C, W.Index, T);
   T.Original(W, I);
 }
 
