@@ -80,6 +80,26 @@ Loaded load(const std::string &Path, uint32_t Threshold, bool Count = false,
   return {std::move(*D), std::move(*M)};
 }
 
+/// `mix` on \p N work-items of a device: its output and input buffers
+/// (input I is I * 0x9e3779b9 + 17), launched as often as a test needs.
+struct MixLaunch {
+  unsigned N;
+  DeviceBuffer OutU, OutF, In;
+  MixLaunch(Device &Dev, unsigned N)
+      : N(N), OutU(Dev, N * 8), OutF(Dev, N * 4), In(Dev, N * 4) {
+    for (unsigned I = 0; I < N; ++I)
+      In.data<unsigned>()[I] = I * 0x9e3779b9u + 17u;
+  }
+  llvm::Expected<DispatchResult> run(Module &Mod, int Iters) {
+    return Mod.launch("mix", LaunchConfig::linear(N, 64),
+                      KernelArgs()
+                          .add(OutU.address())
+                          .add(OutF.address())
+                          .add(In.address())
+                          .add(Iters));
+  }
+};
+
 struct MixRun {
   std::vector<unsigned> U;
   std::vector<float> F;
@@ -93,19 +113,12 @@ protected:
     Loaded L = load(fixture(GetParam()), Threshold, Count, /*Threads=*/2);
     if (!L.Mod)
       return {};
-    DeviceBuffer OutU(*L.Dev, N * 8), OutF(*L.Dev, N * 4), In(*L.Dev, N * 4);
-    for (unsigned I = 0; I < N; ++I)
-      In.data<unsigned>()[I] = I * 0x9e3779b9u + 17u;
-    auto R = L.Mod->launch("mix", LaunchConfig::linear(N, 64),
-                          KernelArgs()
-                              .add(OutU.address())
-                              .add(OutF.address())
-                              .add(In.address())
-                              .add(Iters));
+    MixLaunch M(*L.Dev, N);
+    auto R = M.run(*L.Mod, Iters);
     EXPECT_TRUE(bool(R)) << llvm::toString(R.takeError());
     MixRun Out;
-    Out.U.assign(OutU.data<unsigned>(), OutU.data<unsigned>() + 2 * N);
-    Out.F.assign(OutF.data<float>(), OutF.data<float>() + N);
+    Out.U.assign(M.OutU.data<unsigned>(), M.OutU.data<unsigned>() + 2 * N);
+    Out.F.assign(M.OutF.data<float>(), M.OutF.data<float>() + N);
     if (R)
       Out.R = *R;
     return Out;
@@ -170,16 +183,9 @@ TEST_P(TraceCompilerTest, TracesCompileWhenTheirRunsOverAllWorkersReachTheThresh
   Loaded L = load(fixture(GetParam()), /*Threshold=*/65576, /*Count=*/false,
                   /*Threads=*/2);
   ASSERT_TRUE(L.Mod);
-  DeviceBuffer OutU(*L.Dev, N * 8), OutF(*L.Dev, N * 4), In(*L.Dev, N * 4);
-  for (unsigned I = 0; I < N; ++I)
-    In.data<unsigned>()[I] = I;
+  MixLaunch M(*L.Dev, N);
   auto Dispatch = [&] {
-    auto R = L.Mod->launch("mix", LaunchConfig::linear(N, 64),
-                           KernelArgs()
-                               .add(OutU.address())
-                               .add(OutF.address())
-                               .add(In.address())
-                               .add(Iters));
+    auto R = M.run(*L.Mod, Iters);
     ASSERT_TRUE(R && R->ok());
   };
   auto Traces = [] {
