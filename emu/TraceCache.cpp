@@ -104,8 +104,8 @@ void TraceCache::scan(uint32_t Idx, uint32_t Size) {
       // (DeviceOptions::TraceThreshold), so short programs stay
       // interpreted.
       T->CompileAt = this->Threshold;
-      // Batches of a thousandth of the threshold change when a trace compiles by
-      // hundred runs at most; a small threshold (tests) counts every run.
+      // Each worker holds back at most a thousandth of the threshold (at
+      // most 1,024 runs); below 2,048 (tests) it adds every run.
       T->Batch = std::clamp(this->Threshold / 1024, 1u, 1024u);
       T->Ops = std::move(Ops);
       T->Original = Insts[Idx].Fn;

@@ -875,6 +875,9 @@ void atomicLanes(Wave &W, const Plan &P, unsigned D0Reg, unsigned D1Reg,
       Changed |= New != Old[L];
       return;
     }
+    // LDS: the host address itself, not laneCopy's three-way choice per
+    // lane (Histogram's LDS kernel: 16 ms a dispatch this way, 21-23
+    // through laneCopy, on the same loaded machine).
     if ((P.Local >> L) & 1) {
       void *Host = reinterpret_cast<void *>(P.Addr[L]);
       std::memcpy(&Old[L], Host, sizeof(T));
