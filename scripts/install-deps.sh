@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build
   llvm-22-dev llvm-22-tools clang-22 clang-tools-22 lld-22 liblld-22-dev libclang-rt-22-dev llvm-22-doc
-  libhsa-runtime-dev rocminfo hipcc libamdhip64-dev
+  libhsa-runtime-dev rocminfo hipcc libamdhip64-dev libamd-comgr-dev
   libhipsparse-dev librocprim-dev
   googletest libgtest-dev libbenchmark-dev
 )
