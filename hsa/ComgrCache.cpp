@@ -31,6 +31,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -188,11 +189,18 @@ bool loadReal() {
 /// At load, after RealIdentity's construction (definition order).
 const bool Loaded = loadReal();
 
-/// The result objects of one action: what an entry holds.
+/// A data object read from comgr: an action's input or result.
 struct Object {
   uint32_t Kind;
   std::string Name;
   std::string Bytes;
+};
+
+/// A result object as an entry holds it (pointing into the entry).
+struct ObjectRef {
+  uint32_t Kind;
+  StringRef Name;
+  StringRef Bytes;
 };
 
 /// Reads a string through comgr's two-call protocol (size, then data).
@@ -321,9 +329,12 @@ bool describe(amd_comgr_action_kind_t Kind, amd_comgr_action_info_t Info,
       Why = "#include in " + O.Name;
       return false;
     }
+    // The bytes by their own hash: copying megabytes of device libraries
+    // into the key cost more than the hashing.
+    XXH128_hash_t H = xxh3_128bits(arrayRefFromStringRef(O.Bytes));
     OS << "input " << O.Kind << ' ' << O.Name.size() << ' ' << O.Name << ' '
-       << O.Bytes.size() << '\n';
-    OS << O.Bytes;
+       << O.Bytes.size() << ' ' << format_hex_no_prefix(H.high64, 16)
+       << format_hex_no_prefix(H.low64, 16) << '\n';
   }
   return true;
 }
@@ -376,11 +387,11 @@ bool get64(StringRef &In, uint64_t &V) {
   return true;
 }
 
-bool getBytes(StringRef &In, std::string &Out) {
+bool getBytes(StringRef &In, StringRef &Out) {
   uint64_t Size;
   if (!get64(In, Size) || In.size() < Size)
     return false;
-  Out = In.take_front(Size).str();
+  Out = In.take_front(Size);
   In = In.drop_front(Size);
   return true;
 }
@@ -399,7 +410,7 @@ std::string encode(const std::vector<Object> &Objects) {
   return Out;
 }
 
-bool decode(StringRef In, std::vector<Object> &Objects) {
+bool decode(StringRef In, std::vector<ObjectRef> &Objects) {
   if (In.size() < sizeof(Magic) + 16 ||
       !In.starts_with(StringRef(Magic, sizeof(Magic))))
     return false;
@@ -412,7 +423,7 @@ bool decode(StringRef In, std::vector<Object> &Objects) {
   if (!get64(Body, Count))
     return false;
   for (uint64_t I = 0; I < Count; ++I) {
-    Object O;
+    ObjectRef O;
     uint64_t Kind;
     if (!get64(Body, Kind) || Kind > AMD_COMGR_DATA_KIND_LAST ||
         !getBytes(Body, O.Name) || !getBytes(Body, O.Bytes))
@@ -426,7 +437,7 @@ bool decode(StringRef In, std::vector<Object> &Objects) {
 /// Sets \p Data's bytes. amd_comgr_set_data refuses none, but an action's
 /// empty log must read back as empty (ROCclr reads it as a string), and a
 /// slice of no bytes gives that.
-bool setBytes(amd_comgr_data_t Data, const std::string &Bytes) {
+bool setBytes(amd_comgr_data_t Data, StringRef Bytes) {
   if (!Bytes.empty())
     return REAL(amd_comgr_set_data)(Data, Bytes.size(), Bytes.data()) ==
            AMD_COMGR_STATUS_SUCCESS;
@@ -440,9 +451,9 @@ bool setBytes(amd_comgr_data_t Data, const std::string &Bytes) {
 }
 
 /// Adds \p Objects to \p Result as new data objects.
-bool addObjects(const std::vector<Object> &Objects,
+bool addObjects(const std::vector<ObjectRef> &Objects,
                 amd_comgr_data_set_t Result) {
-  for (const Object &O : Objects) {
+  for (const ObjectRef &O : Objects) {
     amd_comgr_data_t Data;
     if (REAL(amd_comgr_create_data)(amd_comgr_data_kind_t(O.Kind), &Data) !=
         AMD_COMGR_STATUS_SUCCESS)
@@ -450,7 +461,7 @@ bool addObjects(const std::vector<Object> &Objects,
     bool Ok =
         setBytes(Data, O.Bytes) &&
         (O.Name.empty() ||
-         REAL(amd_comgr_set_data_name)(Data, O.Name.c_str()) ==
+         REAL(amd_comgr_set_data_name)(Data, O.Name.str().c_str()) ==
              AMD_COMGR_STATUS_SUCCESS) &&
         REAL(amd_comgr_data_set_add)(Result, Data) == AMD_COMGR_STATUS_SUCCESS;
     REAL(amd_comgr_release_data)(Data); // the set holds its own reference
@@ -508,7 +519,7 @@ amd_comgr_do_action(amd_comgr_action_kind_t Kind, amd_comgr_action_info_t Info,
 
   if (auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                        /*RequiresNullTerminator=*/false)) {
-    std::vector<Object> Objects;
+    std::vector<ObjectRef> Objects;
     if (decode((*Buf)->getBuffer(), Objects) && addObjects(Objects, Result)) {
       if (logging())
         fprintf(stderr, "loom comgr cache: hit %s (action %u, %zu objects)\n",

@@ -84,15 +84,13 @@ protected:
   /// Runs \p Kind on \p Input; the bytes of the result's first object of
   /// \p Want, or the action's failure.
   amd_comgr_status_t run(amd_comgr_action_kind_t Kind,
-                         amd_comgr_data_set_t Input,
-                         amd_comgr_data_kind_t Want,
+                         amd_comgr_data_set_t Input, amd_comgr_data_kind_t Want,
                          std::vector<const char *> Options,
                          amd_comgr_data_set_t &Result, std::string &Bytes) {
     amd_comgr_action_info_t Info;
     EXPECT_EQ(C.amd_comgr_create_action_info(&Info), AMD_COMGR_STATUS_SUCCESS);
     C.amd_comgr_action_info_set_isa_name(Info, "amdgcn-amd-amdhsa--gfx90a");
-    C.amd_comgr_action_info_set_language(Info,
-                                         AMD_COMGR_LANGUAGE_OPENCL_1_2);
+    C.amd_comgr_action_info_set_language(Info, AMD_COMGR_LANGUAGE_OPENCL_1_2);
     C.amd_comgr_action_info_set_option_list(Info, Options.data(),
                                             Options.size());
     C.amd_comgr_create_data_set(&Result);
@@ -156,8 +154,9 @@ TEST_F(ComgrCacheTest, RepeatedActionsAreServedFromTheCache) {
   auto Entries = entries();
   EXPECT_EQ(Entries.size(), 2u); // source to bitcode, bitcode to code
   ASSERT_FALSE(First.empty());
-  EXPECT_EQ(First.compare(0, 4, "\x7f"
-                                "ELF"),
+  EXPECT_EQ(First.compare(0, 4,
+                          "\x7f"
+                          "ELF"),
             0);
 
   testing::internal::CaptureStderr();
@@ -190,39 +189,55 @@ TEST_F(ComgrCacheTest, TheCacheGivesWhatComgrGives) {
 
 TEST_F(ComgrCacheTest, DamagedEntriesAreRebuilt) {
   std::string First, Again;
-  ASSERT_EQ(compile(Kernel, First), AMD_COMGR_STATUS_SUCCESS);
-  auto Entries = entries();
-  ASSERT_EQ(Entries.size(), 2u);
-  // One entry with a byte changed in the middle, the other cut short.
-  {
-    std::fstream F(Entries[0].first,
-                   std::ios::binary | std::ios::in | std::ios::out);
-    F.seekg(Entries[0].second / 2);
-    char Byte = char(F.peek() ^ 0x5a);
-    F.seekp(Entries[0].second / 2);
-    F.put(Byte);
-  }
-  {
-    std::ifstream F(Entries[1].first, std::ios::binary);
-    std::string Bytes((std::istreambuf_iterator<char>(F)), {});
-    F.close();
-    std::ofstream(Entries[1].first, std::ios::binary | std::ios::trunc)
-        << Bytes.substr(0, Bytes.size() / 2);
-  }
   setenv("LOOM_COMGR_CACHE_LOG", "1", 1);
   testing::internal::CaptureStderr();
-  ASSERT_EQ(compile(Kernel, Again), AMD_COMGR_STATUS_SUCCESS);
+  ASSERT_EQ(compile(Kernel, First), AMD_COMGR_STATUS_SUCCESS);
   std::string Log = testing::internal::GetCapturedStderr();
+  // Each step's entry, by the log's "miss NAME (action N".
+  auto entryOf = [&](const char *Action) {
+    size_t At = Log.find(Action);
+    EXPECT_NE(At, std::string::npos) << Log;
+    size_t Miss = Log.rfind("miss ", At);
+    SmallString<128> Path(Dir);
+    sys::path::append(Path, Log.substr(Miss + 5, 32));
+    return std::string(Path);
+  };
+  std::string SourceStep = entryOf("(action 2,"),
+              CodeStep = entryOf("(action 6,");
+  auto read = [](const std::string &Path) {
+    std::ifstream F(Path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(F)), {});
+  };
+  std::string Code = read(CodeStep), Source = read(SourceStep);
+  ASSERT_FALSE(Code.empty());
+  ASSERT_FALSE(Source.empty());
+
+  // A byte changed in the middle of the code step's entry: the source step
+  // hits, the code step runs again and its entry is whole again.
+  std::string Flipped = Code;
+  Flipped[Flipped.size() / 2] ^= 0x5a;
+  std::ofstream(CodeStep, std::ios::binary | std::ios::trunc) << Flipped;
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(compile(Kernel, Again), AMD_COMGR_STATUS_SUCCESS);
+  Log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(First, Again);
+  EXPECT_NE(Log.find("damaged entry " + CodeStep.substr(CodeStep.size() - 32)),
+            std::string::npos)
+      << Log;
+  EXPECT_EQ(read(CodeStep), Code);
+
+  // The source step's entry cut short: it runs again, rewritten whole.
+  std::ofstream(SourceStep, std::ios::binary | std::ios::trunc)
+      << Source.substr(0, Source.size() / 2);
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(compile(Kernel, Again), AMD_COMGR_STATUS_SUCCESS);
+  Log = testing::internal::GetCapturedStderr();
   unsetenv("LOOM_COMGR_CACHE_LOG");
   EXPECT_EQ(First, Again);
-  // Both ran again and were written again, whole. (The source step's
-  // bitcode names comgr's temporary directory, so the code step may have
-  // a new key and entry besides.)
-  EXPECT_EQ(Log.find("hit"), std::string::npos) << Log;
-  auto Now = entries();
-  for (auto &Entry : Entries)
-    EXPECT_NE(std::find(Now.begin(), Now.end(), Entry), Now.end())
-        << Entry.first;
+  EXPECT_EQ(Log.find("hit " + SourceStep.substr(SourceStep.size() - 32)),
+            std::string::npos)
+      << Log;
+  EXPECT_EQ(read(SourceStep).size(), Source.size());
 }
 
 TEST_F(ComgrCacheTest, ActionsThatMayReadFilesAreNotCached) {
