@@ -104,12 +104,14 @@ def main():
     names = [n for n in names if os.path.exists(os.path.join(progdir, n))]
 
     peak = fma_peak(args.build, threads)
-    startup = statistics.median(
-        run([loom, "exec", "--", os.path.join(progdir, "Startup")], env)[0]
-        for _ in range(args.runs))
+    def startup_wall(l):
+        return statistics.median(
+            run([l, "exec", "--", os.path.join(progdir, "Startup")], env)[0]
+            for _ in range(args.runs))
+    base_startup = f" (baseline {startup_wall(base):.0f} ms)" if base else ""
     print(f"{threads} emulator threads; fma_loop peak {peak / 1e6:.0f} M "
           f"wave-instructions/s per core (emu_bench); HIP start-up program "
-          f"{startup:.0f} ms wall")
+          f"{startup_wall(loom):.0f} ms wall{base_startup}")
     print()
     cols = ["program", "wall (ms)", "wave-insts", "M/s per core",
             "of fma peak", "start-up", "emulation", "host"]
@@ -118,7 +120,7 @@ def main():
         cols[4:4] = ["baseline M/s per core", "speed-up"]
     print("| " + " | ".join(cols) + " |")
     print("|" + " --- |" * len(cols))
-    rates, base_rates = [], []
+    rates, base_rates, walls, base_walls = [], [], [], []
     for name in names:
         prog = os.path.join(progdir, name)
         insts = wave_instructions(loom, prog)
@@ -127,6 +129,7 @@ def main():
         m = measure(loom, prog, args.runs, env)
         rate = insts / (m["kernels"] / 1e3) / threads
         rates.append(rate)
+        walls.append(m["wall"])
         row = [name, f"{m['wall']:.0f}", f"{insts / 1e6:.1f} M",
                f"{rate / 1e6:.1f}", f"{rate / peak:.3f}",
                f"{100 * m['startup'] / m['wall']:.0f} %",
@@ -135,6 +138,7 @@ def main():
         if b:
             brate = insts / (b["kernels"] / 1e3) / threads
             base_rates.append(brate)
+            base_walls.append(b["wall"])
             row[1:1] = [f"{b['wall']:.0f}"]
             row[4:4] = [f"{brate / 1e6:.1f}", f"{rate / brate:.2f}x"]
         print("| " + " | ".join(row) + " |", flush=True)
@@ -144,6 +148,9 @@ def main():
     if base_rates:
         print(f"baseline geometric mean: {geomean(base_rates) / 1e6:.1f} M/s "
               f"per core; speed-up {geomean(rates) / geomean(base_rates):.2f}x")
+        print(f"wall time: geometric mean {geomean(walls):.0f} ms, baseline "
+              f"{geomean(base_walls):.0f} ms; "
+              f"{geomean(base_walls) / geomean(walls):.2f}x faster")
 
 
 if __name__ == "__main__":
