@@ -7,6 +7,8 @@
 #ifndef LOOM_CLI_COMMANDS_H
 #define LOOM_CLI_COMMANDS_H
 
+#include "Launch.h"
+
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
@@ -49,9 +51,6 @@ int runCc(llvm::ArrayRef<std::string> Args);
 /// Prints "loom <command>: <message>" to stderr and returns exit code 1.
 int reportError(llvm::StringRef Command, llvm::Error E);
 
-/// The directory holding Loom's libhsa-runtime64.so.1 (LOOM_LIB_DIR, or
-/// lib/ next to the loom executable's bin/), or "" if there is none.
-std::string loomLibraryDir();
 /// Runs \p Argv (execvp) with Loom's runtime found first, as `loom exec`;
 /// returns only if it cannot (after printing why).
 int execOnLoom(llvm::StringRef Command, std::vector<std::string> &Argv);

@@ -1,4 +1,9 @@
 //===- cli/main.cpp - The loom command -------------------------------------===//
+//
+// Every command, parsed by llvm::cl: libloom-cli.so's entry, which the
+// `loom` launcher (Launcher.cpp) loads for all but well-formed `loom exec`.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Commands.h"
 
@@ -34,7 +39,8 @@ int reportError(StringRef Command, Error E) {
 
 } // namespace loom::cli
 
-int main(int argc, char **argv) {
+extern "C" __attribute__((visibility("default"))) int
+loom_cli_main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   if (argc >= 2 && StringRef(argv[1]) == "cc")
     return loom::cli::runCc(std::vector<std::string>(argv + 2, argv + argc));
