@@ -42,6 +42,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <link.h>
 #include <fcntl.h>
 #include <string>
 #include <sys/stat.h>
@@ -139,8 +140,18 @@ extern "C" amd_comgr_status_t loomComgrMissing() {
   return AMD_COMGR_STATUS_ERROR;
 }
 
-/// Identifies the real library's build in the key: its size and time.
+/// Identifies the compiler in the key: path, size and time of the real
+/// comgr and of the LLVM it links (its clang, device libraries and headers
+/// are inside those), so an upgrade of either starts a new set of entries.
 std::string RealIdentity;
+
+std::string fileIdentity(const char *Path) {
+  struct stat St;
+  if (stat(Path, &St) != 0)
+    return {};
+  return std::string(Path) + ":" + std::to_string(St.st_size) + ":" +
+         std::to_string(St.st_mtime) + "\n";
+}
 
 /// Opens the real comgr: not this library, which has its name.
 void *openReal() {
@@ -158,10 +169,15 @@ void *openReal() {
       dlclose(H);
       continue;
     }
-    struct stat St;
-    if (stat(Path, &St) == 0)
-      RealIdentity = std::string(Path) + ":" + std::to_string(St.st_size) +
-                     ":" + std::to_string(St.st_mtime);
+    RealIdentity = fileIdentity(Path);
+    dl_iterate_phdr(
+        [](dl_phdr_info *Info, size_t, void *) {
+          if (StringRef(sys::path::filename(Info->dlpi_name))
+                  .starts_with("libLLVM"))
+            RealIdentity += fileIdentity(Info->dlpi_name);
+          return 0;
+        },
+        nullptr);
     return H;
   }
   return nullptr;
