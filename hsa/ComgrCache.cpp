@@ -11,9 +11,9 @@
 // finds it. It opens the real library by its path and forwards every
 // function to it unchanged (a jump per exported name, below), except
 // amd_comgr_do_action: an action whose inputs are all in memory is looked up
-// by a 128-bit hash of everything that decides its result (the real
-// library's identity, the action, ISA, language, options, working directory,
-// and every input object's kind, name and bytes). A hit recreates the
+// by a 128-bit hash of everything that decides its result (the compiler's
+// identity, the action, ISA, language, options, and every input object's
+// kind, name and bytes). A hit recreates the
 // recorded result objects; a miss runs the action and records its result if
 // it succeeded. Actions that may read files the key does not cover (include
 // paths, response files, sources with #include) always run.
@@ -42,8 +42,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
-#include <link.h>
 #include <fcntl.h>
+#include <link.h>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -355,6 +355,11 @@ bool describe(amd_comgr_action_kind_t Kind, amd_comgr_action_info_t Info,
   return true;
 }
 
+bool logging() {
+  const char *Env = getenv("LOOM_COMGR_CACHE_LOG");
+  return Env && *Env && strcmp(Env, "0");
+}
+
 /// The cache's directory, empty when off or not writable. Read at each
 /// action (a compile takes milliseconds at least), so a process may turn
 /// it on and off.
@@ -374,14 +379,13 @@ std::string cacheDir() {
   } else {
     return {};
   }
-  if (sys::fs::create_directories(Dir))
+  if (std::error_code EC = sys::fs::create_directories(Dir)) {
+    if (logging())
+      fprintf(stderr, "loom comgr cache: off: cannot create %s: %s\n",
+              Dir.c_str(), EC.message().c_str());
     return {};
+  }
   return std::string(Dir);
-}
-
-bool logging() {
-  const char *Env = getenv("LOOM_COMGR_CACHE_LOG");
-  return Env && *Env && strcmp(Env, "0");
 }
 
 // An entry: Magic, the object count, then per object its kind, name and
