@@ -577,20 +577,28 @@ void initWave(Wave &W, DispatchState &D, Workgroup &G, unsigned WaveInGroup,
     Size[Dim] = std::min<uint32_t>(WG[Dim], D.Params.GridSize[Dim] - Start);
   }
   Items = Size[0] * Size[1] * Size[2];
-  uint64_t Exec = 0;
   uint32_t *V0 = W.vgpr(0);
-  for (unsigned L = 0; L < WaveSize; ++L) {
-    uint32_t Flat = WaveInGroup * WaveSize + L;
-    if (Flat >= Items) {
-      V0[L] = 0;
-      continue;
-    }
-    uint32_t X = Flat % Size[0], Y = (Flat / Size[0]) % Size[1],
-             Z = Flat / (Size[0] * Size[1]);
+  uint32_t First = WaveInGroup * WaveSize;
+  unsigned Live = First < Items ? std::min<uint32_t>(WaveSize, Items - First)
+                                : 0;
+  // The first lane's id by division, the others by counting on from it (a
+  // division per lane was most of this function's time in many-group
+  // programs).
+  uint32_t X = First % Size[0], Y = (First / Size[0]) % Size[1],
+           Z = First / (Size[0] * Size[1]);
+  for (unsigned L = 0; L < Live; ++L) {
     V0[L] = X | (Y << 10) | (Z << 20);
-    Exec |= uint64_t(1) << L;
+    if (++X == Size[0]) {
+      X = 0;
+      if (++Y == Size[1]) {
+        Y = 0;
+        ++Z;
+      }
+    }
   }
-  W.setExec(Exec);
+  for (unsigned L = Live; L < WaveSize; ++L)
+    V0[L] = 0;
+  W.setExec(Live == WaveSize ? ~uint64_t(0) : (uint64_t(1) << Live) - 1);
   W.State = WaveState::Running;
 }
 

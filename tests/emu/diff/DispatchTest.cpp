@@ -8,15 +8,23 @@ using namespace loom::emu::difftest;
 
 namespace {
 
-class Dispatch : public LevelTest {};
+class Dispatch : public LevelTest {
+protected:
+  void checkIds(const uint32_t (&Grid)[3], const uint16_t (&Group)[3]);
+};
 
 TEST_P(Dispatch, ThreeDimensionalIds) {
+  // Partial last work-groups in every dimension: one wave a group, then
+  // six waves a group, whose waves start inside a row and a plane.
+  checkIds({37, 11, 5}, {8, 4, 2});
+  checkIds({50, 13, 7}, {24, 5, 3});
+}
+
+void Dispatch::checkIds(const uint32_t (&Grid)[3],
+                        const uint16_t (&Group)[3]) {
   Module *M = loadModule("dispatch", level());
   ASSERT_TRUE(M);
   Device &Dev = *sharedDevice();
-  // Partial last work-groups in every dimension.
-  const uint32_t Grid[3] = {37, 11, 5};
-  const uint16_t Group[3] = {8, 4, 2};
   constexpr uint32_t Fields = diff::DispatchFields;
   size_t Items = size_t(Grid[0]) * Grid[1] * Grid[2];
   auto Out = filled<uint32_t>(Dev, Items * Fields, 0xffffffff);
