@@ -40,7 +40,73 @@ uint64_t ldsOffset(const Wave &W, uint64_t A) {
   return A - reinterpret_cast<uint64_t>(W.Lds);
 }
 
+/// Whether a whole wave's accesses of \p Bytes at vaddr + the offsets
+/// \p Offsets all lie in the LDS, with every lane active and nothing
+/// recorded: then the DS reads and writes below move the dwords directly
+/// (one range check and one copy instead of a plan of 64 host addresses and
+/// a pass over it: dsPlan was up to 10 % of LDS-tiled programs).
+template <unsigned N>
+bool wholeWaveInLds(const Wave &W, const uint32_t *A,
+                    const uint32_t (&Offsets)[N], unsigned Bytes) {
+  if (W.exec() != ~uint64_t(0) || W.D->Record)
+    return false;
+  // As ldsPlanFrom: an offset O fits when Limit - O has no top bit.
+  uint64_t Limit = uint64_t(W.LdsSize) - Bytes, Outside = 0;
+  for (unsigned K = 0; K < N; ++K)
+    for (unsigned L = 0; L < WaveSize; ++L)
+      Outside |= Limit - uint64_t(uint32_t(A[L] + Offsets[K]));
+  return !(Outside >> 63);
+}
+
+/// Reads whole dwords of every lane at vaddr + \p Offsets[K] into VGPRs
+/// \p Dst + K * Regs, all before any is written (vdst may be vaddr).
+template <Width Wd, unsigned N>
+void readWholeWave(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
+                   unsigned Dst) {
+  static_assert(Wd.Bytes == 4 * Wd.Regs);
+  alignas(64) uint32_t Tmp[N * Wd.Regs][WaveSize];
+  for (unsigned K = 0; K < N; ++K)
+    for (unsigned L = 0; L < WaveSize; ++L) {
+      const uint8_t *From = W.Lds + uint32_t(A[L] + Offsets[K]);
+      for (unsigned R = 0; R < Wd.Regs; ++R)
+        std::memcpy(&Tmp[K * Wd.Regs + R][L], From + 4 * R, 4);
+    }
+  std::memcpy(W.vgpr(Dst), Tmp, sizeof(Tmp));
+  W.noteLoad(reinterpret_cast<uint64_t>(W.Lds + uint32_t(A[0] + Offsets[0])));
+}
+
+/// Writes VGPRs \p Data[K] of every lane to vaddr + \p Offsets[K], lanes in
+/// order (the highest lane wins an address, as in storeLanes).
+template <Width Wd, unsigned N>
+void writeWholeWave(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
+                    const unsigned (&Data)[N]) {
+  static_assert(Wd.Bytes == 4 * Wd.Regs);
+  for (unsigned K = 0; K < N; ++K) {
+    const uint32_t *D = W.vgpr(Data[K]);
+    for (unsigned L = 0; L < WaveSize; ++L) {
+      uint8_t *To = W.Lds + uint32_t(A[L] + Offsets[K]);
+      for (unsigned R = 0; R < Wd.Regs; ++R)
+        std::memcpy(To + 4 * R, &D[R * WaveSize + L], 4);
+    }
+  }
+  W.StoredMemory = true;
+}
+
+/// Whether \p Wd moves whole dwords (the forms the whole-wave path takes).
+constexpr bool wholeDwords(Width Wd) {
+  return Wd.Bytes == 4 * Wd.Regs && !Wd.D16;
+}
+
 template <Width Wd> void dsRead(Wave &W, const DecodedInst &I) {
+  if constexpr (wholeDwords(Wd)) {
+    const uint32_t *A = W.vgpr(W.vectorIndex(I.Src[0]));
+    uint32_t Offsets[1] = {uint16_t(I.Imm[0])};
+    if (wholeWaveInLds(W, A, Offsets, Wd.Bytes)) {
+      readWholeWave<Wd>(W, A, Offsets, W.vectorIndex(I.Dst[0]));
+      countBytes(W, I, uint64_t(WaveSize) * Wd.Bytes);
+      return;
+    }
+  }
   Plan P;
   if (!dsPlan(W, I.Src[0], uint16_t(I.Imm[0]), Wd.Bytes, false, P))
     return;
@@ -50,6 +116,15 @@ template <Width Wd> void dsRead(Wave &W, const DecodedInst &I) {
 }
 
 template <Width Wd> void dsWrite(Wave &W, const DecodedInst &I) {
+  if constexpr (wholeDwords(Wd)) {
+    const uint32_t *A = W.vgpr(W.vectorIndex(I.Src[0]));
+    uint32_t Offsets[1] = {uint16_t(I.Imm[0])};
+    if (wholeWaveInLds(W, A, Offsets, Wd.Bytes)) {
+      writeWholeWave<Wd>(W, A, Offsets, {W.vectorIndex(I.Src[1])});
+      countBytes(W, I, uint64_t(WaveSize) * Wd.Bytes);
+      return;
+    }
+  }
   Plan P;
   if (!dsPlan(W, I.Src[0], uint16_t(I.Imm[0]), Wd.Bytes, true, P))
     return;
@@ -58,19 +133,37 @@ template <Width Wd> void dsWrite(Wave &W, const DecodedInst &I) {
   countBytes(W, I, uint64_t(std::popcount(P.Mask)) * Wd.Bytes);
 }
 
-/// The two plans of a read2/write2/wrxchg2: offset0 and offset1 scaled by
-/// the element size times \p Stride (1, or 64 for st64).
+/// read2/write2/wrxchg2's two offsets: offset0 and offset1 scaled by the
+/// element size times \p Stride (1, or 64 for st64).
+void offsets2(const DecodedInst &I, unsigned Bytes, unsigned Stride,
+              uint32_t (&Out)[2]) {
+  for (unsigned K = 0; K < 2; ++K)
+    Out[K] = uint32_t(uint8_t(I.Imm[K])) * Bytes * Stride;
+}
+
+/// The two plans of a read2/write2/wrxchg2.
 bool dsPlan2(Wave &W, const DecodedInst &I, unsigned Bytes, unsigned Stride,
              bool IsWrite, Plan (&P)[2]) {
+  uint32_t Offsets[2];
+  offsets2(I, Bytes, Stride, Offsets);
   for (unsigned K = 0; K < 2; ++K)
-    if (!dsPlan(W, I.Src[0], uint32_t(uint8_t(I.Imm[K])) * Bytes * Stride,
-                Bytes, IsWrite, P[K]))
+    if (!dsPlan(W, I.Src[0], Offsets[K], Bytes, IsWrite, P[K]))
       return false;
   return true;
 }
 
 template <Width Wd, unsigned Stride>
 void dsRead2(Wave &W, const DecodedInst &I) {
+  {
+    const uint32_t *A = W.vgpr(W.vectorIndex(I.Src[0]));
+    uint32_t Offsets[2];
+    offsets2(I, Wd.Bytes, Stride, Offsets);
+    if (wholeWaveInLds(W, A, Offsets, Wd.Bytes)) {
+      readWholeWave<Wd>(W, A, Offsets, W.vectorIndex(I.Dst[0]));
+      countBytes(W, I, uint64_t(2 * WaveSize) * Wd.Bytes);
+      return;
+    }
+  }
   Plan P[2];
   if (!dsPlan2(W, I, Wd.Bytes, Stride, false, P))
     return;
@@ -86,6 +179,17 @@ void dsRead2(Wave &W, const DecodedInst &I) {
 
 template <Width Wd, unsigned Stride>
 void dsWrite2(Wave &W, const DecodedInst &I) {
+  {
+    const uint32_t *A = W.vgpr(W.vectorIndex(I.Src[0]));
+    uint32_t Offsets[2];
+    offsets2(I, Wd.Bytes, Stride, Offsets);
+    if (wholeWaveInLds(W, A, Offsets, Wd.Bytes)) {
+      writeWholeWave<Wd>(W, A, Offsets,
+                         {W.vectorIndex(I.Src[1]), W.vectorIndex(I.Src[2])});
+      countBytes(W, I, uint64_t(2 * WaveSize) * Wd.Bytes);
+      return;
+    }
+  }
   Plan P[2];
   if (!dsPlan2(W, I, Wd.Bytes, Stride, true, P))
     return;
