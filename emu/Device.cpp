@@ -568,15 +568,8 @@ void initWave(Wave &W, DispatchState &D, Workgroup &G, unsigned WaveInGroup,
   W.S[SgprM0] = 0xffffffffu;
 
   // Work-item ids, packed into v0 (gfx90a): x | y << 10 | z << 20.
-  const uint16_t *WG = D.Params.WorkgroupSize;
-  uint32_t Items = D.WorkgroupItems;
-  // Partial work-groups at the grid's edge hold fewer items.
-  uint32_t Size[3];
-  for (int Dim = 0; Dim < 3; ++Dim) {
-    uint32_t Start = G.Id[Dim] * WG[Dim];
-    Size[Dim] = std::min<uint32_t>(WG[Dim], D.Params.GridSize[Dim] - Start);
-  }
-  Items = Size[0] * Size[1] * Size[2];
+  const uint32_t *Size = G.Size;
+  uint32_t Items = Size[0] * Size[1] * Size[2];
   uint32_t *V0 = W.vgpr(0);
   uint32_t First = WaveInGroup * WaveSize;
   unsigned Live = First < Items ? std::min<uint32_t>(WaveSize, Items - First)
@@ -625,11 +618,15 @@ void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
   G.Id[0] = GroupIndex % D.NumGroups[0];
   G.Id[1] = (GroupIndex / D.NumGroups[0]) % D.NumGroups[1];
   G.Id[2] = GroupIndex / (uint64_t(D.NumGroups[0]) * D.NumGroups[1]);
+  // Partial work-groups at the grid's edge hold fewer items.
   uint32_t Items = 1;
-  for (int Dim = 0; Dim < 3; ++Dim)
-    Items *= std::min<uint32_t>(D.Params.WorkgroupSize[Dim],
-                                D.Params.GridSize[Dim] -
-                                    G.Id[Dim] * D.Params.WorkgroupSize[Dim]);
+  for (int Dim = 0; Dim < 3; ++Dim) {
+    G.Size[Dim] = std::min<uint32_t>(D.Params.WorkgroupSize[Dim],
+                                     D.Params.GridSize[Dim] -
+                                         G.Id[Dim] *
+                                             D.Params.WorkgroupSize[Dim]);
+    Items *= G.Size[Dim];
+  }
   unsigned NumWaves = (Items + WaveSize - 1) / WaveSize;
   // LDS starts zeroed so results never depend on a previous group's data.
   R.Lds.assign(D.LdsBytes, 0);

@@ -50,6 +50,9 @@ struct WorkerCounters {
 
 struct Workgroup {
   uint32_t Id[3] = {0, 0, 0};
+  /// Work-items per dimension: the dispatch's group size, less at the
+  /// grid's edge.
+  uint32_t Size[3] = {1, 1, 1};
   std::vector<Wave *> Waves;
   uint32_t Live = 0; ///< waves not yet ended
 };
