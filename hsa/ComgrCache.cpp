@@ -266,6 +266,19 @@ bool readSet(amd_comgr_data_set_t Set, std::vector<Object> &Out) {
   return true;
 }
 
+/// Whether \p Set holds no object (counted, not read).
+bool isEmpty(amd_comgr_data_set_t Set) {
+  for (uint32_t Kind = AMD_COMGR_DATA_KIND_SOURCE;
+       Kind <= AMD_COMGR_DATA_KIND_LAST; ++Kind) {
+    size_t Count = 0;
+    if (REAL(amd_comgr_action_data_count)(Set, amd_comgr_data_kind_t(Kind),
+                                          &Count) == AMD_COMGR_STATUS_SUCCESS &&
+        Count)
+      return false;
+  }
+  return true;
+}
+
 /// Whether \p Option may make the compiler read a file the key does not
 /// hash: a path, a response file, or an option that names a file to
 /// include, link or load (clang's, cc1's after -Xclang, LLVM's after -mllvm).
@@ -519,13 +532,20 @@ amd_comgr_do_action(amd_comgr_action_kind_t Kind, amd_comgr_action_info_t Info,
   if (!RealDoAction)
     return AMD_COMGR_STATUS_ERROR;
   std::string Dir = cacheDir();
-  std::vector<Object> Inputs, Before;
+  if (Dir.empty())
+    return RealDoAction(Kind, Info, Input, Result);
+  std::vector<Object> Inputs;
   std::string Key, Why = "unreadable inputs";
   // Only an action with an empty result set is recorded: the entry must be
   // exactly what the action added.
-  if (Dir.empty() || !readSet(Input, Inputs) || !readSet(Result, Before) ||
-      !Before.empty() || !describe(Kind, Info, Inputs, Key, Why)) {
-    if (logging() && !Dir.empty())
+  bool Cacheable = false;
+  if (!isEmpty(Result))
+    Why = "result set not empty";
+  else
+    Cacheable =
+        readSet(Input, Inputs) && describe(Kind, Info, Inputs, Key, Why);
+  if (!Cacheable) {
+    if (logging())
       fprintf(stderr, "loom comgr cache: action %u not cached: %s\n",
               unsigned(Kind), Why.c_str());
     return RealDoAction(Kind, Info, Input, Result);
