@@ -374,10 +374,18 @@ struct WorkerResources {
   WorkerResources(const WorkerResources &) = delete;
   WorkerResources &operator=(const WorkerResources &) = delete;
 
-  Wave &wave(unsigned I) {
+  /// A fresh wave in slot \p I for dispatch \p Serial. The slot's range
+  /// cache stays when its last wave ran in the same dispatch: a range
+  /// registered then stays mapped until the dispatch ends (the runtime
+  /// frees after running dispatches), and each wave of Stencil otherwise
+  /// looked its buffers up in the device's map again (4.7 % of its time).
+  Wave &wave(unsigned I, uint64_t Serial) {
     reserveWave(I);
     Wave &W = *Waves[I];
+    RangeCache Kept = W.RangesOf == Serial ? W.Ranges : RangeCache();
     W = Wave();
+    W.Ranges = Kept;
+    W.RangesOf = Serial;
     W.V = Vgprs[I]->Lanes;
     return W;
   }
@@ -632,7 +640,7 @@ void admit(DispatchState &D, uint64_t GroupIndex, unsigned Worker,
   R.Lds.assign(D.LdsBytes, 0);
   for (unsigned I = 0; I < NumWaves; ++I) {
     unsigned WaveSlot = Slot * D.WavesPerGroup + I;
-    Wave &W = Res.wave(WaveSlot);
+    Wave &W = Res.wave(WaveSlot, D.Serial);
     initWave(W, D, G, I, Res.Counters,
              uint64_t(Worker) * D.MaxWavesPerWorker + WaveSlot);
     W.Lds = R.Lds.data();
@@ -1085,6 +1093,8 @@ DispatchResult Device::dispatch(const DispatchParams &Params) {
     D.Profile = &Profile.emplace();
   D.Dev = &I;
   D.Params = Params;
+  static std::atomic<uint64_t> Serials{0};
+  D.Serial = Serials.fetch_add(1, std::memory_order_relaxed) + 1;
 
   // The kernel descriptor must be readable device memory.
   if (!I.Memory.check(Params.KernelObject, codeobj::KernelDescriptor::Size,

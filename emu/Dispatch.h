@@ -77,6 +77,8 @@ struct DispatchState {
   uint32_t MaxResidentGroups = 1;
   uint32_t Workers = 1; ///< host threads running the dispatch
   uint64_t DispatchPacket = 0, Queue = 0;
+  /// Unique in the process (from 1): what a wave's range cache belongs to.
+  uint64_t Serial = 0;
 
   bool Count = false;
   bool Record = false;

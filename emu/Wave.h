@@ -81,8 +81,11 @@ struct Wave {
   /// wave points at one: where its slices end changes nothing it computes,
   /// as no other wave of its group runs in between.
   const std::atomic<uint32_t> *Preempt = &NeverAsked;
-  /// Registered memory ranges this wave hit last (see rangeFor).
+  /// Registered memory ranges this wave hit last (see rangeFor), and the
+  /// serial of the dispatch they were looked up in: the next wave in this
+  /// slot keeps them if it runs in the same dispatch.
   RangeCache Ranges;
+  uint64_t RangesOf = 0;
 
   // --- Accessors -----------------------------------------------------------
   /// Notes a load from \p Addr for spin-wait detection.
