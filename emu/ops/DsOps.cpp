@@ -41,40 +41,63 @@ uint64_t ldsOffset(const Wave &W, uint64_t A) {
   return A - reinterpret_cast<uint64_t>(W.Lds);
 }
 
-/// Whether a whole wave's accesses of \p Bytes at vaddr + the offsets
-/// \p Offsets all lie in the LDS, with every lane active and nothing
-/// recorded: then the DS reads and writes below move the dwords directly
-/// (one range check and one copy instead of a plan of 64 host addresses and
-/// a pass over it: dsPlan was up to 10 % of LDS-tiled programs).
+// The fast path. Reads and writes of whole dwords whose active lanes all
+// lie in the LDS, with nothing recorded, move the dwords directly: one
+// range check and one copy instead of a plan of 64 host addresses and a
+// pass over it (dsPlan was up to 10 % of LDS-tiled programs).
+
+/// Whether the accesses of \p Bytes at vaddr + \p Offsets[K] of every lane
+/// of \p Exec lie in the LDS, and nothing is recorded.
 template <unsigned N>
-bool wholeWaveInLds(const Wave &W, const uint32_t *A,
-                    const uint32_t (&Offsets)[N], unsigned Bytes) {
-  if (W.exec() != ~uint64_t(0) || W.D->Record)
+bool lanesInLds(const Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
+                unsigned Bytes, uint64_t Exec) {
+  if (W.D->Record || !Exec)
     return false;
   // As ldsPlanFrom: an offset O fits when Limit - O has no top bit.
   uint64_t Limit = uint64_t(W.LdsSize) - Bytes, Outside = 0;
-  for (unsigned K = 0; K < N; ++K)
-    for (unsigned L = 0; L < WaveSize; ++L)
-      Outside |= Limit - uint64_t(uint32_t(A[L] + Offsets[K]));
+  for (unsigned K = 0; K < N; ++K) {
+    if (Exec == ~uint64_t(0)) {
+      for (unsigned L = 0; L < WaveSize; ++L)
+        Outside |= Limit - uint64_t(uint32_t(A[L] + Offsets[K]));
+    } else {
+      for (unsigned L = 0; L < WaveSize; ++L)
+        Outside |= (Limit - uint64_t(uint32_t(A[L] + Offsets[K]))) &
+                   -((Exec >> L) & 1);
+    }
+  }
   return !(Outside >> 63);
 }
 
 #ifdef LOOM_HOST_LANES
-/// readWholeWave with AVX2: the range check as the largest of the lanes'
-/// offsets, then eight lanes a gather (Sgemm's ds_read2_b32 of 16 tile
-/// columns, on the 2-core EPYC: 39 ns against 53 ns a read).
+[[gnu::always_inline]] __attribute__((target("avx2"))) inline __m256i
+load8(const uint32_t *P) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(P));
+}
+/// All-ones in the lanes of L..L+7 that \p Exec sets.
+[[gnu::always_inline]] __attribute__((target("avx2"))) inline __m256i
+active8(uint64_t Exec, unsigned L) {
+  const __m256i Bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  __m256i E = _mm256_set1_epi32(int((Exec >> L) & 0xff));
+  return _mm256_cmpeq_epi32(_mm256_and_si256(E, Bits), Bits);
+}
+
+/// readLanes with AVX2: the range check as the largest of the active
+/// lanes' offsets, then eight lanes a masked gather, inactive lanes keeping
+/// their VGPRs (Sgemm's ds_read2_b32 of 16 tile columns, on the 2-core
+/// EPYC: 39 ns against 53 ns a read; Reduce's tree of shrinking EXECs took
+/// the plan before).
 template <Width Wd, unsigned N>
 __attribute__((target("avx2"))) bool
-gatherWholeWave(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
-                unsigned Dst) {
-  if (W.LdsSize < Wd.Bytes)
+gatherLanes(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
+            unsigned Dst, uint64_t Exec) {
+  if (W.D->Record || !Exec || W.LdsSize < Wd.Bytes)
     return false;
   __m256i Max = _mm256_setzero_si256();
-  for (unsigned K = 0; K < N; ++K) {
-    __m256i Off = _mm256_set1_epi32(int(Offsets[K]));
-    for (unsigned L = 0; L < WaveSize; L += 8) {
-      __m256i O = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(A + L));
-      Max = _mm256_max_epu32(Max, _mm256_add_epi32(O, Off));
+  for (unsigned L = 0; L < WaveSize; L += 8) {
+    __m256i O = load8(A + L), M = active8(Exec, L);
+    for (unsigned K = 0; K < N; ++K) {
+      __m256i At = _mm256_add_epi32(O, _mm256_set1_epi32(int(Offsets[K])));
+      Max = _mm256_max_epu32(Max, _mm256_and_si256(At, M));
     }
   }
   __m128i M = _mm_max_epu32(_mm256_castsi256_si128(Max),
@@ -83,17 +106,20 @@ gatherWholeWave(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
   M = _mm_max_epu32(M, _mm_shuffle_epi32(M, 0xb1));
   if (uint32_t(_mm_cvtsi128_si32(M)) > W.LdsSize - Wd.Bytes)
     return false;
-  // Offsets are below 64 KiB, so signed 32-bit gather indices. A chunk's
-  // gathers all come before its stores, which touch only its own lanes:
-  // vdst may be vaddr.
+  // Offsets are below 64 KiB: signed 32-bit gather indices. A chunk reads
+  // its addresses and old values before it stores, and stores only its own
+  // lanes: vdst may be vaddr.
   const int *Lds = reinterpret_cast<const int *>(W.Lds);
   for (unsigned L = 0; L < WaveSize; L += 8) {
-    __m256i O = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(A + L));
+    __m256i O = load8(A + L), Mask = active8(Exec, L);
     __m256i V[N * Wd.Regs];
     for (unsigned K = 0; K < N; ++K) {
       __m256i At = _mm256_add_epi32(O, _mm256_set1_epi32(int(Offsets[K])));
-      for (unsigned R = 0; R < Wd.Regs; ++R)
-        V[K * Wd.Regs + R] = _mm256_i32gather_epi32(Lds + R, At, 1);
+      for (unsigned R = 0; R < Wd.Regs; ++R) {
+        unsigned J = K * Wd.Regs + R;
+        V[J] = _mm256_mask_i32gather_epi32(load8(W.vgpr(Dst + J) + L), Lds + R,
+                                           At, Mask, 1);
+      }
     }
     for (unsigned J = 0; J < N * Wd.Regs; ++J)
       _mm256_storeu_si256(reinterpret_cast<__m256i *>(W.vgpr(Dst + J) + L),
@@ -103,23 +129,21 @@ gatherWholeWave(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
 }
 #endif
 
-/// Reads whole dwords of every lane at vaddr + \p Offsets[K] into VGPRs
-/// \p Dst + K * Regs, all before any is written (vdst may be vaddr), if
-/// wholeWaveInLds holds; false otherwise, with nothing read.
+/// Reads whole dwords of the lanes of \p Exec at vaddr + \p Offsets[K]
+/// into VGPRs \p Dst + K * Regs, all before any is written (vdst may be
+/// vaddr), if lanesInLds holds; false otherwise, with nothing read.
 template <Width Wd, unsigned N>
-bool readWholeWave(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
-                   unsigned Dst) {
+bool readLanes(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
+               unsigned Dst, uint64_t Exec) {
   static_assert(Wd.Bytes == 4 * Wd.Regs);
-  if (W.exec() != ~uint64_t(0) || W.D->Record)
-    return false;
 #ifdef LOOM_HOST_LANES
   if (host::HasAvx2Fma) {
-    if (!gatherWholeWave<Wd>(W, A, Offsets, Dst))
+    if (!gatherLanes<Wd>(W, A, Offsets, Dst, Exec))
       return false;
   } else
 #endif
   {
-    if (!wholeWaveInLds(W, A, Offsets, Wd.Bytes))
+    if (Exec != ~uint64_t(0) || !lanesInLds(W, A, Offsets, Wd.Bytes, Exec))
       return false;
     alignas(64) uint32_t Tmp[N * Wd.Regs][WaveSize];
     for (unsigned K = 0; K < N; ++K)
@@ -130,41 +154,64 @@ bool readWholeWave(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
       }
     std::memcpy(W.vgpr(Dst), Tmp, sizeof(Tmp));
   }
-  W.noteLoad(reinterpret_cast<uint64_t>(W.Lds + uint32_t(A[0] + Offsets[0])));
+  unsigned First = unsigned(std::countr_zero(Exec));
+  W.noteLoad(
+      reinterpret_cast<uint64_t>(W.Lds + uint32_t(A[First] + Offsets[0])));
   return true;
 }
 
-/// Writes VGPRs \p Data[K] of every lane to vaddr + \p Offsets[K], lanes in
-/// order (the highest lane wins an address, as in storeLanes).
+/// Writes VGPRs \p Data[K] of the lanes of \p Exec to vaddr + \p Offsets[K],
+/// lanes in order (the highest lane wins an address, as in storeLanes).
 template <Width Wd, unsigned N>
-void writeWholeWave(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
-                    const unsigned (&Data)[N]) {
+void writeLanes(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
+                const unsigned (&Data)[N], uint64_t Exec) {
   static_assert(Wd.Bytes == 4 * Wd.Regs);
   for (unsigned K = 0; K < N; ++K) {
     const uint32_t *D = W.vgpr(Data[K]);
-    for (unsigned L = 0; L < WaveSize; ++L) {
+    auto Lane = [&](unsigned L) {
       uint8_t *To = W.Lds + uint32_t(A[L] + Offsets[K]);
       for (unsigned R = 0; R < Wd.Regs; ++R)
         std::memcpy(To + 4 * R, &D[R * WaveSize + L], 4);
+    };
+    if (Exec == ~uint64_t(0)) {
+      for (unsigned L = 0; L < WaveSize; ++L)
+        Lane(L);
+    } else {
+      forLanes(Exec, Lane);
     }
   }
   W.StoredMemory = true;
 }
 
-/// Whether \p Wd moves whole dwords (the forms the whole-wave path takes).
+/// The fast path of a DS read or write of \p N dword groups (read/write:
+/// one, read2/write2: two), if it applies.
+template <Width Wd, bool IsWrite, unsigned N>
+bool fastLanes(Wave &W, const DecodedInst &I, const uint32_t (&Offsets)[N]) {
+  const uint32_t *A = W.vgpr(W.vectorIndex(I.Src[0]));
+  uint64_t Exec = W.exec();
+  if constexpr (IsWrite) {
+    if (!lanesInLds(W, A, Offsets, Wd.Bytes, Exec))
+      return false;
+    unsigned Data[N];
+    for (unsigned K = 0; K < N; ++K)
+      Data[K] = W.vectorIndex(I.Src[1 + K]);
+    writeLanes<Wd>(W, A, Offsets, Data, Exec);
+  } else if (!readLanes<Wd>(W, A, Offsets, W.vectorIndex(I.Dst[0]), Exec)) {
+    return false;
+  }
+  countBytes(W, I, uint64_t(N * std::popcount(Exec)) * Wd.Bytes);
+  return true;
+}
+
+/// Whether \p Wd moves whole dwords (the forms the fast path takes).
 constexpr bool wholeDwords(Width Wd) {
   return Wd.Bytes == 4 * Wd.Regs && !Wd.D16;
 }
 
 template <Width Wd> void dsRead(Wave &W, const DecodedInst &I) {
-  if constexpr (wholeDwords(Wd)) {
-    const uint32_t *A = W.vgpr(W.vectorIndex(I.Src[0]));
-    uint32_t Offsets[1] = {uint16_t(I.Imm[0])};
-    if (readWholeWave<Wd>(W, A, Offsets, W.vectorIndex(I.Dst[0]))) {
-      countBytes(W, I, uint64_t(WaveSize) * Wd.Bytes);
+  if constexpr (wholeDwords(Wd))
+    if (fastLanes<Wd, false>(W, I, {uint16_t(I.Imm[0])}))
       return;
-    }
-  }
   Plan P;
   if (!dsPlan(W, I.Src[0], uint16_t(I.Imm[0]), Wd.Bytes, false, P))
     return;
@@ -174,15 +221,9 @@ template <Width Wd> void dsRead(Wave &W, const DecodedInst &I) {
 }
 
 template <Width Wd> void dsWrite(Wave &W, const DecodedInst &I) {
-  if constexpr (wholeDwords(Wd)) {
-    const uint32_t *A = W.vgpr(W.vectorIndex(I.Src[0]));
-    uint32_t Offsets[1] = {uint16_t(I.Imm[0])};
-    if (wholeWaveInLds(W, A, Offsets, Wd.Bytes)) {
-      writeWholeWave<Wd>(W, A, Offsets, {W.vectorIndex(I.Src[1])});
-      countBytes(W, I, uint64_t(WaveSize) * Wd.Bytes);
+  if constexpr (wholeDwords(Wd))
+    if (fastLanes<Wd, true>(W, I, {uint16_t(I.Imm[0])}))
       return;
-    }
-  }
   Plan P;
   if (!dsPlan(W, I.Src[0], uint16_t(I.Imm[0]), Wd.Bytes, true, P))
     return;
@@ -213,13 +254,10 @@ bool dsPlan2(Wave &W, const DecodedInst &I, unsigned Bytes, unsigned Stride,
 template <Width Wd, unsigned Stride>
 void dsRead2(Wave &W, const DecodedInst &I) {
   {
-    const uint32_t *A = W.vgpr(W.vectorIndex(I.Src[0]));
     uint32_t Offsets[2];
     offsets2(I, Wd.Bytes, Stride, Offsets);
-    if (readWholeWave<Wd>(W, A, Offsets, W.vectorIndex(I.Dst[0]))) {
-      countBytes(W, I, uint64_t(2 * WaveSize) * Wd.Bytes);
+    if (fastLanes<Wd, false>(W, I, Offsets))
       return;
-    }
   }
   Plan P[2];
   if (!dsPlan2(W, I, Wd.Bytes, Stride, false, P))
@@ -237,15 +275,10 @@ void dsRead2(Wave &W, const DecodedInst &I) {
 template <Width Wd, unsigned Stride>
 void dsWrite2(Wave &W, const DecodedInst &I) {
   {
-    const uint32_t *A = W.vgpr(W.vectorIndex(I.Src[0]));
     uint32_t Offsets[2];
     offsets2(I, Wd.Bytes, Stride, Offsets);
-    if (wholeWaveInLds(W, A, Offsets, Wd.Bytes)) {
-      writeWholeWave<Wd>(W, A, Offsets,
-                         {W.vectorIndex(I.Src[1]), W.vectorIndex(I.Src[2])});
-      countBytes(W, I, uint64_t(2 * WaveSize) * Wd.Bytes);
+    if (fastLanes<Wd, true>(W, I, Offsets))
       return;
-    }
   }
   Plan P[2];
   if (!dsPlan2(W, I, Wd.Bytes, Stride, true, P))

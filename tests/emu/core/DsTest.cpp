@@ -542,6 +542,29 @@ TEST_P(DsAsmTest, LanesOffInExecAreNotOutOfRange) {
   }
 }
 
+TEST_P(DsAsmTest, MaskedRead2KeepsInactiveLanes) {
+  DeviceBuffer Out = words(6 * 64, 0);
+  DispatchResult R = launch("lds_read2_masked", 64, 64,
+                            KernelArgs().add(Out.address()).add(0x40000u));
+  ASSERT_TRUE(R.ok()) << R.FirstFault.Message;
+  EXPECT_EQ(R.LdsOutOfRange, 0u);
+  auto Init = [](u32 E) { return 0x5a5a0000u + E % 64; };
+  for (u32 T = 0; T < 64; ++T) {
+    const u32 *O = Out.data<u32>() + 6 * T;
+    bool On = T % 3 == 1;
+    u32 E = 63 - T; // the element an active lane reads first
+    EXPECT_EQ(O[0], On ? Init(E) : 0xa0000000u | T) << "lane " << T;
+    EXPECT_EQ(O[1], On ? E : 0xb0000000u | T) << "lane " << T;
+    EXPECT_EQ(O[2], On ? Init(E + 128) : 0xc0000000u | T) << "lane " << T;
+    EXPECT_EQ(O[3], On ? E + 128 : 0xd0000000u | T) << "lane " << T;
+    // Element T was written by lane 63 - T if that lane is active.
+    u32 W = 63 - T;
+    bool Written = W % 3 == 1;
+    EXPECT_EQ(O[4], Written ? ~W : Init(T)) << "element " << T;
+    EXPECT_EQ(O[5], Written ? W * 3 : T) << "element " << T;
+  }
+}
+
 TEST_P(DsAsmTest, GatherWithContiguousEndsAndAReversedMiddle) {
   DeviceBuffer In = words(128, 101), Out = words(128, 0);
   ASSERT_TRUE(runOk("lds_reversed_middle", 128, 64,

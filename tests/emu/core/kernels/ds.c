@@ -431,6 +431,35 @@ KERNEL void lds_masked_wild(u32 *out, u32 addr) {
   out[2 * gid() + 1] = lds[t];
 }
 
+// ds_read2_b64 and ds_write2_b32 on every third lane, whose inactive
+// lanes hold addresses far beyond the LDS: the read's destination is read
+// and written by the asm, so its inactive lanes must keep their values.
+typedef u32 u32x4 __attribute__((ext_vector_type(4)));
+KERNEL void lds_read2_masked(u32 *out, u32 wild) {
+  SHARED(u64, lds, 256);
+  u32 t = tid();
+  for (u32 k = 0; k < 4; ++k)
+    lds[t + 64 * k] = 0x100000000ul * (t + 64 * k) + 0x5a5a0000u + t;
+  barrier();
+  u32 a = (t % 3 == 1) ? (u32)(LOCAL u64 *)&lds[63 - t] : wild + 8 * t;
+  u32x4 q = {0xa0000000u | t, 0xb0000000u | t, 0xc0000000u | t,
+             0xd0000000u | t};
+  asm volatile("" : "+v"(a), "+v"(q));
+  if (t % 3 == 1) {
+    asm volatile("ds_read2_b64 %0, %1 offset0:0 offset1:128" WAIT
+                 : "+v"(q) : "v"(a) : "memory");
+    asm volatile("ds_write2_b32 %0, %1, %2 offset0:0 offset1:1" WAIT
+                 : : "v"(a), "v"(~t), "v"(t * 3) : "memory");
+  }
+  barrier();
+  out[6 * gid() + 0] = q.x;
+  out[6 * gid() + 1] = q.y;
+  out[6 * gid() + 2] = q.z;
+  out[6 * gid() + 3] = q.w;
+  out[6 * gid() + 4] = (u32)lds[t];
+  out[6 * gid() + 5] = (u32)(lds[t] >> 32);
+}
+
 // A whole-wave gather whose first and last lanes are a contiguous block's
 // (lanes 0 and 63 read their own dword) but whose middle is reversed.
 KERNEL void lds_reversed_middle(u32 *out, const u32 *in) {
