@@ -376,39 +376,56 @@ inline DppControl dppControl(const DecodedInst &I) {
   return {unsigned(P[0]), unsigned(P[1]) & 15, unsigned(P[2]) & 15, P[3] != 0};
 }
 
+/// Source lanes of every DPP control (-1: none), and the lanes that have
+/// one, computed once.
+struct DppTable {
+  std::array<std::array<int8_t, WaveSize>, 0x160> Source;
+  std::array<uint64_t, 0x160> HasSource;
+  std::array<int8_t, WaveSize> None;
+  DppTable() {
+    None.fill(-1);
+    for (unsigned Ctrl = 0; Ctrl < Source.size(); ++Ctrl) {
+      HasSource[Ctrl] = 0;
+      for (unsigned L = 0; L < WaveSize; ++L) {
+        int S = dppSourceLane(Ctrl, L);
+        Source[Ctrl][L] = int8_t(S);
+        HasSource[Ctrl] |= uint64_t(S >= 0) << L;
+      }
+    }
+  }
+};
+
 /// Permutes \p Src (32- or 64-bit lanes) in place for DPP and returns the
 /// lanes the instruction may write (EXEC, row/bank masks, valid source or
-/// bound_ctrl).
+/// bound_ctrl). Masks are worked out a wave at a time, so the lane loop is
+/// only the move (dppPermute was 5 % of rocSPARSE's csrmv).
 template <class Elt>
 uint64_t dppPermute(Elt *Src, const DppControl &C, uint64_t Exec) {
-  // Source lanes of every control, computed once.
-  static const auto Table = [] {
-    std::array<std::array<int8_t, WaveSize>, 0x160> T;
-    for (unsigned Ctrl = 0; Ctrl < T.size(); ++Ctrl)
-      for (unsigned L = 0; L < WaveSize; ++L)
-        T[Ctrl][L] = int8_t(dppSourceLane(Ctrl, L));
-    return T;
-  }();
-  static const std::array<int8_t, WaveSize> None = [] {
-    std::array<int8_t, WaveSize> T;
-    T.fill(-1);
-    return T;
-  }();
+  static const DppTable Table;
+  bool Known = C.Ctrl < Table.Source.size();
   const int8_t *Sources =
-      C.Ctrl < Table.size() ? Table[C.Ctrl].data() : None.data();
+      Known ? Table.Source[C.Ctrl].data() : Table.None.data();
+  // A source is valid when the lane has one and it is active.
+  uint64_t Valid = Known ? Table.HasSource[C.Ctrl] : 0;
+  if (Exec != ~0ull) {
+    uint64_t V = 0;
+    for (unsigned L = 0; L < WaveSize; ++L) {
+      int S = Sources[L];
+      V |= uint64_t(S >= 0 && maskBit(Exec, unsigned(S))) << L;
+    }
+    Valid = V;
+  }
   alignas(64) Elt Orig[WaveSize];
   std::memcpy(Orig, Src, sizeof(Orig));
-  uint64_t Write = 0;
-  for (unsigned L = 0; L < WaveSize; ++L) {
-    int S = Sources[L];
-    bool Valid = S >= 0 && maskBit(Exec, unsigned(S));
-    Src[L] = Valid ? Orig[S] : Elt(0);
-    bool Enabled =
-        ((C.RowMask >> (L / 16)) & 1) && ((C.BankMask >> ((L / 4) & 3)) & 1);
-    if (Enabled && (Valid || C.BoundCtrl))
-      Write |= 1ull << L;
-  }
-  return Write & Exec;
+  for (unsigned L = 0; L < WaveSize; ++L)
+    Src[L] = maskBit(Valid, L) ? Orig[Sources[L] & (WaveSize - 1)] : Elt(0);
+  uint64_t Enabled = 0;
+  for (unsigned Row = 0; Row < 4; ++Row)
+    if ((C.RowMask >> Row) & 1)
+      for (unsigned Bank = 0; Bank < 4; ++Bank)
+        if ((C.BankMask >> Bank) & 1)
+          Enabled |= 0xfull << (16 * Row + 4 * Bank);
+  return Enabled & (C.BoundCtrl ? ~0ull : Valid) & Exec;
 }
 
 /// VOP3 neg/abs on the sign bit of a \p Bits -wide value (abs first).
