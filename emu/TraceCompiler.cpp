@@ -206,6 +206,7 @@ const StringMap<Op> &opTable() {
       {"V_LSHRREV_B64", Op::VLshrrev64},
       {"V_ASHRREV_I64", Op::VAshrrev64},
       {"V_MAD_U64_U32", Op::VMadU64U32},
+      {"V_PK_MOV_B32", Op::VPkMovB32},
       {"V_ADD_F64", Op::VAddF64},
       {"V_MUL_F64", Op::VMulF64},
       {"V_FMA_F64", Op::VFmaF64},
@@ -284,9 +285,17 @@ Op classify(StringRef OpName, const DecodedInst &I) {
     return (I.Flags & FlagBranch) && !(I.Flags & FlagBackwardBranch) ? O
                                                                       : Op::None;
   case Vector:
-    // Plain forms only: no SDWA, DPP, neg/abs, clamp or omod.
-    if (I.Flags & (FlagSdwa | FlagDpp | FlagHasSrcMods | FlagHasOutMods))
+    // Plain forms only: no SDWA, DPP, neg/abs, clamp or omod; v_pk_mov_b32
+    // has its op_sel in the source modifiers (op_sel_hi, bit 3, unused).
+    if (I.Flags & (FlagSdwa | FlagDpp | FlagHasOutMods))
       return Op::None;
+    if (I.Flags & FlagHasSrcMods) {
+      if (O != Op::VPkMovB32)
+        return Op::None;
+      for (unsigned K = 0; K < I.NumSrc; ++K)
+        if (I.Src[K].Mods & ~(4 | 8))
+          return Op::None;
+    }
     for (unsigned K = 0; K < I.NumImm; ++K)
       if (I.Imm[K])
         return Op::None;
@@ -743,6 +752,18 @@ private:
       writeMask(I.NumDst >= 2 ? &I.Dst[1] : nullptr, B.CreateAnd(Carry, exec()));
       return writeV64(I.Dst[0], S);
     }
+    if (O == Op::VPkMovB32) {
+      // Each result dword from either dword of its source, by op_sel.
+      auto Dword = [&](const Operand &Src) {
+        Value *X = readV64(Src);
+        if (Src.Mods & 4)
+          X = B.CreateLShr(X, splat64(32));
+        return B.CreateTrunc(X, Lanes);
+      };
+      Value *Lo = Dword(I.Src[0]), *Hi = Dword(I.Src[1]);
+      writeVIndex(I.Dst[0].Index, Lo);
+      return writeVIndex(I.Dst[0].Index + 1, Hi);
+    }
     if (O == Op::VLshlrev64 || O == Op::VLshrrev64 || O == Op::VAshrrev64) {
       Value *Amount =
           B.CreateZExt(B.CreateAnd(readV(I.Src[0]), splat32(63)), wideTy());
@@ -1137,6 +1158,7 @@ private:
       Put(O.Regs);
       Put(O.Index);
       Put(O.Value);
+      Put(O.Mods); // v_pk_mov_b32's op_sel
     };
     Put(Counted);
     for (size_t K = 0; K < Ops.size(); ++K) {

@@ -49,7 +49,8 @@ enum class Op : uint8_t {
   VAdd3, VLshlAdd, VAddLshl, VLshlOr, VAndOr, VOr3, VXad, VAlignbit, VBfeU,
   VBfi, VMulHiU32, VMulHiI32, VMinU32, VMinI32, VMaxU32, VMaxI32,
   // 64-bit lanes (register pairs).
-  VLshlrev64, VLshrrev64, VAshrrev64, VMadU64U32, VAddF64, VMulF64, VFmaF64,
+  VLshlrev64, VLshrrev64, VAshrrev64, VMadU64U32, VPkMovB32, VAddF64, VMulF64,
+  VFmaF64,
   // Conversions.
   VCvtF32I32, VCvtF32U32, VCvtI32F32, VCvtU32F32, VCvtF64I32, VCvtF64U32,
   VCvtI32F64, VCvtU32F64,

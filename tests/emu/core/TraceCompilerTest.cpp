@@ -265,6 +265,34 @@ TEST_P(TraceCompilerTest, BitfieldInsertsMatchTheHost) {
   }
 }
 
+TEST_P(TraceCompilerTest, SixtyFourBitCollatzMatchesTheHost) {
+  const unsigned N = 64 * 4;
+  const uint64_t Start = 0x2000000123ull; // above 2^32: the high dwords work
+  const int Limit = 400;
+  for (uint32_t Threshold : {0u, 1u}) {
+    Loaded L = load(fixture(GetParam()), Threshold);
+    ASSERT_TRUE(L.Mod);
+    DeviceBuffer Out(*L.Dev, N * 8);
+    auto R = L.Mod->launch(
+        "collatz64", LaunchConfig::linear(N, 64),
+        KernelArgs().add(Out.address()).add(Start).add(Limit));
+    ASSERT_TRUE(R && R->ok());
+    for (unsigned I = 0; I < N; ++I) {
+      uint64_t X = Start + I;
+      int Steps = 0;
+      while (X != 1 && Steps < Limit) {
+        X = (X & 1) ? 3 * X + 1 : X >> 1;
+        ++Steps;
+      }
+      ASSERT_EQ(Out.data<unsigned>()[2 * I], unsigned(Steps))
+          << "threshold " << Threshold << ", work-item " << I;
+      ASSERT_EQ(Out.data<unsigned>()[2 * I + 1],
+                unsigned(X >> 17) ^ unsigned(X))
+          << "threshold " << Threshold << ", work-item " << I;
+    }
+  }
+}
+
 // The trace LLVM 22.1's AVX-512 code generator got wrong (TraceCompiler.cpp): kept
 // exact by compiling for AVX2.
 TEST(TraceCompiler, BitfieldInsertWithAConstantMask) {

@@ -61,3 +61,18 @@ KERNEL void copy_signs(float *out, const float *a, const float *b, int iters) {
   }
   out[g] = x + y;
 }
+
+// Collatz steps on 64-bit values: at -O2, v_mad_u64_u32 and v_pk_mov_b32
+// with op_sel (the loop of bench/programs/Divergence), each lane leaving the
+// loop at its own iteration.
+KERNEL void collatz64(unsigned *out, unsigned long start, int limit) {
+  unsigned g = gid();
+  unsigned long x = start + g;
+  int steps = 0;
+  while (x != 1 && steps < limit) {
+    x = (x & 1) ? 3 * x + 1 : x >> 1;
+    ++steps;
+  }
+  out[2 * g] = (unsigned)steps;
+  out[2 * g + 1] = (unsigned)(x >> 17) ^ (unsigned)x;
+}
