@@ -801,14 +801,6 @@ inline T atomicApply(uint64_t P, T D0, T D1, bool &Changed) {
   return Old;
 }
 
-/// The lanes of \p Mask whose address is lane \p L's.
-inline uint64_t sameAddress(const Plan &P, uint64_t Mask, unsigned L) {
-  uint64_t Same = 0;
-  for (unsigned K = 0; K < WaveSize; ++K)
-    Same |= uint64_t(P.Addr[K] == P.Addr[L]) << K;
-  return Same & Mask;
-}
-
 /// Runs \p Op on the plan's lanes in lane order. Data D0 comes from VGPRs
 /// \p D0Reg.., D1 (read only by two-data operations) from \p D1Reg.. (one
 /// or two VGPRs per value, as T).
@@ -833,31 +825,50 @@ void atomicLanes(Wave &W, const Plan &P, unsigned D0Reg, unsigned D1Reg,
   T Old[WaveSize] = {};
   bool Changed = false;
   uint64_t Lanes = P.Mask;
-  // Lanes on one address (a counter, a few hot bins) take one host atomic
-  // with their data combined, and their old values are replayed in lane
-  // order: the same as one after the other, as no other thread can come
-  // between. A compare per lane finds them; an address that only a few
-  // lanes share ends the search (scattered bins gained less than the
-  // search cost: Histogram's hot bins ran 15 % slower when searched to the
-  // last lane).
+  // Lanes on a few addresses (a counter, hot bins) take one host atomic
+  // per address with their data combined, in address order, and each
+  // lane's old value is replayed in lane order: the same as one after the
+  // other, as no other thread can come between. The addresses must lie in
+  // one aligned KiB (one pass over the lanes tells; scattered lanes cost
+  // only that pass). Histogram's 64 hot bins: about 40 atomics
+  // a wave instead of 64, each cache line's in a row, where two workers'
+  // atomics took turns owning the same four lines.
   if constexpr (requires { Op::combine(T(), T()); }) {
-    uint64_t Shared = Lanes & ~(P.Private | P.Split | P.Local);
-    while (Shared & (Shared - 1)) {
-      unsigned L = std::countr_zero(Shared);
-      uint64_t Same = sameAddress(P, Shared, L);
-      if (std::popcount(Same) < 8)
-        break;
-      Shared &= ~Same;
-      Lanes &= ~Same;
-      T Sum = Read(D0Reg, L);
-      forLanes(Same & (Same - 1), [&](unsigned K) {
-        Sum = Op::combine(Sum, Read(D0Reg, K));
-      });
-      T Cur = atomicApply<Op, T>(P.Addr[L], Sum, T(0), Changed);
-      forLanes(Same, [&](unsigned K) {
-        Old[K] = Cur;
-        Cur = Op::apply(Cur, Read(D0Reg, K), T(0));
-      });
+    constexpr unsigned WindowBytes = 1024, Window = WindowBytes / sizeof(T);
+    uint64_t Global = Lanes & ~(P.Private | P.Split | P.Local);
+    if (Global & (Global - 1)) {
+      // Whether every lane lies in the aligned KiB of the first one: an OR
+      // over the lanes, which vectorises where a min and max do not.
+      uint64_t First = P.Addr[std::countr_zero(Global)], Apart = 0;
+      for (unsigned L = 0; L < WaveSize; ++L)
+        Apart |= (P.Addr[L] ^ First) & -((Global >> L) & 1);
+      uint64_t Lo = First & ~uint64_t(WindowBytes - 1);
+      if (Apart < WindowBytes) {
+        T Sum[Window];
+        uint64_t Used[Window / 64] = {};
+        forLanes(Global, [&](unsigned L) {
+          unsigned E = unsigned(P.Addr[L] - Lo) / sizeof(T);
+          T D = Read(D0Reg, L);
+          uint64_t Bit = uint64_t(1) << (E % 64);
+          Sum[E] = Used[E / 64] & Bit ? Op::combine(Sum[E], D) : D;
+          Used[E / 64] |= Bit;
+        });
+        for (unsigned K = 0; K < Window / 64; ++K)
+          forLanes(Used[K], [&](unsigned B) {
+            unsigned E = 64 * K + B;
+            Sum[E] = atomicApply<Op, T>(Lo + E * sizeof(T), Sum[E], T(0),
+                                        Changed);
+          });
+        // Sum now holds each address's old value (lanes are aligned:
+        // checkAtomicAlignment ran).
+        if constexpr (Rtn)
+          forLanes(Global, [&](unsigned L) {
+            unsigned E = unsigned(P.Addr[L] - Lo) / sizeof(T);
+            Old[L] = Sum[E];
+            Sum[E] = Op::apply(Sum[E], Read(D0Reg, L), T(0));
+          });
+        Lanes &= ~Global;
+      }
     }
   }
   forLanes(Lanes, [&](unsigned L) {
