@@ -13,7 +13,7 @@ for key in dso sym; do
   echo "== by $key"
   for p in $progs; do
     perf report -i "$out/$p.data" --no-children --sort $key -n --stdio \
-      2>/dev/null | grep "%"
+      2>/dev/null | grep -E "^ +[0-9.]+%"
   done | python3 -c '
 import collections, sys
 c = collections.Counter()
