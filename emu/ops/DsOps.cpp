@@ -340,13 +340,6 @@ bool fastAtomic(Wave &W, const DecodedInst &I) {
     Misaligned |= (A[L] + Offsets[0]) & uint32_t(-((Exec >> L) & 1));
   if (Misaligned & (sizeof(T) - 1))
     return false; // the plan path faults
-  constexpr unsigned Regs = sizeof(T) / 4;
-  auto Read = [&](unsigned Reg, unsigned L) {
-    T V = W.vgpr(Reg)[L];
-    if constexpr (Regs == 2)
-      V |= T(W.vgpr(Reg + 1)[L]) << 32;
-    return V;
-  };
   unsigned D0 = W.vectorIndex(I.Src[1]), D1 = 0;
   if constexpr (requires { Op::TwoData; })
     D1 = W.vectorIndex(I.Src[2]);
@@ -357,8 +350,8 @@ bool fastAtomic(Wave &W, const DecodedInst &I) {
     T O, Second = 0;
     std::memcpy(&O, At, sizeof(T));
     if constexpr (requires { Op::TwoData; })
-      Second = Read(D1, L);
-    T New = Op::apply(O, Read(D0, L), Second);
+      Second = atomicData<T>(W, D1, L);
+    T New = Op::apply(O, atomicData<T>(W, D0, L), Second);
     std::memcpy(At, &New, sizeof(T));
     Changed |= New != O;
     Old[L] = O;
@@ -366,13 +359,8 @@ bool fastAtomic(Wave &W, const DecodedInst &I) {
   unsigned First = unsigned(std::countr_zero(Exec));
   W.noteLoad(reinterpret_cast<uint64_t>(W.Lds + uint32_t(A[First] + Offsets[0])));
   W.StoredMemory |= Changed;
-  if constexpr (Rtn) {
-    unsigned Dst = W.vectorIndex(I.Dst[0]);
-    for (unsigned R = 0; R < Regs; ++R) {
-      uint32_t *D = W.vgpr(Dst + R);
-      forLanes(Exec, [&](unsigned L) { D[L] = uint32_t(Old[L] >> (32 * R)); });
-    }
-  }
+  if constexpr (Rtn)
+    returnOld(W, W.vectorIndex(I.Dst[0]), Old, Exec);
   countBytes(W, I, uint64_t(std::popcount(Exec)) * sizeof(T));
   return true;
 }
@@ -411,9 +399,7 @@ void dsWrxchg2(Wave &W, const DecodedInst &I) {
     notePlan(W, I, P[K], sizeof(T), true, true);
     unsigned Data = W.vectorIndex(I.Src[1 + K]);
     forLanes(P[K].Mask, [&](unsigned L) {
-      T D = W.vgpr(Data)[L];
-      if constexpr (Regs == 2)
-        D |= T(W.vgpr(Data + 1)[L]) << 32;
+      T D = atomicData<T>(W, Data, L);
       Old[K][L] = atomicApply<atomic::Swap, T>(P[K].Addr[L], D, 0, Changed);
     });
   }

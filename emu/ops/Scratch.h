@@ -801,6 +801,26 @@ inline T atomicApply(uint64_t P, T D0, T D1, bool &Changed) {
   return Old;
 }
 
+/// Lane \p L of the \p T (one or two VGPRs from \p Reg) an atomic reads.
+template <typename T>
+inline T atomicData(const Wave &W, unsigned Reg, unsigned L) {
+  T V = W.vgpr(Reg)[L];
+  if constexpr (sizeof(T) == 8)
+    V |= T(W.vgpr(Reg + 1)[L]) << 32;
+  return V;
+}
+
+/// Writes the old values \p Old of an atomic's RTN form to VGPRs \p Dst..
+/// on the lanes of \p Exec.
+template <typename T>
+inline void returnOld(Wave &W, unsigned Dst, const T *Old, uint64_t Exec) {
+  for (unsigned R = 0; R < sizeof(T) / 4; ++R) {
+    uint32_t *D = W.vgpr(Dst + R);
+    for (unsigned L = 0; L < WaveSize; ++L)
+      D[L] = (Exec >> L) & 1 ? uint32_t(Old[L] >> (32 * R)) : D[L];
+  }
+}
+
 /// Runs \p Op on the plan's lanes in lane order. Data D0 comes from VGPRs
 /// \p D0Reg.., D1 (read only by two-data operations) from \p D1Reg.. (one
 /// or two VGPRs per value, as T).
@@ -815,12 +835,8 @@ inline T atomicApply(uint64_t P, T D0, T D1, bool &Changed) {
 template <class Op, typename T, bool Rtn>
 void atomicLanes(Wave &W, const Plan &P, unsigned D0Reg, unsigned D1Reg,
                  unsigned Dst, uint64_t Exec) {
-  constexpr unsigned Regs = sizeof(T) / 4;
   auto Read = [&](unsigned Reg, unsigned L) {
-    T V = W.vgpr(Reg)[L];
-    if constexpr (Regs == 2)
-      V |= T(W.vgpr(Reg + 1)[L]) << 32;
-    return V;
+    return atomicData<T>(W, Reg, L);
   };
   T Old[WaveSize] = {};
   bool Changed = false;
@@ -900,13 +916,8 @@ void atomicLanes(Wave &W, const Plan &P, unsigned D0Reg, unsigned D1Reg,
     Old[L] = atomicApply<Op, T>(P.Addr[L], D0, D1, Changed);
   });
   W.StoredMemory |= Changed;
-  if constexpr (Rtn) {
-    for (unsigned R = 0; R < Regs; ++R) {
-      uint32_t *D = W.vgpr(Dst + R);
-      for (unsigned L = 0; L < WaveSize; ++L)
-        D[L] = (Exec >> L) & 1 ? uint32_t(Old[L] >> (32 * R)) : D[L];
-    }
-  }
+  if constexpr (Rtn)
+    returnOld(W, Dst, Old, Exec);
 }
 
 /// Checks the natural alignment of the non-private lanes of an atomic; the
